@@ -1,0 +1,65 @@
+// Package events is the tape every codegenie run writes: one Event per step,
+// in a logical order that does not depend on goroutine scheduling, with a
+// canonical encoding and a chain digest that gives one value per run.
+//
+// It is not a logging library and not a transport: it records in memory and
+// encodes; persisting tapes as bundles is the replay package's job.
+//
+// # Events
+//
+// An Event has a logical sequence number Seq (1-based, dense, per run), the
+// Seq of its causal Parent (0 for the root), a Kind, a Lane name ("" for the
+// main lane), canonical Payload bytes and their PayloadDigest (blake3-256 of
+// Payload). Three fields are nondeterministic by nature and are excluded from
+// the chain digest: EmittedAt (wall clock from an injected Clock),
+// AuditEventID and BudgetTokenID (from an injected ID source).
+//
+// # Lanes
+//
+// Work done in several goroutines records through a Fork. Each goroutine
+// takes its own named Lane of the fork and emits into it; when the fork is
+// joined its lanes are appended to the tape ordered by (fork point, lane name,
+// seq within the lane). Arrival time never decides the order. A lane event's
+// parent is the previous event of its lane, or the fork's parent for the
+// first one.
+//
+// # Canonical payload encoding
+//
+// Payloads are canonical JSON (see Canonical): the value is marshalled with
+// encoding/json (HTML escaping off), then re-emitted with object keys sorted
+// by their UTF-8 bytes, no insignificant whitespace, strings escaped as
+// encoding/json escapes them, and numbers written as encoding/json writes a
+// float64: the shortest decimal that round-trips, in the ECMAScript number
+// format, the same on every platform. Numbers that are integers fitting an
+// int64 or uint64 are written as their exact digits instead. NaN and
+// infinities are rejected. Go map order therefore never reaches the bytes.
+//
+// # Canonical record encoding
+//
+// AppendRecord writes one event as a binary record. All integers are unsigned
+// LEB128 varints (encoding/binary Uvarint); strings and byte slices are a
+// varint length followed by the bytes:
+//
+//	record  = seq parent kind lane payload digest emitted audit budget
+//	seq     = uvarint
+//	parent  = uvarint
+//	kind    = uvarint-length bytes
+//	lane    = uvarint-length bytes
+//	payload = uvarint-length bytes
+//	digest  = 32 bytes (blake3-256 of payload)
+//	emitted = uvarint: 0 for the zero time, else 1 + (UnixNano - minTime)
+//	audit   = uvarint-length bytes
+//	budget  = uvarint-length bytes
+//
+// where minTime is the smallest UnixNano (-1<<63), so that every representable
+// instant maps to a positive varint. A record with the nondeterministic fields
+// stripped encodes them as 0, "" and "".
+//
+// # Chain digest
+//
+// The chain over events e1..en is h0 = 32 zero bytes and
+// hi = blake3-256(h(i-1) || AppendRecord(ei)). Chain returns hn for the
+// events exactly as given; ChainDigest first strips the nondeterministic
+// fields (Nondeterministic), so two runs that differ only there have equal
+// digests and compare in O(1).
+package events

@@ -1,0 +1,144 @@
+package events
+
+import (
+	"encoding/hex"
+	"fmt"
+	"time"
+
+	"lukechampine.com/blake3"
+)
+
+// Kind names the step an event records.
+type Kind string
+
+// The kinds the fallback pipeline emits, in the order of a successful run.
+const (
+	KindRunStarted        Kind = "run.started"
+	KindRetrievalQueried  Kind = "retrieval.queried"
+	KindRetrievalRanked   Kind = "retrieval.ranked"
+	KindBandClassified    Kind = "band.classified"
+	KindPromptBuilt       Kind = "prompt.built"
+	KindLLMRequested      Kind = "llm.requested"
+	KindLLMResponded      Kind = "llm.responded"
+	KindTransformProduced Kind = "transform.produced"
+	KindTransformFailed   Kind = "transform.failed"
+)
+
+// Digest is a blake3-256 digest.
+type Digest [32]byte
+
+// Sum returns the blake3-256 digest of b.
+func Sum(b []byte) Digest { return Digest(blake3.Sum256(b)) }
+
+// String returns the digest as lowercase hex.
+func (d Digest) String() string { return hex.EncodeToString(d[:]) }
+
+// IsZero reports whether d is the zero digest.
+func (d Digest) IsZero() bool { return d == Digest{} }
+
+// MarshalText encodes d as lowercase hex.
+func (d Digest) MarshalText() ([]byte, error) {
+	b := make([]byte, hex.EncodedLen(len(d)))
+	hex.Encode(b, d[:])
+	return b, nil
+}
+
+// UnmarshalText decodes 64 hex digits into d.
+func (d *Digest) UnmarshalText(b []byte) error {
+	if len(b) != hex.EncodedLen(len(d)) {
+		return fmt.Errorf("events: digest must be %d hex digits, got %d", hex.EncodedLen(len(d)), len(b))
+	}
+	if _, err := hex.Decode(d[:], b); err != nil {
+		return fmt.Errorf("events: digest: %w", err)
+	}
+	return nil
+}
+
+// ParseDigest parses 64 hex digits.
+func ParseDigest(s string) (Digest, error) {
+	var d Digest
+	err := d.UnmarshalText([]byte(s))
+	return d, err
+}
+
+// Event is one step of a run. See the package documentation for the meaning
+// of each field and which of them are nondeterministic.
+type Event struct {
+	Seq           uint64
+	Parent        uint64
+	Kind          Kind
+	Lane          string
+	Payload       []byte
+	PayloadDigest Digest
+
+	// Nondeterministic fields, stripped before comparison.
+	EmittedAt     time.Time
+	AuditEventID  string
+	BudgetTokenID string
+}
+
+// Field names one of the nondeterministic fields of Event.
+type Field uint8
+
+// The strippable fields. Their names are the Event struct field names.
+const (
+	FieldEmittedAt Field = 1 << iota
+	FieldAuditEventID
+	FieldBudgetTokenID
+)
+
+// Nondeterministic is the set of every strippable field.
+const Nondeterministic = FieldEmittedAt | FieldAuditEventID | FieldBudgetTokenID
+
+var fieldNames = []struct {
+	f    Field
+	name string
+}{
+	{FieldEmittedAt, "EmittedAt"},
+	{FieldAuditEventID, "AuditEventID"},
+	{FieldBudgetTokenID, "BudgetTokenID"},
+}
+
+// String returns the Event struct field name of f, or a list joined by "|"
+// for a set.
+func (f Field) String() string {
+	s := ""
+	for _, n := range fieldNames {
+		if f&n.f != 0 {
+			if s != "" {
+				s += "|"
+			}
+			s += n.name
+		}
+	}
+	if s == "" {
+		return fmt.Sprintf("Field(%d)", uint8(f))
+	}
+	return s
+}
+
+// FieldByName returns the strippable field with the given Event struct field
+// name. Only the nondeterministic fields can be stripped; any other name is
+// an error, because every other field is always compared.
+func FieldByName(name string) (Field, error) {
+	for _, n := range fieldNames {
+		if n.name == name {
+			return n.f, nil
+		}
+	}
+	return 0, fmt.Errorf("events: %q is not a strippable Event field (strippable: EmittedAt, AuditEventID, BudgetTokenID)", name)
+}
+
+// Strip returns a copy of e with the fields in fs set to their zero values.
+func (e Event) Strip(fs Field) Event {
+	if fs&FieldEmittedAt != 0 {
+		e.EmittedAt = time.Time{}
+	}
+	if fs&FieldAuditEventID != 0 {
+		e.AuditEventID = ""
+	}
+	if fs&FieldBudgetTokenID != 0 {
+		e.BudgetTokenID = ""
+	}
+	return e
+}

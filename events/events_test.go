@@ -1,0 +1,321 @@
+package events_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+
+	"github.com/codegenie/codegenie/events"
+)
+
+func TestCanonical(t *testing.T) {
+	tests := []struct {
+		name string
+		in   any
+		want string
+	}{
+		{"map keys sorted", map[string]int{"b": 2, "a": 1, "c": 3}, `{"a":1,"b":2,"c":3}`},
+		{"struct keys sorted", struct {
+			Z string `json:"z"`
+			A string `json:"a"`
+		}{"z", "a"}, `{"a":"a","z":"z"}`},
+		{"nested", map[string]any{"x": []any{map[string]int{"q": 1, "p": 2}}}, `{"x":[{"p":2,"q":1}]}`},
+		{"no html escaping", "<a&b>", `"<a&b>"`},
+		{"float shortest", func() float64 { a, b := 0.1, 0.2; return a + b }(), `0.30000000000000004`},
+		{"float exponent", 1e21, `1e+21`},
+		{"small float", 1e-7, `1e-7`},
+		{"integral float", 3.0, `3`},
+		{"big int", uint64(math.MaxUint64), `18446744073709551615`},
+		{"negative int", int64(math.MinInt64), `-9223372036854775808`},
+		{"bytes are base64", []byte("hi"), `"aGk="`},
+		{"unicode kept", "héllo\u2028", `"héllo\u2028"`},
+		{"raw message recanonicalised", json.RawMessage(`{ "b" : 1.50, "a": [ true , null ] }`), `{"a":[true,null],"b":1.5}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := events.Canonical(tt.in)
+			require.NoError(t, err)
+			require.Equal(t, tt.want, string(got))
+		})
+	}
+}
+
+func TestCanonicalRejects(t *testing.T) {
+	_, err := events.Canonical(math.NaN())
+	require.Error(t, err)
+	_, err = events.Canonical(json.RawMessage(`{"a":1} {"b":2}`))
+	require.ErrorContains(t, err, "trailing data")
+	_, err = events.CanonicalizeJSON([]byte(`{"a":`))
+	require.Error(t, err)
+}
+
+// The canonical bytes of a map never depend on insertion order.
+func TestCanonicalMapOrderProperty(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		keys := rapid.SliceOfDistinct(rapid.String(), rapid.ID[string]).Draw(t, "keys")
+		perm := rapid.Permutation(keys).Draw(t, "perm")
+		a, b := map[string]int{}, map[string]int{}
+		for i, k := range keys {
+			a[k] = i
+		}
+		for _, k := range perm {
+			for i, k2 := range keys {
+				if k2 == k {
+					b[k] = i
+				}
+			}
+		}
+		ca, err := events.Canonical(a)
+		require.NoError(t, err)
+		cb, err := events.Canonical(b)
+		require.NoError(t, err)
+		require.Equal(t, ca, cb)
+		again, err := events.CanonicalizeJSON(ca)
+		require.NoError(t, err)
+		require.Equal(t, ca, again, "canonical form must be a fixed point")
+	})
+}
+
+var genEvent = rapid.Custom(func(t *rapid.T) events.Event {
+	payload := rapid.SliceOfN(rapid.Byte(), 0, 300).Draw(t, "payload")
+	seq := rapid.Uint64Range(1, 1<<40).Draw(t, "seq")
+	e := events.Event{
+		Seq:           seq,
+		Parent:        rapid.Uint64Range(0, seq-1).Draw(t, "parent"),
+		Kind:          events.Kind(rapid.StringN(1, 20, -1).Draw(t, "kind")),
+		Lane:          rapid.StringN(0, 10, -1).Draw(t, "lane"),
+		Payload:       payload,
+		PayloadDigest: events.Sum(payload),
+		AuditEventID:  rapid.String().Draw(t, "audit"),
+		BudgetTokenID: rapid.String().Draw(t, "budget"),
+	}
+	if rapid.Bool().Draw(t, "stamped") {
+		e.EmittedAt = time.Unix(0, rapid.Int64().Draw(t, "nanos")).UTC()
+	}
+	return e
+})
+
+func TestRecordRoundTrip(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		e := genEvent.Draw(t, "event")
+		rec := events.AppendRecord([]byte("prefix"), e)
+		got, n, err := events.DecodeRecord(rec[len("prefix"):])
+		require.NoError(t, err)
+		require.Equal(t, len(rec)-len("prefix"), n)
+		if len(e.Payload) == 0 {
+			e.Payload = got.Payload // nil vs empty
+		}
+		require.Equal(t, e, got)
+		require.NoError(t, got.Verify())
+	})
+}
+
+func TestDecodeRecordTruncated(t *testing.T) {
+	e := events.Event{Seq: 3, Parent: 1, Kind: events.KindPromptBuilt, Payload: []byte(`{"a":1}`)}
+	e.PayloadDigest = events.Sum(e.Payload)
+	rec := events.AppendRecord(nil, e)
+	for i := range len(rec) {
+		_, _, err := events.DecodeRecord(rec[:i])
+		require.ErrorIs(t, err, events.ErrCorruptRecord, "prefix of %d bytes", i)
+	}
+}
+
+func TestVerify(t *testing.T) {
+	good := events.Event{Seq: 2, Parent: 1, Kind: events.KindLLMRequested, Payload: []byte(`{}`)}
+	good.PayloadDigest = events.Sum(good.Payload)
+	require.NoError(t, good.Verify())
+	tests := []struct {
+		name   string
+		mutate func(*events.Event)
+		want   string
+	}{
+		{"seq zero", func(e *events.Event) { e.Seq = 0 }, "seq 0"},
+		{"empty kind", func(e *events.Event) { e.Kind = "" }, "empty kind"},
+		{"parent after", func(e *events.Event) { e.Parent = 2 }, "does not come before"},
+		{"digest mismatch", func(e *events.Event) { e.Payload = []byte(`{"x":1}`) }, "does not match"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := good
+			tt.mutate(&e)
+			require.ErrorContains(t, e.Verify(), tt.want)
+		})
+	}
+}
+
+func TestChainDigestIgnoresNondeterministicFields(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		evs := rapid.SliceOfN(genEvent, 1, 8).Draw(t, "events")
+		other := make([]events.Event, len(evs))
+		for i, e := range evs {
+			e.EmittedAt = time.Unix(int64(i)*7, 0)
+			e.AuditEventID = fmt.Sprint("audit-", i)
+			e.BudgetTokenID = fmt.Sprint("budget-", i)
+			other[i] = e
+		}
+		require.Equal(t, events.ChainDigest(evs), events.ChainDigest(other))
+		// Every deterministic field is covered.
+		i := rapid.IntRange(0, len(evs)-1).Draw(t, "index")
+		changed := append([]events.Event(nil), evs...)
+		switch rapid.IntRange(0, 4).Draw(t, "field") {
+		case 0:
+			changed[i].Seq++
+		case 1:
+			changed[i].Parent++
+		case 2:
+			changed[i].Kind += "x"
+		case 3:
+			changed[i].Lane += "x"
+		case 4:
+			changed[i].Payload = append(append([]byte(nil), changed[i].Payload...), 'x')
+		}
+		require.NotEqual(t, events.ChainDigest(evs), events.ChainDigest(changed))
+	})
+}
+
+func TestFieldByName(t *testing.T) {
+	for _, name := range []string{"EmittedAt", "AuditEventID", "BudgetTokenID"} {
+		f, err := events.FieldByName(name)
+		require.NoError(t, err)
+		require.Equal(t, name, f.String())
+	}
+	_, err := events.FieldByName("Payload")
+	require.ErrorContains(t, err, "not a strippable")
+	require.Equal(t, "EmittedAt|AuditEventID|BudgetTokenID", events.Nondeterministic.String())
+}
+
+func TestDigestText(t *testing.T) {
+	d := events.Sum([]byte("x"))
+	p, err := events.ParseDigest(d.String())
+	require.NoError(t, err)
+	require.Equal(t, d, p)
+	_, err = events.ParseDigest("abc")
+	require.ErrorContains(t, err, "64 hex digits")
+	_, err = events.ParseDigest(strings.Repeat("zz", 32))
+	require.Error(t, err)
+}
+
+func TestRecorderParentMustExist(t *testing.T) {
+	r := events.NewRecorder(events.Options{})
+	_, err := r.Emit(1, events.KindRunStarted, nil)
+	require.ErrorContains(t, err, "does not exist yet")
+	seq, err := r.Emit(0, events.KindRunStarted, map[string]string{"k": "v"})
+	require.NoError(t, err)
+	require.Equal(t, uint64(1), seq)
+}
+
+func TestRecorderStampsInjectedClockAndIDs(t *testing.T) {
+	at := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
+	n := 0
+	r := events.NewRecorder(events.Options{
+		Clock: func() time.Time { return at },
+		NewID: func() string { n++; return fmt.Sprint("id-", n) },
+	})
+	seq, err := r.Emit(0, events.KindRunStarted, nil)
+	require.NoError(t, err)
+	r.WithBudgetToken(seq, "tok")
+	evs := r.Events()
+	require.Equal(t, at, evs[0].EmittedAt)
+	require.Equal(t, "id-1", evs[0].AuditEventID)
+	require.Equal(t, "tok", evs[0].BudgetTokenID)
+}
+
+// runLanes records a root, a fork with the given lanes (each emitting its
+// items) run concurrently, and a final event after the join.
+func runLanes(t require.TestingT, lanes map[string][]int, yield func()) []events.Event {
+	r := events.NewRecorder(events.Options{})
+	root, err := r.Emit(0, events.KindRunStarted, "root")
+	require.NoError(t, err)
+	f := r.Fork(root)
+	var wg sync.WaitGroup
+	for name, items := range lanes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			l := f.Lane(name)
+			for _, it := range items {
+				yield()
+				require.NoError(t, l.Emit(events.KindRetrievalRanked, it))
+			}
+		}()
+	}
+	wg.Wait()
+	last, err := f.Join()
+	require.NoError(t, err)
+	_ = last
+	_, err = r.Emit(uint64(r.Len()), events.KindTransformProduced, "done")
+	require.NoError(t, err)
+	return r.Events()
+}
+
+// The tape order depends on (fork point, lane name, lane seq), never on
+// goroutine interleaving.
+func TestLaneOrderIgnoresInterleaving(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		lanes := rapid.MapOfN(rapid.StringMatching(`[a-z]{1,4}`), rapid.SliceOfN(rapid.IntRange(0, 99), 0, 5), 1, 5).Draw(t, "lanes")
+		delays := rapid.SliceOfN(rapid.IntRange(0, 3), 20, 20).Draw(t, "yields")
+		var mu sync.Mutex
+		k := 0
+		yield := func() {
+			mu.Lock()
+			d := delays[k%len(delays)]
+			k++
+			mu.Unlock()
+			for range d {
+				time.Sleep(time.Microsecond)
+			}
+		}
+		a := runLanes(t, lanes, yield)
+		b := runLanes(t, lanes, func() {})
+		require.Equal(t, events.ChainDigest(a), events.ChainDigest(b))
+		for i, e := range a {
+			require.Equal(t, uint64(i+1), e.Seq)
+			require.NoError(t, e.Verify())
+		}
+	})
+}
+
+func TestJoinTwice(t *testing.T) {
+	r := events.NewRecorder(events.Options{})
+	f := r.Fork(0)
+	l := f.Lane("a")
+	require.NoError(t, l.Emit(events.KindRetrievalRanked, 1))
+	last, err := f.Join()
+	require.NoError(t, err)
+	require.Equal(t, map[string]uint64{"a": 1}, last)
+	_, err = f.Join()
+	require.ErrorIs(t, err, events.ErrJoined)
+	require.ErrorIs(t, l.Emit(events.KindRetrievalRanked, 2), events.ErrJoined)
+	evs := r.Events()
+	require.Len(t, evs, 1)
+	require.Equal(t, uint64(0), evs[0].Parent)
+	require.Equal(t, "a", evs[0].Lane)
+}
+
+func BenchmarkChainAdd256(b *testing.B) {
+	payload := []byte(strings.Repeat("p", 256))
+	e := events.Event{Seq: 1, Kind: events.KindPromptBuilt, Payload: payload, PayloadDigest: events.Sum(payload)}
+	var c events.Chainer
+	b.SetBytes(int64(len(events.AppendRecord(nil, e))))
+	b.ReportAllocs()
+	for b.Loop() {
+		c.Add(e)
+	}
+}
+
+func BenchmarkCanonical(b *testing.B) {
+	v := map[string]any{"ids": []string{"ex-001", "ex-002"}, "scores": []float64{0.91, 0.42}, "k": 2}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := events.Canonical(v); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

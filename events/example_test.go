@@ -1,0 +1,50 @@
+package events_test
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/codegenie/codegenie/events"
+)
+
+func ExampleRecorder() {
+	r := events.NewRecorder(events.Options{})
+	root, _ := r.Emit(0, events.KindRunStarted, map[string]string{"scenario": "npm"})
+	f := r.Fork(root)
+	var wg sync.WaitGroup
+	for _, name := range []string{"b", "a"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_ = f.Lane(name).Emit(events.KindRetrievalRanked, name)
+		}()
+	}
+	wg.Wait()
+	_, _ = f.Join()
+	for _, e := range r.Events() {
+		fmt.Println(e.Seq, e.Parent, e.Kind, e.Lane, string(e.Payload))
+	}
+	// Output:
+	// 1 0 run.started  {"scenario":"npm"}
+	// 2 1 retrieval.ranked a "a"
+	// 3 1 retrieval.ranked b "b"
+}
+
+func ExampleCanonical() {
+	b, _ := events.Canonical(map[string]any{"z": 1.50, "a": []int{2, 1}})
+	fmt.Println(string(b))
+	// Output: {"a":[2,1],"z":1.5}
+}
+
+func ExampleChainDigest() {
+	e := events.Event{Seq: 1, Kind: events.KindRunStarted, Payload: []byte(`{}`)}
+	e.PayloadDigest = events.Sum(e.Payload)
+	a := []events.Event{e}
+	e.AuditEventID = "differs-every-run"
+	b := []events.Event{e}
+	fmt.Println(events.ChainDigest(a) == events.ChainDigest(b))
+	fmt.Println(events.Chain(a) == events.Chain(b))
+	// Output:
+	// true
+	// false
+}

@@ -1,0 +1,196 @@
+package events
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+)
+
+// ErrJoined is returned when a lane or fork is used after its fork was
+// joined.
+var ErrJoined = errors.New("fork already joined")
+
+// Options configures a Recorder. The zero value records no timestamps and no
+// IDs, which is what replay wants; production callers inject both.
+type Options struct {
+	// Clock stamps EmittedAt. If nil, EmittedAt is left zero.
+	Clock func() time.Time
+	// NewID returns a fresh ID for AuditEventID and BudgetTokenID. If nil,
+	// they are left empty.
+	NewID func() string
+}
+
+// Recorder builds one run's tape. It is safe for concurrent use; concurrent
+// work must record through a Fork so that the order is logical.
+type Recorder struct {
+	opts Options
+
+	mu     sync.Mutex
+	events []Event
+}
+
+// NewRecorder returns an empty recorder.
+func NewRecorder(opts Options) *Recorder { return &Recorder{opts: opts} }
+
+func (r *Recorder) stamp(e *Event) {
+	if r.opts.Clock != nil {
+		e.EmittedAt = r.opts.Clock()
+	}
+	if r.opts.NewID != nil {
+		e.AuditEventID = r.opts.NewID()
+	}
+}
+
+// Emit appends an event on the main lane with the given causal parent (0 for
+// the root) and returns its Seq. payload is encoded with Canonical.
+func (r *Recorder) Emit(parent uint64, kind Kind, payload any) (uint64, error) {
+	b, err := Canonical(payload)
+	if err != nil {
+		return 0, fmt.Errorf("events: emit %s: %w", kind, err)
+	}
+	return r.EmitRaw(parent, kind, b)
+}
+
+// EmitRaw is Emit for a payload that is already canonical bytes.
+func (r *Recorder) EmitRaw(parent uint64, kind Kind, payload []byte) (uint64, error) {
+	e := Event{Parent: parent, Kind: kind, Payload: payload, PayloadDigest: Sum(payload)}
+	r.stamp(&e)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e.Seq = uint64(len(r.events)) + 1
+	if parent >= e.Seq {
+		return 0, fmt.Errorf("events: emit %s: parent %d does not exist yet (next seq %d)", kind, parent, e.Seq)
+	}
+	r.events = append(r.events, e)
+	return e.Seq, nil
+}
+
+// WithBudgetToken sets BudgetTokenID on the event with the given seq. It is
+// how a caller attaches a budget reservation to the event that spent it.
+func (r *Recorder) WithBudgetToken(seq uint64, token string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if seq >= 1 && seq <= uint64(len(r.events)) {
+		r.events[seq-1].BudgetTokenID = token
+	}
+}
+
+// Events returns a copy of the tape so far.
+func (r *Recorder) Events() []Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.events)
+}
+
+// Len returns the number of events recorded so far.
+func (r *Recorder) Len() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.events)
+}
+
+// Fork opens a fork point whose lanes will be children of parent.
+func (r *Recorder) Fork(parent uint64) *Fork {
+	return &Fork{r: r, parent: parent, lanes: map[string]*Lane{}}
+}
+
+// Fork is a fork point for concurrent work. Lanes are taken with Lane and
+// merged into the tape by Join.
+type Fork struct {
+	r      *Recorder
+	parent uint64
+
+	mu     sync.Mutex
+	joined bool
+	lanes  map[string]*Lane
+}
+
+// Lane returns the lane with the given name, creating it on first use. Each
+// lane must be written by one goroutine at a time.
+func (f *Fork) Lane(name string) *Lane {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if l, ok := f.lanes[name]; ok {
+		return l
+	}
+	l := &Lane{f: f, name: name}
+	f.lanes[name] = l
+	return l
+}
+
+// Join appends every lane's events to the tape, lanes ordered by name and
+// events by their order within the lane, and returns the Seq of the last
+// appended event of each lane, by lane name. Lane-local parents are resolved
+// to tape seqs.
+func (f *Fork) Join() (map[string]uint64, error) {
+	f.mu.Lock()
+	if f.joined {
+		f.mu.Unlock()
+		return nil, ErrJoined
+	}
+	f.joined = true
+	lanes := make([]*Lane, 0, len(f.lanes))
+	for _, l := range f.lanes {
+		lanes = append(lanes, l)
+	}
+	f.mu.Unlock()
+	slices.SortFunc(lanes, func(a, b *Lane) int { return cmp.Compare(a.name, b.name) })
+
+	r := f.r
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	last := make(map[string]uint64, len(lanes))
+	for _, l := range lanes {
+		l.mu.Lock()
+		evs := l.events
+		l.events = nil
+		l.mu.Unlock()
+		base := uint64(len(r.events))
+		for i, e := range evs {
+			e.Seq = base + uint64(i) + 1
+			if i == 0 {
+				e.Parent = f.parent
+			} else {
+				e.Parent = e.Seq - 1
+			}
+			r.events = append(r.events, e)
+		}
+		if len(evs) > 0 {
+			last[l.name] = base + uint64(len(evs))
+		}
+	}
+	return last, nil
+}
+
+// Lane is one named sequence of events inside a Fork.
+type Lane struct {
+	f    *Fork
+	name string
+
+	mu     sync.Mutex
+	events []Event
+}
+
+// Emit records an event in the lane. Its parent is the previous event of
+// the lane, or the fork's parent for the first one.
+func (l *Lane) Emit(kind Kind, payload any) error {
+	b, err := Canonical(payload)
+	if err != nil {
+		return fmt.Errorf("events: lane %q emit %s: %w", l.name, kind, err)
+	}
+	e := Event{Kind: kind, Lane: l.name, Payload: b, PayloadDigest: Sum(b)}
+	l.f.r.stamp(&e)
+	l.f.mu.Lock()
+	joined := l.f.joined
+	l.f.mu.Unlock()
+	if joined {
+		return fmt.Errorf("events: lane %q emit %s: %w", l.name, kind, ErrJoined)
+	}
+	l.mu.Lock()
+	l.events = append(l.events, e)
+	l.mu.Unlock()
+	return nil
+}

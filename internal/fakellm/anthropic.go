@@ -1,0 +1,307 @@
+package fakellm
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+)
+
+// maxRequestBody bounds a request body the server reads.
+const maxRequestBody = 32 << 20
+
+// messagesRequest is the part of an Anthropic Messages request the server
+// reads. Content and System may be a string or an array of blocks.
+type messagesRequest struct {
+	Model     string          `json:"model"`
+	MaxTokens *int64          `json:"max_tokens"`
+	Messages  []anthropicMsg  `json:"messages"`
+	System    json.RawMessage `json:"system"`
+	Stream    bool            `json:"stream"`
+}
+
+type anthropicMsg struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
+// blockText returns the text of a string or of an array of text blocks.
+func blockText(raw json.RawMessage) (string, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	if raw[0] == '"' {
+		var s string
+		err := json.Unmarshal(raw, &s)
+		return s, err
+	}
+	var blocks []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(raw, &blocks); err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for _, bl := range blocks {
+		if bl.Type == "text" {
+			b.WriteString(bl.Text)
+		}
+	}
+	return b.String(), nil
+}
+
+// Anthropic error types by status, as the API names them.
+func anthropicErrorType(status int) string {
+	switch status {
+	case 400:
+		return "invalid_request_error"
+	case 401:
+		return "authentication_error"
+	case 402:
+		return "billing_error"
+	case 403:
+		return "permission_error"
+	case 404:
+		return "not_found_error"
+	case 413:
+		return "request_too_large"
+	case 429:
+		return "rate_limit_error"
+	case 504:
+		return "timeout_error"
+	case 529:
+		return "overloaded_error"
+	}
+	return "api_error"
+}
+
+func anthropicError(status int, msg string) any {
+	return map[string]any{
+		"type":  "error",
+		"error": map[string]any{"type": anthropicErrorType(status), "message": msg},
+	}
+}
+
+// requestID derives a deterministic ID from the parts of a request that
+// decide its answer (not the stream flag: JSON and SSE share IDs).
+func requestID(parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		fmt.Fprintf(h, "%d:%s;", len(p), p)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:12])
+}
+
+// tokens is the server's deterministic token count: ceil(bytes/4).
+func tokens(s string) int64 { return int64((len(s) + 3) / 4) }
+
+// truncate cuts text to the max_tokens budget (4 bytes a token) at a rune
+// boundary and reports whether it cut.
+func truncate(text string, maxTokens int64) (string, bool) {
+	if maxTokens <= 0 || tokens(text) <= maxTokens {
+		return text, false
+	}
+	cut := int(maxTokens * 4)
+	if cut > len(text) {
+		return text, false
+	}
+	for cut > 0 && !utf8.RuneStart(text[cut]) {
+		cut--
+	}
+	return text[:cut], true
+}
+
+func readBody(w http.ResponseWriter, r *http.Request, errBody func(int, string) any) ([]byte, bool) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		writeJSON(w, http.StatusMethodNotAllowed, errBody(http.StatusMethodNotAllowed, "fakellm: "+r.URL.Path+" takes POST, got "+r.Method))
+		return nil, false
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequestBody+1))
+	if err != nil {
+		writeJSON(w, http.StatusBadRequest, errBody(http.StatusBadRequest, "fakellm: read body: "+err.Error()))
+		return nil, false
+	}
+	if len(body) > maxRequestBody {
+		writeJSON(w, http.StatusRequestEntityTooLarge, errBody(http.StatusRequestEntityTooLarge, "fakellm: request body exceeds 32 MiB"))
+		return nil, false
+	}
+	return body, true
+}
+
+func (s *Server) serveMessages(w http.ResponseWriter, r *http.Request) {
+	body, ok := readBody(w, r, anthropicError)
+	if !ok {
+		return
+	}
+	if s.cfg.APIKey != "" && r.Header.Get("X-Api-Key") != s.cfg.APIKey {
+		writeJSON(w, http.StatusUnauthorized, anthropicError(http.StatusUnauthorized, "invalid x-api-key"))
+		return
+	}
+	var req messagesRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		writeJSON(w, http.StatusBadRequest, anthropicError(http.StatusBadRequest, "fakellm: request body is not a messages request: "+err.Error()))
+		return
+	}
+	switch {
+	case req.Model == "":
+		writeJSON(w, http.StatusBadRequest, anthropicError(http.StatusBadRequest, "model: Field required"))
+		return
+	case req.MaxTokens == nil:
+		writeJSON(w, http.StatusBadRequest, anthropicError(http.StatusBadRequest, "max_tokens: Field required"))
+		return
+	case len(req.Messages) == 0:
+		writeJSON(w, http.StatusBadRequest, anthropicError(http.StatusBadRequest, "messages: at least one message is required"))
+		return
+	}
+	system, err := blockText(req.System)
+	if err != nil {
+		writeJSON(w, http.StatusBadRequest, anthropicError(http.StatusBadRequest, "system: "+err.Error()))
+		return
+	}
+	last := req.Messages[len(req.Messages)-1]
+	if last.Role != "user" {
+		writeJSON(w, http.StatusBadRequest, anthropicError(http.StatusBadRequest, "messages: the last message must have role \"user\""))
+		return
+	}
+	user, err := blockText(last.Content)
+	if err != nil {
+		writeJSON(w, http.StatusBadRequest, anthropicError(http.StatusBadRequest, "messages.content: "+err.Error()))
+		return
+	}
+	rep := s.answer(user)
+	id := requestID("/v1/messages", req.Model, fmt.Sprint(*req.MaxTokens), system, user)
+	w.Header().Set("Request-Id", "req_fake_"+id)
+	if rep.status != http.StatusOK {
+		writeJSON(w, rep.status, anthropicError(rep.status, rep.text))
+		return
+	}
+	text, cut := truncate(rep.text, *req.MaxTokens)
+	stop := "end_turn"
+	if cut {
+		stop = "max_tokens"
+	}
+	msg := anthropicMessage{
+		ID:         "msg_fake_" + id,
+		Type:       "message",
+		Role:       "assistant",
+		Model:      req.Model,
+		Content:    []textBlock{},
+		StopReason: &stop,
+		Usage:      anthropicUsage{InputTokens: tokens(system) + tokens(user), OutputTokens: tokens(text)},
+	}
+	if text != "" {
+		msg.Content = []textBlock{{Type: "text", Text: text}}
+	}
+	if !req.Stream {
+		writeJSON(w, http.StatusOK, msg)
+		return
+	}
+	s.writeStream(w, msg, text, rep.mode == Truncated)
+}
+
+type textBlock struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+type anthropicUsage struct {
+	InputTokens  int64 `json:"input_tokens"`
+	OutputTokens int64 `json:"output_tokens"`
+}
+
+type anthropicMessage struct {
+	ID           string         `json:"id"`
+	Type         string         `json:"type"`
+	Role         string         `json:"role"`
+	Model        string         `json:"model"`
+	Content      []textBlock    `json:"content"`
+	StopReason   *string        `json:"stop_reason"`
+	StopSequence *string        `json:"stop_sequence"`
+	Usage        anthropicUsage `json:"usage"`
+}
+
+// writeStream writes msg as the Messages API event stream. With cut, the
+// stream ends after the content deltas, before content_block_stop.
+func (s *Server) writeStream(w http.ResponseWriter, msg anthropicMessage, text string, cut bool) {
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream; charset=utf-8")
+	h.Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	var b bytes.Buffer
+	start := msg
+	start.Content = []textBlock{}
+	start.StopReason = nil
+	start.Usage.OutputTokens = 1
+	event(&b, "message_start", map[string]any{"type": "message_start", "message": start})
+	if text != "" {
+		event(&b, "content_block_start", map[string]any{"type": "content_block_start", "index": 0, "content_block": textBlock{Type: "text", Text: ""}})
+	}
+	event(&b, "ping", map[string]any{"type": "ping"})
+	if text != "" {
+		for _, chunk := range chunks(text, s.cfg.ChunkSize) {
+			event(&b, "content_block_delta", map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]any{"type": "text_delta", "text": chunk}})
+		}
+		if cut {
+			_, _ = w.Write(b.Bytes())
+			return
+		}
+		event(&b, "content_block_stop", map[string]any{"type": "content_block_stop", "index": 0})
+	}
+	event(&b, "message_delta", map[string]any{
+		"type":  "message_delta",
+		"delta": map[string]any{"stop_reason": *msg.StopReason, "stop_sequence": nil},
+		"usage": map[string]any{"output_tokens": msg.Usage.OutputTokens},
+	})
+	event(&b, "message_stop", map[string]any{"type": "message_stop"})
+	_, _ = w.Write(b.Bytes())
+}
+
+// event appends one server-sent event: "event: name", "data: json", blank.
+func event(b *bytes.Buffer, name string, data any) {
+	b.WriteString("event: ")
+	b.WriteString(name)
+	b.WriteString("\ndata: ")
+	b.Write(marshal(data))
+	b.WriteString("\n\n")
+}
+
+// chunks splits text into pieces of about n bytes without splitting a
+// UTF-8 sequence.
+func chunks(text string, n int) []string {
+	var out []string
+	for len(text) > 0 {
+		cut := min(n, len(text))
+		for cut < len(text) && !utf8.RuneStart(text[cut]) {
+			cut++
+		}
+		out = append(out, text[:cut])
+		text = text[cut:]
+	}
+	return out
+}
+
+// marshal encodes v as compact JSON without HTML escaping. Map keys are
+// sorted by encoding/json, so the bytes are deterministic.
+func marshal(v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		panic("fakellm: marshal: " + err.Error()) // only server-built values reach here
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(marshal(v))
+}

@@ -1,0 +1,102 @@
+// Package fakellm is a deterministic, local stand-in for an LLM API, so that
+// tests drive the real Anthropic SDK and the OpenAI-compatible adapter over
+// real HTTP without a network or a key.
+//
+// It is not a model and not a recorder: it derives one fixed answer from the
+// prompt, and recording real interactions is the cassettes package's job.
+//
+// # Use
+//
+// A Server is an http.Handler. Serve it on loopback with NewHTTPTest (closed
+// by t.Cleanup), or call it in-process through Server.Transport, an
+// http.RoundTripper that routes every request to the server whatever the
+// host, with no sockets and no goroutines — the form to use inside
+// testing/synctest bubbles.
+//
+// # Wire behaviour
+//
+// Routes match on the path suffix, so a BaseURL with a path prefix works.
+//
+// POST /v1/messages is the Anthropic Messages API. The request must carry
+// "model", "max_tokens" and a non-empty "messages" whose last entry has role
+// "user"; "system" and message "content" may be strings or arrays of text
+// blocks. The answer is a message object
+//
+//	{"id":"msg_fake_<hex>","type":"message","role":"assistant","model":<request model>,
+//	 "content":[{"type":"text","text":<answer>}],"stop_reason":"end_turn",
+//	 "stop_sequence":null,"usage":{"input_tokens":N,"output_tokens":M}}
+//
+// or, with "stream": true, a text/event-stream of the events message_start
+// (content empty, stop_reason null, output_tokens 1), content_block_start
+// (index 0, empty text block), ping, content_block_delta (text_delta, the
+// answer in Config.ChunkSize-byte pieces that never split a UTF-8
+// sequence), content_block_stop, message_delta (stop_reason, stop_sequence
+// null, usage.output_tokens M) and message_stop, each as "event: <type>" and
+// "data: <json>" lines followed by a blank line. An empty answer has no
+// content block events. Errors are {"type":"error","error":{"type":<the API's
+// type for the status, e.g. api_error, overloaded_error>,"message":...}}.
+// With Config.APIKey set, x-api-key must equal it (else 401).
+//
+// POST /v1/chat/completions is the OpenAI chat-completions API
+// (non-streaming): {"id":"chatcmpl-fake-<hex>","object":"chat.completion",
+// "created":0,"model":<request model>,"choices":[{"index":0,"message":
+// {"role":"assistant","content":<answer>},"finish_reason":"stop"}],
+// "usage":{"prompt_tokens":N,"completion_tokens":M,"total_tokens":N+M}}.
+// The last "user" message is the prompt; "system" messages are the system
+// prompt. Errors are {"error":{"message","type","param","code"}}. With
+// Config.APIKey set, Authorization must be "Bearer <key>".
+//
+// POST /v1/embeddings is the OpenAI embeddings API: "input" is a string or
+// an array of strings, "dimensions" (optional) the vector length
+// (Config.EmbeddingDims, 64, when absent, at most 4096). Each vector is
+// Embed(text, dims). Only Config.Mode HTTPError affects this endpoint.
+//
+// Determinism: IDs are the first 12 bytes (hex) of a SHA-256 over the path,
+// model, max_tokens, system prompt and user prompt — not the stream flag,
+// so the JSON and SSE answers to one request describe the same message.
+// Token counts are ceil(bytes/4) of the system plus user prompt (input) and
+// of the answer (output). An answer longer than max_tokens*4 bytes is cut at
+// a rune boundary with stop_reason "max_tokens" (OpenAI: finish_reason
+// "length"). A Request-Id header "req_fake_<hex>" carries the same digest.
+//
+// # Answers
+//
+// The user prompt is parsed with prompt.Parse. A prompt it cannot parse is
+// echoed: the answer is "fakellm echo: " followed by the prompt (Config.Mode
+// HTTPError, Empty and Truncated still apply; the other modes need a
+// repository and are ignored for such a prompt). Otherwise
+// the mode decides — Config.Mode, unless the advisory ID contains a marker
+// (case-insensitive), which wins:
+//
+//	mode         marker               answer
+//	Normal       -                    prompt.FormatAnswer(diff)
+//	Garbage      FAKELLM-GARBAGE      a diff block holding "this is not a diff <hex>"
+//	NoDiff       FAKELLM-NODIFF       prose, no diff block
+//	NonApplying  FAKELLM-NONAPPLYING  a well-formed diff whose first removed line is
+//	                                  prefixed "fakellm-stale ", so it does not apply
+//	HTTPError    FAKELLM-HTTP-<nnn>   status nnn (Config.Status, default 500, for the
+//	                                  mode or a marker without digits) and an error body
+//	Empty        FAKELLM-EMPTY        a successful answer with no text
+//	Truncated    FAKELLM-TRUNCATED    streams stop after the text deltas (no
+//	                                  content_block_stop, message_delta, message_stop);
+//	                                  JSON answers are Normal
+//	FailFirst    FAKELLM-FAILFIRST    Garbage without prior attempts in the prompt,
+//	                                  Normal with them (the retry path recovers)
+//
+// The Normal diff bumps the advisory's Package to its FixedVersion in every
+// manifest among the prompt's files that pins it, in path order, and is
+// rendered with github.com/aymanbagabas/go-udiff as a git-style unified diff
+// ("diff --git a/<p> b/<p>", "--- a/<p>", "+++ b/<p>", three lines of
+// context). Manifests by ecosystem (an unknown ecosystem tries them all):
+//
+//   - npm: package.json; `"<pkg>": "<spec>"` where spec is a version with an
+//     optional ^, ~, >= or = prefix (kept) or v prefix (dropped); ranges,
+//     tags and URLs are left alone.
+//   - Go: go.mod; the module's version in a `require` line or block, with a
+//     v prefix, keeping "// indirect" and other comments.
+//   - PyPI: requirements*.txt; `name==version` pins, the name compared after
+//     PEP 503 normalisation, keeping extras, markers, hashes and comments.
+//
+// When no manifest pins the package below the fixed version, the answer is
+// the NoDiff prose with the reason appended. Line endings are preserved.
+package fakellm

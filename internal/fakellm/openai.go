@@ -1,0 +1,216 @@
+package fakellm
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"strings"
+	"unicode"
+
+	"crypto/sha256"
+)
+
+func openAIErrorType(status int) string {
+	switch {
+	case status == 401:
+		return "invalid_api_key"
+	case status == 429:
+		return "rate_limit_exceeded"
+	case status >= 500:
+		return "server_error"
+	}
+	return "invalid_request_error"
+}
+
+func openAIError(status int, msg string) any {
+	return map[string]any{
+		"error": map[string]any{"message": msg, "type": openAIErrorType(status), "param": nil, "code": nil},
+	}
+}
+
+type chatRequest struct {
+	Model     string `json:"model"`
+	MaxTokens *int64 `json:"max_tokens"`
+	Messages  []struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	} `json:"messages"`
+	Stream bool `json:"stream"`
+}
+
+func (s *Server) checkBearer(w http.ResponseWriter, r *http.Request) bool {
+	if s.cfg.APIKey != "" && r.Header.Get("Authorization") != "Bearer "+s.cfg.APIKey {
+		writeJSON(w, http.StatusUnauthorized, openAIError(http.StatusUnauthorized, "Incorrect API key provided."))
+		return false
+	}
+	return true
+}
+
+func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
+	body, ok := readBody(w, r, openAIError)
+	if !ok || !s.checkBearer(w, r) {
+		return
+	}
+	var req chatRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		writeJSON(w, http.StatusBadRequest, openAIError(http.StatusBadRequest, "fakellm: request body is not a chat completion request: "+err.Error()))
+		return
+	}
+	switch {
+	case req.Model == "":
+		writeJSON(w, http.StatusBadRequest, openAIError(http.StatusBadRequest, "you must provide a model parameter"))
+		return
+	case len(req.Messages) == 0:
+		writeJSON(w, http.StatusBadRequest, openAIError(http.StatusBadRequest, "messages: at least one message is required"))
+		return
+	case req.Stream:
+		writeJSON(w, http.StatusBadRequest, openAIError(http.StatusBadRequest, "fakellm: streaming chat completions are not supported"))
+		return
+	}
+	var system, user string
+	for _, m := range req.Messages {
+		text, err := blockText(m.Content)
+		if err != nil {
+			writeJSON(w, http.StatusBadRequest, openAIError(http.StatusBadRequest, "messages.content: "+err.Error()))
+			return
+		}
+		switch m.Role {
+		case "system", "developer":
+			system += text
+		case "user":
+			user = text
+		}
+	}
+	var maxTokens int64
+	if req.MaxTokens != nil {
+		maxTokens = *req.MaxTokens
+	}
+	rep := s.answer(user)
+	id := requestID("/v1/chat/completions", req.Model, fmt.Sprint(maxTokens), system, user)
+	if rep.status != http.StatusOK {
+		writeJSON(w, rep.status, openAIError(rep.status, rep.text))
+		return
+	}
+	text, cut := truncate(rep.text, maxTokens)
+	finish := "stop"
+	if cut {
+		finish = "length"
+	}
+	in, out := tokens(system)+tokens(user), tokens(text)
+	writeJSON(w, http.StatusOK, map[string]any{
+		"id":      "chatcmpl-fake-" + id,
+		"object":  "chat.completion",
+		"created": 0,
+		"model":   req.Model,
+		"choices": []any{map[string]any{
+			"index":         0,
+			"message":       map[string]any{"role": "assistant", "content": text},
+			"finish_reason": finish,
+		}},
+		"usage": map[string]any{"prompt_tokens": in, "completion_tokens": out, "total_tokens": in + out},
+	})
+}
+
+type embeddingsRequest struct {
+	Model          string          `json:"model"`
+	Input          json.RawMessage `json:"input"`
+	Dimensions     int             `json:"dimensions"`
+	EncodingFormat string          `json:"encoding_format"`
+}
+
+func (s *Server) serveEmbeddings(w http.ResponseWriter, r *http.Request) {
+	body, ok := readBody(w, r, openAIError)
+	if !ok || !s.checkBearer(w, r) {
+		return
+	}
+	var req embeddingsRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		writeJSON(w, http.StatusBadRequest, openAIError(http.StatusBadRequest, "fakellm: request body is not an embeddings request: "+err.Error()))
+		return
+	}
+	var inputs []string
+	raw := bytes.TrimSpace(req.Input)
+	switch {
+	case req.Model == "":
+		writeJSON(w, http.StatusBadRequest, openAIError(http.StatusBadRequest, "you must provide a model parameter"))
+		return
+	case req.EncodingFormat != "" && req.EncodingFormat != "float":
+		writeJSON(w, http.StatusBadRequest, openAIError(http.StatusBadRequest, "fakellm: encoding_format must be \"float\""))
+		return
+	case len(raw) > 0 && raw[0] == '"':
+		var one string
+		if err := json.Unmarshal(raw, &one); err != nil {
+			writeJSON(w, http.StatusBadRequest, openAIError(http.StatusBadRequest, "input: "+err.Error()))
+			return
+		}
+		inputs = []string{one}
+	default:
+		if err := json.Unmarshal(raw, &inputs); err != nil || len(inputs) == 0 {
+			writeJSON(w, http.StatusBadRequest, openAIError(http.StatusBadRequest, "input: must be a string or a non-empty array of strings"))
+			return
+		}
+	}
+	dims := s.cfg.EmbeddingDims
+	if req.Dimensions > 0 {
+		dims = req.Dimensions
+	}
+	if dims > 4096 {
+		writeJSON(w, http.StatusBadRequest, openAIError(http.StatusBadRequest, "dimensions: at most 4096"))
+		return
+	}
+	if s.cfg.Mode == HTTPError {
+		writeJSON(w, s.cfg.Status, openAIError(s.cfg.Status, fmt.Sprintf("fakellm: configured to fail with status %d", s.cfg.Status)))
+		return
+	}
+	data := make([]any, len(inputs))
+	var total int64
+	for i, text := range inputs {
+		data[i] = map[string]any{"object": "embedding", "index": i, "embedding": Embed(text, dims)}
+		total += tokens(text)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"object": "list",
+		"data":   data,
+		"model":  req.Model,
+		"usage":  map[string]any{"prompt_tokens": total, "total_tokens": total},
+	})
+}
+
+// Embed returns the vector /v1/embeddings gives for text: feature hashing
+// of the lower-cased words (letters and digits) of text into dims buckets
+// with a sign bit, L2-normalised; all zeros for text without words. Texts
+// sharing words get similar vectors. The result depends only on text and
+// dims, on every platform.
+func Embed(text string, dims int) []float64 {
+	v := make([]float64, dims)
+	if dims <= 0 {
+		return v
+	}
+	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
+	for _, word := range words {
+		sum := sha256.Sum256([]byte(word))
+		h := binary.BigEndian.Uint64(sum[:8])
+		sign := 1.0
+		if h&1 == 1 {
+			sign = -1.0
+		}
+		v[int((h>>1)%uint64(dims))] += sign
+	}
+	var norm float64
+	for _, x := range v {
+		norm += float64(x * x)
+	}
+	if norm == 0 {
+		return v
+	}
+	norm = math.Sqrt(norm)
+	for i := range v {
+		v[i] = float64(v[i] / norm)
+	}
+	return v
+}

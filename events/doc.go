@@ -47,13 +47,13 @@
 //	lane    = uvarint-length bytes
 //	payload = uvarint-length bytes
 //	digest  = 32 bytes (blake3-256 of payload)
-//	emitted = uvarint: 0 for the zero time, else 1 + (UnixNano - minTime)
+//	emitted = 0x00 for the zero time, or 0x01 followed by the signed
+//	          (zig-zag) varint of UnixNano (encoding/binary Varint)
 //	audit   = uvarint-length bytes
 //	budget  = uvarint-length bytes
 //
-// where minTime is the smallest UnixNano (-1<<63), so that every representable
-// instant maps to a positive varint. A record with the nondeterministic fields
-// stripped encodes them as 0, "" and "".
+// A record with the nondeterministic fields stripped encodes them as 0x00,
+// "" and "".
 //
 // # Chain digest
 //

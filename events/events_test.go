@@ -319,3 +319,12 @@ func BenchmarkCanonical(b *testing.B) {
 		}
 	}
 }
+
+func TestRecordEmittedAtExtremes(t *testing.T) {
+	for _, ns := range []int64{math.MinInt64, -1, 0, 1, math.MaxInt64} {
+		e := events.Event{Seq: 1, Kind: events.KindRunStarted, EmittedAt: time.Unix(0, ns).UTC()}
+		got, _, err := events.DecodeRecord(events.AppendRecord(nil, e))
+		require.NoError(t, err)
+		require.True(t, e.EmittedAt.Equal(got.EmittedAt), "UnixNano %d: got %v", ns, got.EmittedAt)
+	}
+}

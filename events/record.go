@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
 	"time"
 
 	"lukechampine.com/blake3"
@@ -12,8 +11,6 @@ import (
 
 // ErrCorruptRecord is wrapped by every DecodeRecord error.
 var ErrCorruptRecord = errors.New("corrupt event record")
-
-const minUnixNano = math.MinInt64
 
 // AppendRecord appends the canonical binary record of e to dst (see the
 // package documentation) and returns the extended slice.
@@ -26,9 +23,10 @@ func AppendRecord(dst []byte, e Event) []byte {
 	dst = append(dst, e.Payload...)
 	dst = append(dst, e.PayloadDigest[:]...)
 	if e.EmittedAt.IsZero() {
-		dst = binary.AppendUvarint(dst, 0)
+		dst = append(dst, 0)
 	} else {
-		dst = binary.AppendUvarint(dst, 1+uint64(e.EmittedAt.UnixNano()-minUnixNano))
+		dst = append(dst, 1)
+		dst = binary.AppendVarint(dst, e.EmittedAt.UnixNano())
 	}
 	dst = appendString(dst, e.AuditEventID)
 	dst = appendString(dst, e.BudgetTokenID)
@@ -53,8 +51,14 @@ func DecodeRecord(b []byte) (Event, int, error) {
 	e.Lane = string(d.bytes("lane"))
 	e.Payload = d.bytes("payload")
 	copy(e.PayloadDigest[:], d.fixed("digest", len(e.PayloadDigest)))
-	if t := d.uvarint("emitted"); t != 0 && d.err == nil {
-		e.EmittedAt = time.Unix(0, int64(t-1)+minUnixNano).UTC()
+	switch flag := d.fixed("emitted", 1); {
+	case flag == nil:
+	case flag[0] == 1:
+		if t := d.varint("emitted"); d.err == nil {
+			e.EmittedAt = time.Unix(0, t).UTC()
+		}
+	case flag[0] != 0:
+		d.fail("emitted", fmt.Sprintf("flag %d is neither 0 (no time) nor 1", flag[0]))
 	}
 	e.AuditEventID = string(d.bytes("audit"))
 	e.BudgetTokenID = string(d.bytes("budget"))
@@ -81,6 +85,19 @@ func (d *decoder) uvarint(field string) uint64 {
 		return 0
 	}
 	v, n := binary.Uvarint(d.b[d.off:])
+	if n <= 0 {
+		d.fail(field, "bad varint")
+		return 0
+	}
+	d.off += n
+	return v
+}
+
+func (d *decoder) varint(field string) int64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(d.b[d.off:])
 	if n <= 0 {
 		d.fail(field, "bad varint")
 		return 0

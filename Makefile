@@ -31,8 +31,10 @@ race:
 test:
 	$(GO) test ./...
 
+# The gate; go test hides a passing package's output, so the one-screen
+# summary is written to a file and printed after.
 gate:
-	$(GO) test ./properties/... -count=1
+	@sum=$$(mktemp); $(GO) test ./properties/... -count=1 -args -gate.summary=$$sum; rc=$$?; cat $$sum; rm -f $$sum; exit $$rc
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

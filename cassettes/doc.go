@@ -1,0 +1,170 @@
+// Package cassettes records and replays the pipeline's HTTP calls to LLM
+// APIs, so that CI runs the real pipeline, through the real SDK, against
+// exactly the same responses forever. It is the only package that imports
+// go-vcr (gopkg.in/dnaeon/go-vcr.v3): it wraps go-vcr's recorder and
+// cassette format, adding a matcher fit for LLM APIs, per-caller response
+// copies, redaction, a secret scanner, atomic saves, a content digest
+// (cassette_id) and a manifest with an append-only history.
+//
+// It is not a general HTTP mocking library, not a fake server (that is
+// internal/fakellm), and it does not decide what to record: the steward's
+// command cmd/refresh-cassettes runs the fixture scenarios through a
+// recording cassette.
+//
+// # Modes
+//
+// Open(path, Options{}) replays: go-vcr's recorder in ModeReplayOnly with
+// SkipRequestLatency, and a real transport that refuses to send. Nothing is
+// dialled, so replay works inside testing/synctest bubbles. The file must
+// end in ".yaml" (go-vcr's naming).
+//
+// Open(path, Options{Mode: Record, RealTransport: rt, APIKey: key})
+// records through go-vcr's recorder in ModeRecordOnly; Close saves.
+// Interactions are saved in the order their responses arrived, so record
+// sequentially when the digest must be reproducible.
+//
+// # Matching
+//
+// A request's key is blake3-256 over, in order and each length-prefixed:
+//
+//   - the method, upper-cased;
+//   - the canonical URL: scheme and host lower-cased, default port (:80 for
+//     http, :443 for https) dropped, user info and fragment dropped, empty
+//     path written "/", query parameters sorted by key (url.Values.Encode)
+//     with the values of credential parameters (key, api_key, apikey,
+//     access_token, token, sig, signature) replaced by "REDACTED";
+//   - "Anthropic-Version=" and the values joined by ",";
+//   - "Anthropic-Beta=" and the comma-separated features, trimmed, sorted
+//     and de-duplicated;
+//   - "Content-Type=" and the media type as mime.FormatMediaType writes it
+//     (lower-case type, charset lower-cased);
+//   - "json" and the body in the canonical JSON of events.CanonicalizeJSON
+//     (keys sorted, no insignificant whitespace, numbers normalised), or,
+//     when the body is empty or not JSON, "bytes" and the raw body.
+//
+// Every other header is ignored: User-Agent, X-Stainless-* (OS, arch,
+// runtime version, package version, timeout, retry count, helper method),
+// Idempotency-Key and credentials all vary between machines and attempts
+// without changing what is asked. A request replays the first recorded
+// interaction with its key that has not been replayed yet, so identical
+// requests get their recorded responses in file order. go-vcr still does
+// the selection and marks the interaction replayed: the package's matcher
+// accepts exactly the interaction chosen by key. By default Close reports
+// interactions never replayed (ErrUnusedInteractions); Options.AllowUnused
+// turns that off.
+//
+// # Misses
+//
+// A request without an unused match fails with a *CassetteError wrapping
+// ErrInteractionNotFound. Its message names the method, the URL and the
+// blake3 of the canonical body, the cassette path, the nearest recorded
+// interaction (same method and URL first, then fewest differing JSON
+// fields) with its line and a field-level diff of the two bodies (or the
+// first differing byte for non-JSON bodies), and the refresh-cassettes
+// command that re-records the cassette. Anything shaped like a secret is
+// masked in the message.
+//
+// # Concurrency
+//
+// A Cassette is safe for concurrent use. go-vcr returns an interaction's
+// own header maps in every response it builds; this package instead gives
+// each caller a response with freshly copied headers and trailers, its own
+// body reader and the caller's own request.
+//
+// # Streaming
+//
+// Bodies are recorded whole and byte-identical. A replayed text/event-stream
+// body returns at most one event frame (up to and including the blank line
+// that ends it) per Read, so SSE consumers, including the SDK's stream API,
+// see the events one by one. Reads fail with the context's error once the
+// request's context is done.
+//
+// # Redaction and secrets
+//
+// Redaction works on a deep copy at save time; the live request, and the
+// response the caller got, are never modified. In the saved copy:
+// Authorization, Proxy-Authorization, X-Api-Key, Api-Key, Cookie,
+// Set-Cookie, request ids (Request-Id, X-Request-Id), organisation ids and
+// trace headers (Traceparent, Tracestate, X-Amzn-Trace-Id,
+// X-Cloud-Trace-Context, Cf-Ray, X-B3-*) are replaced by "REDACTED";
+// User-Agent, Idempotency-Key and X-Stainless-* request headers are
+// dropped; Date becomes "Thu, 01 Jan 1970 00:00:00 GMT"; rate-limit headers
+// (Anthropic-Ratelimit-*, X-Ratelimit-*) become "0", or
+// "1970-01-01T00:00:00Z" for *-Reset; credential query parameters are
+// redacted and user info removed from URLs; the recorded duration is zero.
+// A re-record's diff therefore shows only what the API said differently.
+//
+// Then the serialized bytes are scanned. If they contain Options.APIKey or
+// anything shaped like an Anthropic or OpenAI key, a bearer token, an AWS
+// access key id, a GitHub, Slack or Google API key, nothing is written and
+// Close returns ErrSecret naming the line and kind, never the secret.
+//
+// # File format
+//
+// A cassette is go-vcr's format version 2: YAML with "version: 2" and a
+// list of interactions, each a request and a response with go-vcr's fields.
+// Save writes exactly what go-vcr's Cassette.Save writes ("---\n" followed
+// by gopkg.in/yaml.v3's encoding), so plain go-vcr cassettes and ours are
+// interchangeable; it writes atomically (temporary file in the same
+// directory, fsync, rename, directory fsync), so a failed or interrupted
+// save leaves the previous file as it was. Loading reports invalid or
+// truncated YAML, a version other than 2, and interactions without method,
+// URL or response code as *CassetteError with the file and the line.
+//
+// # Cassette digest (cassette_id)
+//
+// The cassette_id is the lower-case hex blake3-256 of the canonical JSON
+// (events.Canonical) of
+//
+//	{"Version": <version>, "Interactions": [
+//	  {"ID": <id>,
+//	   "Request":  {<every field of go-vcr's cassette.Request, by Go field
+//	                name, with "Body" set to "">, "BodyDigest": <hex blake3-256 of the body>},
+//	   "Response": {<every field of cassette.Response likewise>, "BodyDigest": ...}},
+//	  ...]}
+//
+// as decoded from the file. It depends on content, not on YAML layout, and
+// bodies are hashed so binary content cannot collide through JSON string
+// escaping. Transport.CassetteID reports it, so code that only holds an
+// *http.Client can pin a run to its cassette.
+//
+// # Manifest
+//
+// A directory of cassettes has a manifest.json (format 1):
+//
+//	{"format": 1,
+//	 "cassettes": [{"file", "digest", "interactions", "model", "pinned"}, ...],
+//	 "history":   [{"seq", "file", "old_digest", "new_digest", "interactions",
+//	                "forced", "reason", "at", "chain"}, ...]}
+//
+// Cassettes are sorted by file (a slash path relative to the manifest).
+// Model is the first model a response names. Pinned marks a cassette that a
+// golden digest depends on; refresh-cassettes creates entries pinned, and
+// replacing a pinned cassette with different content needs force and a
+// reason (ErrPinned otherwise). History is append-only: seq is 1, 2, 3...;
+// each entry's old_digest is the previous new_digest for its file ("" for
+// the first); chain is the hex blake3-256 of the previous entry's chain
+// bytes (32 zero bytes for the first) followed by the entry's canonical
+// JSON with chain set to ""; the last new_digest of each file is its
+// entry's digest. Re-recording identical content adds no history.
+//
+// Open in Replay mode verifies the cassette against Options.Manifest, or
+// manifest.json in the cassette's directory when there is one: a digest
+// that differs (ErrDigestMismatch: the file was changed outside
+// refresh-cassettes) or a missing entry (ErrNotInManifest) is an error.
+// Verify(dir) checks a whole directory, and Apply moves freshly recorded
+// cassettes in and records them, preparing the new manifest before
+// replacing anything.
+//
+// # Committed cassettes
+//
+// testdata/ holds one cassette per fixture scenario and path,
+// testdata/<scenario>.<path>.yaml (see FileName; paths are "happy" and,
+// for scenarios with prior attempts, "retry"), and testdata/manifest.json.
+// They were recorded by refresh-cassettes' own code against
+// internal/fakellm, with fixtures.NewTier's defaults (JSON Messages API,
+// fixtures.DefaultModel, the default base URL): replay them with a tier
+// built the same way. cmd/refresh-cassettes' TestCommittedCassettes proves
+// they are byte-for-byte what recording produces today; re-record them with
+// go test ./cmd/refresh-cassettes -run TestCommittedCassettes -update.
+package cassettes

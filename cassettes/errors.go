@@ -1,0 +1,93 @@
+package cassettes
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+
+	"gopkg.in/dnaeon/go-vcr.v3/cassette"
+)
+
+// Sentinel conditions. Every error this package returns about a cassette or a
+// manifest is a *CassetteError wrapping one of these (or an I/O error).
+var (
+	// ErrInteractionNotFound: a replayed request has no unused recorded
+	// interaction with the same key. It is go-vcr's own sentinel, so
+	// errors.Is works for callers that know either package.
+	ErrInteractionNotFound = cassette.ErrInteractionNotFound
+
+	// ErrCassetteNotFound: the cassette file does not exist.
+	ErrCassetteNotFound = errors.New("cassette not found")
+
+	// ErrInvalidCassette: the file is not a well-formed go-vcr cassette
+	// (invalid or truncated YAML, missing fields).
+	ErrInvalidCassette = errors.New("invalid cassette")
+
+	// ErrUnsupportedVersion: the cassette's format version is not 2.
+	ErrUnsupportedVersion = errors.New("unsupported cassette format version")
+
+	// ErrDigestMismatch: the cassette's digest differs from the manifest's.
+	ErrDigestMismatch = errors.New("cassette digest does not match the manifest")
+
+	// ErrNotInManifest: a manifest exists but does not list the cassette,
+	// or lists a cassette file that does not exist.
+	ErrNotInManifest = errors.New("cassette not listed in the manifest")
+
+	// ErrInvalidManifest: the manifest is malformed or its history chain
+	// is broken.
+	ErrInvalidManifest = errors.New("invalid manifest")
+
+	// ErrSecret: the serialized cassette still contains the recording key
+	// or something shaped like an API key or bearer token.
+	ErrSecret = errors.New("secret in cassette")
+
+	// ErrUnusedInteractions: the cassette was closed with recorded
+	// interactions that were never replayed.
+	ErrUnusedInteractions = errors.New("unused recorded interactions")
+
+	// ErrPinned: a pinned cassette may only be re-recorded with force and
+	// a reason.
+	ErrPinned = errors.New("cassette is pinned")
+
+	// ErrClosed: the cassette was used after Close.
+	ErrClosed = errors.New("cassette is closed")
+)
+
+// CassetteError locates a failure: the file, the 1-based line when YAML
+// gives one (0 otherwise), and the operation ("open", "parse", "verify",
+// "replay", "record", "save", "write", "close", "manifest").
+type CassetteError struct {
+	Path string
+	Line int
+	Op   string
+	Err  error
+}
+
+func (e *CassetteError) Error() string {
+	loc := e.Path
+	if e.Line > 0 {
+		loc += ":" + strconv.Itoa(e.Line)
+	}
+	return fmt.Sprintf("cassettes: %s: %s: %v", loc, e.Op, e.Err)
+}
+
+// Unwrap returns the underlying error.
+func (e *CassetteError) Unwrap() error { return e.Err }
+
+func newErr(path string, line int, op string, err error) *CassetteError {
+	return &CassetteError{Path: path, Line: line, Op: op, Err: err}
+}
+
+// detailError carries a sentinel plus human detail: Error prints the detail,
+// Unwrap gives the sentinel.
+type detailError struct {
+	sentinel error
+	msg      string
+}
+
+func (e *detailError) Error() string { return e.msg }
+func (e *detailError) Unwrap() error { return e.sentinel }
+
+func detailf(sentinel error, format string, args ...any) error {
+	return &detailError{sentinel: sentinel, msg: fmt.Sprintf(format, args...)}
+}

@@ -1,0 +1,166 @@
+package cassettes_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/codegenie/codegenie/cassettes"
+	"github.com/codegenie/codegenie/fixtures"
+	"github.com/codegenie/codegenie/internal/fakellm"
+)
+
+// Replay a committed cassette through the fixture pipeline: no network,
+// and the run is pinned to the cassette's digest.
+func ExampleOpen() {
+	s, _ := fixtures.Lookup("npm-lodash")
+	c, err := cassettes.Open(filepath.Join("testdata", cassettes.FileName(s.Name, "happy")),
+		cassettes.Options{Scenario: s.Name + "/happy"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	tier, _ := fixtures.NewTier(fixtures.TierConfig{HTTPClient: c.Client()})
+	res, err := tier.Run(context.Background(), s.Advisory, s.Repo, s.Recipe, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(res.RunKey.CassetteID == c.ID())
+	fmt.Println(strings.SplitN(string(res.Transform.DiffBytes), "\n", 2)[0])
+	fmt.Println(c.Close()) // every recorded interaction was used
+	// Output:
+	// true
+	// diff --git a/package.json b/package.json
+	// <nil>
+}
+
+// Record one request (here against the in-process fake API) and save it.
+func ExampleOpen_record() {
+	dir, _ := os.MkdirTemp("", "cassettes-example-")
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "demo.happy.yaml")
+	c, _ := cassettes.Open(path, cassettes.Options{
+		Mode:          cassettes.Record,
+		RealTransport: fakellm.New(fakellm.Config{}).Transport(),
+		APIKey:        "sk-ant-example-key-not-real",
+	})
+	req, _ := http.NewRequest("POST", "https://api.example.com/v1/embeddings", strings.NewReader(`{"model":"m","input":"hello"}`))
+	req.Header.Set("Authorization", "Bearer sk-ant-example-key-not-real")
+	resp, err := c.Client().Do(req)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	resp.Body.Close()
+	fmt.Println(c.Close())
+	saved, _ := os.ReadFile(path)
+	fmt.Println(bytes.Contains(saved, []byte("sk-ant-example")), c.ID() != "")
+	// Output:
+	// <nil>
+	// false true
+}
+
+// Verify the committed cassettes against their manifest, and see a
+// hand-edited copy rejected.
+func ExampleVerify() {
+	fmt.Println(cassettes.Verify("testdata"))
+
+	dir, _ := os.MkdirTemp("", "cassettes-example-")
+	defer os.RemoveAll(dir)
+	for _, f := range []string{cassettes.ManifestName, "npm-lodash.happy.yaml"} {
+		b, _ := os.ReadFile(filepath.Join("testdata", f))
+		if f != cassettes.ManifestName {
+			b = bytes.Replace(b, []byte("200 OK"), []byte("200 Fine"), 1)
+		}
+		os.WriteFile(filepath.Join(dir, f), b, 0o644)
+	}
+	err := cassettes.Verify(dir)
+	fmt.Println(errors.Is(err, cassettes.ErrDigestMismatch))
+	// Output:
+	// <nil>
+	// true
+}
+
+// The cassette_id of a file, as the manifest records it.
+func ExampleDigest() {
+	id, _ := cassettes.Digest(filepath.Join("testdata", "npm-lodash.happy.yaml"))
+	m, _ := cassettes.ReadManifest(filepath.Join("testdata", cassettes.ManifestName))
+	e, _ := m.Lookup("npm-lodash.happy.yaml")
+	fmt.Println(id == e.Digest, e.Pinned, e.Interactions)
+	// Output: true true 1
+}
+
+func ExampleReadManifest() {
+	m, err := cassettes.ReadManifest(filepath.Join("testdata", cassettes.ManifestName))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, e := range m.Cassettes {
+		fmt.Println(e.File, e.Model)
+	}
+	// Output:
+	// go-xnet.happy.yaml claude-sonnet-4-5
+	// go-xnet.retry.yaml claude-sonnet-4-5
+	// npm-lodash.happy.yaml claude-sonnet-4-5
+	// npm-lodash.retry.yaml claude-sonnet-4-5
+	// pypi-requests.happy.yaml claude-sonnet-4-5
+	// pypi-requests.retry.yaml claude-sonnet-4-5
+}
+
+// Move a freshly recorded cassette into a directory and record it in the
+// manifest; then compare it with its predecessor.
+func ExampleApply() {
+	dir, _ := os.MkdirTemp("", "cassettes-example-")
+	defer os.RemoveAll(dir)
+	staged := filepath.Join(dir, ".staged.yaml")
+	b, _ := os.ReadFile(filepath.Join("testdata", "npm-lodash.happy.yaml"))
+	os.WriteFile(staged, b, 0o644)
+
+	m, err := cassettes.Apply(dir, []cassettes.Update{{File: "npm-lodash.happy.yaml", Staged: staged}}, "2026-11-22T00:00:00Z")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(len(m.Cassettes), len(m.History), m.History[0].File)
+	fmt.Println(cassettes.Verify(dir))
+	// Output:
+	// 1 1 npm-lodash.happy.yaml
+	// <nil>
+}
+
+func ExampleCompare() {
+	ch, err := cassettes.Compare(filepath.Join("testdata", "npm-lodash.happy.yaml"), filepath.Join("testdata", "npm-lodash.retry.yaml"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("added %d, removed %d, changed %d, same %d\n", ch.Added, ch.Removed, ch.Changed, ch.Same)
+	// Output: added 1, removed 1, changed 0, same 0
+}
+
+func ExampleFileName() {
+	fmt.Println(cassettes.FileName("npm-lodash", "retry"))
+	// Output: npm-lodash.retry.yaml
+}
+
+// Code that only holds the *http.Client discovers the cassette through
+// its transport, as the pipeline does for the run's cassette_id.
+func ExampleCassette_Transport() {
+	c, err := cassettes.Open(filepath.Join("testdata", "go-xnet.happy.yaml"), cassettes.Options{AllowUnused: true})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+	client := c.Client()
+	id := client.Transport.(interface{ CassetteID() string }).CassetteID()
+	fmt.Println(id == c.ID(), c.Interactions(), c.Transport() == client.Transport)
+	// Output: true 1 true
+}

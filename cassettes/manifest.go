@@ -1,0 +1,282 @@
+package cassettes
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/codegenie/codegenie/events"
+)
+
+// ManifestFormat is the manifest format version this package writes.
+const ManifestFormat = 1
+
+// Manifest lists the cassettes of one directory with their digests, and
+// the append-only history of every change refresh-cassettes made. Its
+// format is specified in the package documentation.
+type Manifest struct {
+	Format    int            `json:"format"`
+	Cassettes []Entry        `json:"cassettes"`
+	History   []HistoryEntry `json:"history"`
+}
+
+// Entry is one cassette in the manifest.
+type Entry struct {
+	// File is the cassette's slash-separated path relative to the
+	// manifest's directory.
+	File string `json:"file"`
+	// Digest is the cassette_id.
+	Digest string `json:"digest"`
+	// Interactions is the number of recorded interactions.
+	Interactions int `json:"interactions"`
+	// Model is the model named by the first response that names one.
+	Model string `json:"model,omitempty"`
+	// Pinned marks a cassette a golden digest depends on: re-recording
+	// it needs force and a reason.
+	Pinned bool `json:"pinned"`
+}
+
+// HistoryEntry records one change to one cassette. Entries are only ever
+// appended; Chain links each to all before it.
+type HistoryEntry struct {
+	Seq          int    `json:"seq"`
+	File         string `json:"file"`
+	OldDigest    string `json:"old_digest,omitempty"`
+	NewDigest    string `json:"new_digest"`
+	Interactions int    `json:"interactions"`
+	Forced       bool   `json:"forced,omitempty"`
+	Reason       string `json:"reason,omitempty"`
+	At           string `json:"at,omitempty"`
+	Chain        string `json:"chain"`
+}
+
+// chainOf computes the chain value of h given the previous chain (hex, ""
+// for the first entry).
+func chainOf(prev string, h HistoryEntry) (string, error) {
+	h.Chain = ""
+	b, err := events.Canonical(h)
+	if err != nil {
+		return "", err
+	}
+	p := make([]byte, 32)
+	if prev != "" {
+		if p, err = hex.DecodeString(prev); err != nil || len(p) != 32 {
+			return "", fmt.Errorf("previous chain %q is not a 32-byte hex digest", prev)
+		}
+	}
+	return events.Sum(append(p, b...)).String(), nil
+}
+
+// Lookup returns the entry for file (slash-separated, relative to the
+// manifest's directory).
+func (m *Manifest) Lookup(file string) (Entry, bool) {
+	i := slices.IndexFunc(m.Cassettes, func(e Entry) bool { return e.File == file })
+	if i < 0 {
+		return Entry{}, false
+	}
+	return m.Cassettes[i], true
+}
+
+// update upserts e and appends its history entry. A new entry is pinned;
+// an existing entry keeps its pinned flag.
+func (m *Manifest) update(e Entry, forced bool, reason, at string) error {
+	old, found := m.Lookup(e.File)
+	if found {
+		e.Pinned = old.Pinned
+		if old.Digest == e.Digest {
+			return nil
+		}
+	} else {
+		e.Pinned = true
+	}
+	h := HistoryEntry{
+		Seq: len(m.History) + 1, File: e.File, OldDigest: old.Digest, NewDigest: e.Digest,
+		Interactions: e.Interactions, Forced: forced, Reason: reason, At: at,
+	}
+	prev := ""
+	if n := len(m.History); n > 0 {
+		prev = m.History[n-1].Chain
+	}
+	c, err := chainOf(prev, h)
+	if err != nil {
+		return err
+	}
+	h.Chain = c
+	m.History = append(m.History, h)
+	if i := slices.IndexFunc(m.Cassettes, func(x Entry) bool { return x.File == e.File }); i >= 0 {
+		m.Cassettes[i] = e
+	} else {
+		m.Cassettes = append(m.Cassettes, e)
+		slices.SortFunc(m.Cassettes, func(a, b Entry) int { return strings.Compare(a.File, b.File) })
+	}
+	return nil
+}
+
+// check validates the manifest's structure and history chain.
+func (m *Manifest) check() error {
+	if m.Format != ManifestFormat {
+		return fmt.Errorf("format %d, want %d", m.Format, ManifestFormat)
+	}
+	for i, e := range m.Cassettes {
+		if i > 0 && m.Cassettes[i-1].File >= e.File {
+			return fmt.Errorf("cassettes are not sorted by file, or %q is listed twice", e.File)
+		}
+		if _, err := events.ParseDigest(e.Digest); err != nil {
+			return fmt.Errorf("cassette %q: digest: %v", e.File, err)
+		}
+	}
+	last := map[string]string{}
+	prev := ""
+	for i, h := range m.History {
+		if h.Seq != i+1 {
+			return fmt.Errorf("history entry %d has seq %d: history is append-only and dense", i+1, h.Seq)
+		}
+		c, err := chainOf(prev, h)
+		if err != nil {
+			return fmt.Errorf("history entry %d: %v", h.Seq, err)
+		}
+		if c != h.Chain {
+			return fmt.Errorf("history entry %d: chain %s, computed %s: the history was edited", h.Seq, h.Chain, c)
+		}
+		if h.OldDigest != last[h.File] {
+			return fmt.Errorf("history entry %d: old digest %s of %q, previous entry says %s", h.Seq, h.OldDigest, h.File, last[h.File])
+		}
+		last[h.File] = h.NewDigest
+		prev = h.Chain
+	}
+	for _, e := range m.Cassettes {
+		if last[e.File] != e.Digest {
+			return fmt.Errorf("cassette %q: digest %s is not the last one its history records (%s)", e.File, e.Digest, last[e.File])
+		}
+	}
+	return nil
+}
+
+// encode is the manifest's file content: indented JSON with a final newline.
+func (m *Manifest) encode() ([]byte, error) {
+	if m.Cassettes == nil {
+		m.Cassettes = []Entry{}
+	}
+	if m.History == nil {
+		m.History = []HistoryEntry{}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(m); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// ReadManifest reads and checks the manifest at path. A missing file is an
+// error wrapping fs.ErrNotExist.
+func ReadManifest(path string) (*Manifest, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, newErr(path, 0, "manifest", err)
+	}
+	var m Manifest
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&m); err != nil {
+		line := 0
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se):
+			line = bytes.Count(raw[:min(int(se.Offset), len(raw))], []byte("\n")) + 1
+		case errors.As(err, &te):
+			line = bytes.Count(raw[:min(int(te.Offset), len(raw))], []byte("\n")) + 1
+		}
+		return nil, newErr(path, line, "manifest", detailf(ErrInvalidManifest, "%v: %v", ErrInvalidManifest, err))
+	}
+	if err := m.check(); err != nil {
+		return nil, newErr(path, 0, "manifest", detailf(ErrInvalidManifest,
+			"%v: %v; restore it from version control, then re-record with refresh-cassettes", ErrInvalidManifest, err))
+	}
+	return &m, nil
+}
+
+// verifyManifest checks the opened cassette against its manifest entry.
+func (c *Cassette) verifyManifest(p *parsed) error {
+	mpath := c.opts.Manifest
+	if mpath == "" {
+		mpath = filepath.Join(filepath.Dir(c.path), ManifestName)
+		if _, err := os.Stat(mpath); errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+	}
+	m, err := ReadManifest(mpath)
+	if err != nil {
+		return err
+	}
+	rel, err := filepath.Rel(filepath.Dir(mpath), c.path)
+	if err != nil {
+		return newErr(c.path, 0, "verify", err)
+	}
+	return verifyEntry(m, filepath.ToSlash(rel), c.path, p, c.refresh)
+}
+
+func verifyEntry(m *Manifest, rel, path string, p *parsed, refresh string) error {
+	e, ok := m.Lookup(rel)
+	if !ok {
+		return newErr(path, 0, "verify", detailf(ErrNotInManifest,
+			"%v: %q has no manifest entry; cassettes are added by refresh-cassettes: %s", ErrNotInManifest, rel, refresh))
+	}
+	if got := p.digest.String(); got != e.Digest {
+		return newErr(path, 0, "verify", detailf(ErrDigestMismatch,
+			"%v: the cassette was changed outside refresh-cassettes: its digest is %s, the manifest records %s; restore it from version control, or re-record with: %s",
+			ErrDigestMismatch, got, e.Digest, refresh))
+	}
+	if n := len(p.c.Interactions); n != e.Interactions {
+		return newErr(path, 0, "verify", detailf(ErrDigestMismatch,
+			"%v: %d interactions, the manifest records %d", ErrDigestMismatch, n, e.Interactions))
+	}
+	return nil
+}
+
+// Verify checks the cassettes in dir against dir's manifest: the manifest
+// parses and its history chain is intact, every entry's file exists, parses
+// and has the recorded digest and interaction count, and every cassette
+// file (*.yaml) in dir is listed. It returns all problems joined, each a
+// *CassetteError, or nil.
+func Verify(dir string) error {
+	mpath := filepath.Join(dir, ManifestName)
+	m, err := ReadManifest(mpath)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, e := range m.Cassettes {
+		path := filepath.Join(dir, filepath.FromSlash(e.File))
+		refresh := refreshCommand(scenarioKey(e.File))
+		p, err := readCassette(path, refresh)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if err := verifyEntry(m, e.File, path, p, refresh); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	if err != nil {
+		return newErr(dir, 0, "verify", err)
+	}
+	for _, f := range files {
+		if _, ok := m.Lookup(filepath.Base(f)); !ok {
+			errs = append(errs, newErr(f, 0, "verify", detailf(ErrNotInManifest,
+				"%v: no entry in %s; record cassettes with refresh-cassettes, or delete the stray file", ErrNotInManifest, mpath)))
+		}
+	}
+	return errors.Join(errs...)
+}

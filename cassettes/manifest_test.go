@@ -1,0 +1,279 @@
+package cassettes
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// stage records reqs with plain go-vcr into a staging directory inside dir
+// and returns the staged path.
+func stage(t testing.TB, dir, name string, reqs []plainReq) string {
+	t.Helper()
+	sdir, err := os.MkdirTemp(dir, ".stage-")
+	require.NoError(t, err)
+	return recordPlain(t, sdir, strings.TrimSuffix(name, ".yaml"), echoServer(t), reqs)
+}
+
+var reqA = plainReq{method: "POST", path: "/v1/messages", body: `{"model":"m","messages":[{"role":"user","content":"a"}]}`}
+
+func TestBadInput(t *testing.T) {
+	srv := echoServer(t)
+	good := recordPlain(t, t.TempDir(), "good", srv, []plainReq{reqA})
+	goodBytes, err := os.ReadFile(good)
+	require.NoError(t, err)
+	lines := strings.SplitAfter(string(goodBytes), "\n")
+	respAt := 0
+	for i, l := range lines {
+		if strings.TrimSpace(l) == "response:" {
+			respAt = i
+		}
+	}
+	require.Positive(t, respAt)
+
+	tests := []struct {
+		name     string
+		content  *string // nil: no file
+		wantErr  error
+		wantLine int // -1: any positive line
+		wantText string
+	}{
+		{"missing", nil, ErrCassetteNotFound, 0, "go run ./cmd/refresh-cassettes -run '^scn/happy$'"},
+		{"empty", ptr(""), ErrInvalidCassette, 1, "empty file"},
+		{"truncated mid-token", ptr(string(goodBytes[:len(goodBytes)/2])), ErrInvalidCassette, -1, "truncated"},
+		{"truncated at a line", ptr(strings.Join(lines[:respAt], "")), ErrInvalidCassette, 4, "no response code (the file looks truncated)"},
+		{"invalid yaml", ptr("---\nversion: 2\ninteractions: [\n  {id: 0,\n"), ErrInvalidCassette, -1, "not YAML"},
+		{"wrong type", ptr("---\nversion: 2\ninteractions:\n  - id: zero\n"), ErrInvalidCassette, 4, "cannot unmarshal"},
+		{"unknown version", ptr(strings.Replace(string(goodBytes), "version: 2", "version: 3", 1)), ErrUnsupportedVersion, 2, `version "3", want 2`},
+		{"version 1", ptr(strings.Replace(string(goodBytes), "version: 2", "version: 1", 1)), ErrUnsupportedVersion, 2, "go-vcr v3"},
+		{"no version", ptr("---\ninteractions: []\n"), ErrUnsupportedVersion, 2, "no version field"},
+		{"not a mapping", ptr("- 1\n- 2\n"), ErrInvalidCassette, 1, "not a mapping"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "scn.happy.yaml")
+			if tt.content != nil {
+				require.NoError(t, os.WriteFile(path, []byte(*tt.content), 0o644))
+			}
+			_, err := Open(path, Options{Scenario: "scn/happy"})
+			require.ErrorIs(t, err, tt.wantErr)
+			var ce *CassetteError
+			require.ErrorAs(t, err, &ce)
+			require.Equal(t, path, ce.Path)
+			if tt.wantLine < 0 {
+				require.Positive(t, ce.Line)
+			} else {
+				require.Equal(t, tt.wantLine, ce.Line)
+			}
+			require.ErrorContains(t, err, tt.wantText)
+			require.ErrorContains(t, err, path)
+		})
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func TestManifestLifecycle(t *testing.T) {
+	dir := t.TempDir()
+	// First recording: creates the manifest, new cassettes are pinned.
+	m, err := Apply(dir, []Update{{File: "s.happy.yaml", Staged: stage(t, dir, "s.happy", []plainReq{reqA})}}, "2026-11-22T00:00:00Z")
+	require.NoError(t, err)
+	require.Len(t, m.Cassettes, 1)
+	require.True(t, m.Cassettes[0].Pinned)
+	require.Len(t, m.History, 1)
+	require.NoError(t, Verify(dir))
+
+	// Opening verifies the digest against the manifest next to it.
+	c, err := Open(filepath.Join(dir, "s.happy.yaml"), Options{AllowUnused: true})
+	require.NoError(t, err)
+	require.Equal(t, m.Cassettes[0].Digest, c.ID())
+	require.Equal(t, m.Cassettes[0].Digest, c.Transport().(interface{ CassetteID() string }).CassetteID())
+	require.NoError(t, c.Close())
+
+	// Re-recording a pinned cassette with a change needs force and a reason.
+	reqB := reqA
+	reqB.body = strings.Replace(reqA.body, `"a"`, `"b"`, 1)
+	staged := stage(t, dir, "s.happy", []plainReq{reqB})
+	_, err = Apply(dir, []Update{{File: "s.happy.yaml", Staged: staged}}, "")
+	require.ErrorIs(t, err, ErrPinned)
+	_, err = Apply(dir, []Update{{File: "s.happy.yaml", Staged: staged, Force: true}}, "")
+	require.ErrorIs(t, err, ErrPinned, "force without a reason")
+	m2, err := Apply(dir, []Update{{File: "s.happy.yaml", Staged: staged, Force: true, Reason: "prompt v2"}}, "")
+	require.NoError(t, err)
+	require.Len(t, m2.History, 2)
+	require.Equal(t, "prompt v2", m2.History[1].Reason)
+	require.True(t, m2.History[1].Forced)
+	require.Equal(t, m.Cassettes[0].Digest, m2.History[1].OldDigest)
+	require.NotEqual(t, m2.History[0].Chain, m2.History[1].Chain)
+	require.NoError(t, Verify(dir))
+}
+
+func TestVerifyDetects(t *testing.T) {
+	tests := []struct {
+		name    string
+		mutate  func(t *testing.T, dir string)
+		wantErr error
+		want    string
+	}{
+		{"edited cassette", func(t *testing.T, dir string) {
+			p := filepath.Join(dir, "s.happy.yaml")
+			b, err := os.ReadFile(p)
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(p, []byte(strings.Replace(string(b), `\"a\"`, `\"z\"`, 1)), 0o644))
+		}, ErrDigestMismatch, "changed outside refresh-cassettes: its digest is"},
+		{"stray cassette", func(t *testing.T, dir string) {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "x.happy.yaml"), []byte("---\nversion: 2\ninteractions: []\n"), 0o644))
+		}, ErrNotInManifest, "delete the stray file"},
+		{"deleted cassette", func(t *testing.T, dir string) {
+			require.NoError(t, os.Remove(filepath.Join(dir, "s.happy.yaml")))
+		}, ErrCassetteNotFound, "-run '^s/happy$'"},
+		{"history rewritten", func(t *testing.T, dir string) {
+			editManifest(t, dir, func(m *Manifest) { m.History[0].Reason = "rewritten" })
+		}, ErrInvalidManifest, "the history was edited"},
+		{"history truncated", func(t *testing.T, dir string) {
+			editManifest(t, dir, func(m *Manifest) { m.History = m.History[1:] })
+		}, ErrInvalidManifest, "append-only"},
+		{"digest edited to match", func(t *testing.T, dir string) {
+			editManifest(t, dir, func(m *Manifest) { m.Cassettes[0].Digest = strings.Repeat("0", 64) })
+		}, ErrInvalidManifest, "is not the last one its history records"},
+		{"not json", func(t *testing.T, dir string) {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, ManifestName), []byte("{\n\"format\": 1,\n]"), 0o644))
+		}, ErrInvalidManifest, "manifest.json:3"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			_, err := Apply(dir, []Update{
+				{File: "s.happy.yaml", Staged: stage(t, dir, "s.happy", []plainReq{reqA})},
+				{File: "s.retry.yaml", Staged: stage(t, dir, "s.retry", []plainReq{reqA, reqA})},
+			}, "")
+			require.NoError(t, err)
+			require.NoError(t, Verify(dir))
+			tt.mutate(t, dir)
+			err = Verify(dir)
+			require.ErrorIs(t, err, tt.wantErr)
+			require.ErrorContains(t, err, tt.want)
+			var ce *CassetteError
+			require.ErrorAs(t, err, &ce)
+		})
+	}
+}
+
+func TestOpenVerifiesDigest(t *testing.T) {
+	dir := t.TempDir()
+	_, err := Apply(dir, []Update{{File: "s.happy.yaml", Staged: stage(t, dir, "s.happy", []plainReq{reqA})}}, "")
+	require.NoError(t, err)
+	p := filepath.Join(dir, "s.happy.yaml")
+	b, err := os.ReadFile(p)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(p, []byte(strings.Replace(string(b), "200 OK", "201 Created", 1)), 0o644))
+	_, err = Open(p, Options{Scenario: "s/happy"})
+	require.ErrorIs(t, err, ErrDigestMismatch)
+	require.ErrorContains(t, err, "the manifest records")
+	var ce *CassetteError
+	require.ErrorAs(t, err, &ce)
+	require.Equal(t, "verify", ce.Op)
+
+	// A cassette the manifest does not list.
+	other := filepath.Join(dir, "o.happy.yaml")
+	require.NoError(t, os.WriteFile(other, b, 0o644))
+	_, err = Open(other, Options{})
+	require.ErrorIs(t, err, ErrNotInManifest)
+}
+
+func editManifest(t *testing.T, dir string, f func(*Manifest)) {
+	t.Helper()
+	p := filepath.Join(dir, ManifestName)
+	b, err := os.ReadFile(p)
+	require.NoError(t, err)
+	var m Manifest
+	require.NoError(t, json.Unmarshal(b, &m))
+	f(&m)
+	out, err := m.encode()
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(p, out, 0o644))
+}
+
+func TestApplyKilledMidWrite(t *testing.T) {
+	dir := t.TempDir()
+	_, err := Apply(dir, []Update{{File: "s.happy.yaml", Staged: stage(t, dir, "s.happy", []plainReq{reqA})}}, "")
+	require.NoError(t, err)
+	reqB := reqA
+	reqB.body = `{"other":true}`
+	staged := stage(t, dir, "s.happy", []plainReq{reqB})
+	newStaged := stage(t, dir, "n.happy", []plainReq{reqB})
+	before := dirSnapshot(t, dir)
+	_, err = apply(dir, []Update{
+		{File: "s.happy.yaml", Staged: staged, Force: true, Reason: "r"},
+		{File: "n.happy.yaml", Staged: newStaged},
+	}, "", failingCreate)
+	var ce *CassetteError
+	require.ErrorAs(t, err, &ce)
+	require.Equal(t, "write", ce.Op)
+	require.Equal(t, before, dirSnapshot(t, dir), "cassettes and manifest unchanged, no temp file left")
+	require.NoError(t, Verify(dir))
+}
+
+func TestCompare(t *testing.T) {
+	dir := t.TempDir()
+	msg := func(text string, in, out int) string {
+		return `{"type":"message","model":"claude-test","content":[{"type":"text","text":"` + text + `"}],"usage":{"input_tokens":` +
+			strconv.Itoa(in) + `,"output_tokens":` + strconv.Itoa(out) + `}}`
+	}
+	write := func(name string, bodies map[string]string) string {
+		var b strings.Builder
+		b.WriteString("---\nversion: 2\ninteractions:\n")
+		i := 0
+		for _, req := range []string{"a", "b", "c"} {
+			resp, ok := bodies[req]
+			if !ok {
+				continue
+			}
+			reqJSON, _ := json.Marshal(`{"q":"` + req + `"}`)
+			respJSON, _ := json.Marshal(resp)
+			b.WriteString("- id: " + strconv.Itoa(i) + "\n  request:\n    method: POST\n    url: https://api.anthropic.com/v1/messages\n    body: " + string(reqJSON) + "\n")
+			b.WriteString("  response:\n    code: 200\n    status: 200 OK\n    body: " + string(respJSON) + "\n")
+			i++
+		}
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(b.String()), 0o644))
+		return p
+	}
+	oldP := write("old.yaml", map[string]string{"a": msg("x", 10, 2), "b": msg("y", 5, 1)})
+	newP := write("new.yaml", map[string]string{"a": msg("x", 10, 2), "b": msg("y2", 5, 3), "c": msg("z", 1, 1)})
+	ch, err := Compare(oldP, newP)
+	require.NoError(t, err)
+	require.Equal(t, 1, ch.Same)
+	require.Equal(t, 1, ch.Changed)
+	require.Equal(t, 1, ch.Added)
+	require.Equal(t, 0, ch.Removed)
+	require.True(t, ch.TextChanged)
+	require.Equal(t, "claude-test", ch.Model)
+	require.Equal(t, Usage{InputTokens: 15, OutputTokens: 3}, ch.OldUsage)
+	require.Equal(t, Usage{InputTokens: 16, OutputTokens: 6}, ch.NewUsage)
+	require.NotEqual(t, ch.OldDigest, ch.NewDigest)
+
+	ch, err = Compare(filepath.Join(dir, "absent.yaml"), oldP)
+	require.NoError(t, err)
+	require.Equal(t, 2, ch.Added)
+	require.Empty(t, ch.OldDigest)
+	require.False(t, ch.TextChanged)
+
+	ch, err = Compare(newP, oldP)
+	require.NoError(t, err)
+	require.Equal(t, 1, ch.Removed)
+}
+
+func TestResponseInfoSSE(t *testing.T) {
+	body := "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"model\":\"claude-s\",\"usage\":{\"input_tokens\":7,\"output_tokens\":1}}}\n\n" +
+		"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"hel\"}}\n\n" +
+		"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"lo\"}}\n\n" +
+		"event: message_delta\ndata: {\"type\":\"message_delta\",\"usage\":{\"output_tokens\":4}}\n\n"
+	info := responseInfo(body, map[string][]string{"Content-Type": {"text/event-stream; charset=utf-8"}})
+	require.Equal(t, respInfo{model: "claude-s", text: "hello", usage: Usage{InputTokens: 7, OutputTokens: 4}}, info)
+}

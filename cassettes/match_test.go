@@ -1,0 +1,148 @@
+package cassettes
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+)
+
+// genJSON draws a JSON value of bounded depth.
+func genJSON(depth int) *rapid.Generator[any] {
+	return rapid.Custom(func(t *rapid.T) any {
+		kind := rapid.IntRange(0, 5).Draw(t, "kind")
+		if depth == 0 && kind >= 4 {
+			kind = 3
+		}
+		switch kind {
+		case 0:
+			return nil
+		case 1:
+			return rapid.Bool().Draw(t, "bool")
+		case 2:
+			return float64(rapid.IntRange(-1000, 1000).Draw(t, "number"))
+		case 3:
+			return rapid.StringMatching(`[a-z ]{0,8}`).Draw(t, "string")
+		case 4:
+			return rapid.SliceOfN(genJSON(depth-1), 0, 3).Draw(t, "array")
+		default:
+			return rapid.MapOfN(rapid.StringMatching(`[a-z]{1,4}`), genJSON(depth-1), 0, 4).Draw(t, "object")
+		}
+	})
+}
+
+// writeShuffled encodes v as JSON with object keys in the drawn order and
+// drawn whitespace.
+func writeShuffled(t *rapid.T, buf *bytes.Buffer, v any) {
+	ws := func() { buf.WriteString(rapid.SampledFrom([]string{"", " ", "\n", "\t "}).Draw(t, "ws")) }
+	switch x := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		keys = rapid.Permutation(keys).Draw(t, "keys")
+		buf.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			ws()
+			b, _ := json.Marshal(k)
+			buf.Write(b)
+			ws()
+			buf.WriteByte(':')
+			writeShuffled(t, buf, x[k])
+		}
+		ws()
+		buf.WriteByte('}')
+	case []any:
+		buf.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			ws()
+			writeShuffled(t, buf, e)
+		}
+		buf.WriteByte(']')
+	default:
+		b, _ := json.Marshal(x)
+		buf.Write(b)
+	}
+}
+
+// TestKeyIgnoresLayoutAndVolatileHeaders: two encodings of the same JSON
+// value, sent with different volatile headers, have the same key.
+func TestKeyIgnoresLayoutAndVolatileHeaders(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		v := rapid.MapOfN(rapid.StringMatching(`[a-z]{1,4}`), genJSON(2), 1, 5).Draw(t, "body")
+		var a, b bytes.Buffer
+		writeShuffled(t, &a, v)
+		writeShuffled(t, &b, v)
+		ha := http.Header{"Content-Type": {"application/json"}, "Anthropic-Version": {"2023-06-01"}}
+		hb := ha.Clone()
+		for _, h := range []string{"User-Agent", "X-Stainless-Os", "X-Stainless-Arch", "X-Stainless-Runtime-Version", "X-Stainless-Package-Version", "X-Stainless-Retry-Count", "X-Stainless-Timeout", "Idempotency-Key", "X-Api-Key"} {
+			if rapid.Bool().Draw(t, "set "+h) {
+				hb.Set(h, rapid.StringMatching(`[a-z0-9.]{1,10}`).Draw(t, h))
+			}
+		}
+		ka, err := canonicalize("POST", "https://api.anthropic.com/v1/messages", ha, a.Bytes())
+		require.NoError(t, err)
+		kb, err := canonicalize("post", "HTTPS://API.anthropic.com:443/v1/messages", hb, b.Bytes())
+		require.NoError(t, err)
+		require.True(t, ka.isJSON)
+		require.Equal(t, ka.key(), kb.key(), "%s\n%s", a.String(), b.String())
+	})
+}
+
+// TestKeySensitiveToBody: changing one leaf value changes the key.
+func TestKeySensitiveToBody(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		v := rapid.MapOfN(rapid.StringMatching(`[a-z]{1,4}`), genJSON(1), 1, 5).Draw(t, "body")
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		k := rapid.SampledFrom(keys).Draw(t, "changed key")
+		w := map[string]any{}
+		for kk, vv := range v {
+			w[kk] = vv
+		}
+		w[k] = []any{"changed", v[k]}
+		a, _ := json.Marshal(v)
+		b, _ := json.Marshal(w)
+		h := http.Header{}
+		ka, err := canonicalize("POST", "https://x/y", h, a)
+		require.NoError(t, err)
+		kb, err := canonicalize("POST", "https://x/y", h, b)
+		require.NoError(t, err)
+		require.NotEqual(t, ka.key(), kb.key())
+	})
+}
+
+func TestCanonicalURL(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"lower case and default port", "HTTPS://API.Example.com:443/v1/m", "https://api.example.com/v1/m"},
+		{"http default port", "http://h:80", "http://h/"},
+		{"other port kept", "http://h:8080/p", "http://h:8080/p"},
+		{"query sorted, credential redacted", "https://h/p?b=2&key=sekrit&a=1#frag", "https://h/p?a=1&b=2&key=REDACTED"},
+		{"user info dropped", "https://user:pw@h/p", "https://h/p"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := canonicalURL(tt.in)
+			require.NoError(t, err)
+			require.Equal(t, tt.want, got)
+		})
+	}
+	got := redactURL("https://user:pw@h/p?key=sekrit&x=1")
+	require.False(t, strings.Contains(got, "sekrit") || strings.Contains(got, "pw"), got)
+}

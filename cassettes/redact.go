@@ -1,0 +1,168 @@
+package cassettes
+
+import (
+	"bytes"
+	"fmt"
+	"maps"
+	"net/http"
+	"regexp"
+	"slices"
+	"strings"
+
+	"gopkg.in/dnaeon/go-vcr.v3/cassette"
+)
+
+// Request headers dropped from a saved cassette: they vary with the SDK
+// version, OS, architecture, Go version and attempt, and matching ignores
+// them.
+var volatileRequestHeaders = []string{"User-Agent", "Idempotency-Key", "X-Stainless-"}
+
+// Headers whose values are replaced by redacted in a saved cassette, on the
+// request and on the response.
+var redactedHeaders = []string{
+	"Authorization", "Proxy-Authorization", "X-Api-Key", "Api-Key", "Cookie", "Set-Cookie",
+	"Request-Id", "X-Request-Id", "Anthropic-Organization-Id", "Openai-Organization",
+	"Traceparent", "Tracestate", "X-Amzn-Trace-Id", "X-Cloud-Trace-Context", "Cf-Ray", "X-B3-Traceid", "X-B3-Spanid",
+}
+
+// normalizedDate replaces Date (and any rate-limit reset instant).
+const normalizedDate = "Thu, 01 Jan 1970 00:00:00 GMT"
+
+func isRateLimit(name string) bool {
+	n := strings.ToLower(name)
+	return strings.HasPrefix(n, "anthropic-ratelimit-") || strings.HasPrefix(n, "x-ratelimit-")
+}
+
+func isVolatileRequest(name string) bool {
+	for _, v := range volatileRequestHeaders {
+		if strings.HasSuffix(v, "-") {
+			if strings.HasPrefix(http.CanonicalHeaderKey(name), v) {
+				return true
+			}
+		} else if http.CanonicalHeaderKey(name) == v {
+			return true
+		}
+	}
+	return false
+}
+
+func cloneValues[M ~map[string][]string](m M) M {
+	if m == nil {
+		return nil
+	}
+	out := make(M, len(m))
+	for k, v := range m {
+		out[k] = slices.Clone(v)
+	}
+	return out
+}
+
+// copyInteraction deep-copies everything mutable in i.
+func copyInteraction(i *cassette.Interaction) *cassette.Interaction {
+	c := &cassette.Interaction{ID: i.ID, Request: i.Request, Response: i.Response}
+	c.Request.Headers = cloneValues(i.Request.Headers)
+	c.Request.Trailer = cloneValues(i.Request.Trailer)
+	c.Request.Form = cloneValues(i.Request.Form)
+	c.Request.TransferEncoding = slices.Clone(i.Request.TransferEncoding)
+	c.Response.Headers = cloneValues(i.Response.Headers)
+	c.Response.Trailer = cloneValues(i.Response.Trailer)
+	c.Response.TransferEncoding = slices.Clone(i.Response.TransferEncoding)
+	return c
+}
+
+// redactInteraction returns the copy of i that is saved: credentials and
+// request/trace ids redacted, volatile request headers dropped, Date and
+// rate-limit headers normalised, user info and credential query parameters
+// removed from the URL, and the recorded latency zeroed. i is not modified.
+func redactInteraction(i *cassette.Interaction) *cassette.Interaction {
+	c := copyInteraction(i)
+	c.Request.URL = redactURL(c.Request.URL)
+	redactQuery(c.Request.Form)
+	for name := range c.Request.Headers {
+		if isVolatileRequest(name) {
+			delete(c.Request.Headers, name)
+		}
+	}
+	for _, h := range []http.Header{c.Request.Headers, c.Response.Headers, c.Request.Trailer, c.Response.Trailer} {
+		for _, name := range slices.Sorted(maps.Keys(h)) {
+			canon := http.CanonicalHeaderKey(name)
+			switch {
+			case slices.Contains(redactedHeaders, canon):
+				h[name] = []string{redacted}
+			case canon == "Date":
+				h[name] = []string{normalizedDate}
+			case isRateLimit(canon):
+				if strings.HasSuffix(canon, "-Reset") {
+					h[name] = []string{"1970-01-01T00:00:00Z"}
+				} else {
+					h[name] = []string{"0"}
+				}
+			}
+		}
+	}
+	c.Response.Duration = 0
+	return c
+}
+
+// secretPatterns are shapes of credentials the scanner refuses to save.
+var secretPatterns = []struct {
+	what string
+	re   *regexp.Regexp
+}{
+	{"an Anthropic API key", regexp.MustCompile(`sk-ant-[A-Za-z0-9_\-]{8,}`)},
+	{"an OpenAI-style API key", regexp.MustCompile(`\bsk-(?:proj-)?[A-Za-z0-9_\-]{16,}`)},
+	{"a bearer token", regexp.MustCompile(`(?i)\bbearer\s+[A-Za-z0-9._~+/\-]{12,}=*`)},
+	{"an AWS access key id", regexp.MustCompile(`\bAKIA[0-9A-Z]{16}\b`)},
+	{"a GitHub token", regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{30,}`)},
+	{"a Slack token", regexp.MustCompile(`\bxox[abprs]-[A-Za-z0-9\-]{10,}`)},
+	{"a Google API key", regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{35}`)},
+}
+
+// secretFinding locates a secret without revealing it.
+type secretFinding struct {
+	what   string
+	line   int
+	offset int
+	masked string
+}
+
+// scanSecrets returns the first secret in b: the recording key itself
+// (when apiKey is at least 8 bytes: shorter test keys would match ordinary
+// text) or anything matching secretPatterns.
+func scanSecrets(b []byte, apiKey string) *secretFinding {
+	best := -1
+	var what string
+	var n int
+	if len(apiKey) >= 8 {
+		if i := bytes.Index(b, []byte(apiKey)); i >= 0 {
+			best, what, n = i, "the API key used for recording", len(apiKey)
+		}
+	}
+	for _, p := range secretPatterns {
+		loc := p.re.FindIndex(b)
+		if loc != nil && (best < 0 || loc[0] < best) {
+			best, what, n = loc[0], p.what, loc[1]-loc[0]
+		}
+	}
+	if best < 0 {
+		return nil
+	}
+	prefix := min(4, n)
+	return &secretFinding{
+		what:   what,
+		line:   bytes.Count(b[:best], []byte("\n")) + 1,
+		offset: best,
+		masked: fmt.Sprintf("%q…(%d bytes)", b[best:best+prefix], n),
+	}
+}
+
+// redactText masks anything secret-shaped in s, for error messages.
+func redactText(s, apiKey string) string {
+	if len(apiKey) >= 8 {
+		s = strings.ReplaceAll(s, apiKey, redacted)
+	}
+	for _, p := range secretPatterns {
+		s = p.re.ReplaceAllString(s, redacted)
+	}
+	return s
+}

@@ -1,0 +1,281 @@
+package cassettes
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// FileName is the cassette file name for one path ("happy", "retry") of
+// one fixture scenario: "<scenario>.<path>.yaml".
+func FileName(scenario, path string) string { return scenario + "." + path + ".yaml" }
+
+// scenarioKey turns a FileName back into refresh-cassettes' "scenario/path".
+func scenarioKey(file string) string {
+	s := strings.TrimSuffix(file, ".yaml")
+	if i := strings.LastIndexByte(s, '.'); i > 0 {
+		return s[:i] + "/" + s[i+1:]
+	}
+	return s
+}
+
+// Update is one re-recorded cassette for Apply.
+type Update struct {
+	// File is the cassette's name in the directory (see FileName).
+	File string
+	// Staged is the freshly recorded cassette, on the same file system
+	// as the directory (a temporary directory inside it, say).
+	Staged string
+	// Force and Reason are required to replace a pinned cassette; the
+	// reason goes into the manifest history.
+	Force  bool
+	Reason string
+}
+
+// Apply moves staged cassettes into dir and records them in dir's manifest
+// (created if missing), with at (any text; refresh-cassettes writes an
+// RFC 3339 time) in each history entry. Everything is validated and the
+// new manifest is written to a synced temporary file before the first
+// file is replaced, so a failure or interruption up to that point leaves
+// every old cassette and the manifest unchanged. It returns the new
+// manifest.
+func Apply(dir string, updates []Update, at string) (*Manifest, error) {
+	return apply(dir, updates, at, nil)
+}
+
+func apply(dir string, updates []Update, at string, create func(string, string) (tempFile, error)) (*Manifest, error) {
+	mpath := filepath.Join(dir, ManifestName)
+	m, err := ReadManifest(mpath)
+	if errors.Is(err, fs.ErrNotExist) {
+		m, err = &Manifest{Format: ManifestFormat}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, u := range updates {
+		if u.File != filepath.Base(u.File) || !strings.HasSuffix(u.File, ".yaml") {
+			return nil, newErr(u.Staged, 0, "manifest", fmt.Errorf("update file %q is not a cassette file name", u.File))
+		}
+		p, err := readCassette(u.Staged, refreshCommand(scenarioKey(u.File)))
+		if err != nil {
+			return nil, err
+		}
+		if old, ok := m.Lookup(u.File); ok && old.Pinned && old.Digest != p.digest.String() && (!u.Force || u.Reason == "") {
+			return nil, newErr(filepath.Join(dir, u.File), 0, "manifest", detailf(ErrPinned,
+				"%v: a golden digest depends on %s; re-record it with -force -reason 'why'", ErrPinned, u.File))
+		}
+		e := Entry{File: u.File, Digest: p.digest.String(), Interactions: len(p.c.Interactions), Model: modelOf(p)}
+		if err := m.update(e, u.Force, u.Reason, at); err != nil {
+			return nil, newErr(mpath, 0, "manifest", err)
+		}
+	}
+	data, err := m.encode()
+	if err != nil {
+		return nil, newErr(mpath, 0, "manifest", err)
+	}
+	tmp, err := stageFile(mpath, data, create)
+	if err != nil {
+		return nil, err
+	}
+	for _, u := range updates {
+		if err := os.Rename(u.Staged, filepath.Join(dir, u.File)); err != nil {
+			os.Remove(tmp)
+			return nil, newErr(filepath.Join(dir, u.File), 0, "write", err)
+		}
+	}
+	if err := os.Rename(tmp, mpath); err != nil {
+		os.Remove(tmp)
+		return nil, newErr(mpath, 0, "write", err)
+	}
+	syncDir(dir)
+	return m, nil
+}
+
+// Usage is token usage summed over a cassette's responses.
+type Usage struct {
+	InputTokens  int64
+	OutputTokens int64
+}
+
+// Change summarises what re-recording changed in one cassette.
+// Interactions are paired by request key, in order.
+type Change struct {
+	OldDigest, NewDigest             string // OldDigest is "" for a new cassette
+	Added, Removed, Changed, Same    int
+	TextChanged                      bool
+	Model                            string
+	OldUsage, NewUsage               Usage
+	OldInteractions, NewInteractions int
+}
+
+// Compare summarises the difference between the cassette at oldPath
+// (which may not exist) and the one at newPath.
+func Compare(oldPath, newPath string) (*Change, error) {
+	np, err := readCassette(newPath, refreshCommand(""))
+	if err != nil {
+		return nil, err
+	}
+	ch := &Change{NewDigest: np.digest.String(), Model: modelOf(np), NewInteractions: len(np.c.Interactions)}
+	var op *parsed
+	if _, err := os.Stat(oldPath); err == nil {
+		if op, err = readCassette(oldPath, refreshCommand("")); err != nil {
+			return nil, err
+		}
+		ch.OldDigest, ch.OldInteractions = op.digest.String(), len(op.c.Interactions)
+	}
+	oldByKey := map[key][]int{}
+	var oldText, newText strings.Builder
+	if op != nil {
+		for i, k := range op.keys {
+			oldByKey[k] = append(oldByKey[k], i)
+			info := responseInfo(op.c.Interactions[i].Response.Body, op.c.Interactions[i].Response.Headers)
+			oldText.WriteString(info.text + "\x00")
+			ch.OldUsage.InputTokens += info.usage.InputTokens
+			ch.OldUsage.OutputTokens += info.usage.OutputTokens
+		}
+	}
+	for i, k := range np.keys {
+		r := np.c.Interactions[i].Response
+		info := responseInfo(r.Body, r.Headers)
+		newText.WriteString(info.text + "\x00")
+		ch.NewUsage.InputTokens += info.usage.InputTokens
+		ch.NewUsage.OutputTokens += info.usage.OutputTokens
+		q := oldByKey[k]
+		if len(q) == 0 {
+			ch.Added++
+			continue
+		}
+		o := op.c.Interactions[q[0]].Response
+		oldByKey[k] = q[1:]
+		if o.Code == r.Code && o.Body == r.Body {
+			ch.Same++
+		} else {
+			ch.Changed++
+		}
+	}
+	for _, q := range oldByKey {
+		ch.Removed += len(q)
+	}
+	ch.TextChanged = op != nil && oldText.String() != newText.String()
+	return ch, nil
+}
+
+func modelOf(p *parsed) string {
+	for _, in := range p.c.Interactions {
+		if m := responseInfo(in.Response.Body, in.Response.Headers).model; m != "" {
+			return m
+		}
+	}
+	return ""
+}
+
+type respInfo struct {
+	model string
+	text  string
+	usage Usage
+}
+
+// responseInfo extracts model, text and usage from an Anthropic or OpenAI
+// response body, JSON or server-sent events. Unknown shapes give zeros.
+func responseInfo(body string, h map[string][]string) respInfo {
+	var info respInfo
+	if isSSE(h) {
+		for frame := range strings.SplitSeq(strings.ReplaceAll(body, "\r\n", "\n"), "\n\n") {
+			for line := range strings.SplitSeq(frame, "\n") {
+				data, ok := strings.CutPrefix(line, "data:")
+				if !ok {
+					continue
+				}
+				info.addEvent(strings.TrimSpace(data))
+			}
+		}
+		return info
+	}
+	info.addEvent(body)
+	return info
+}
+
+type wireUsage struct {
+	InputTokens      int64 `json:"input_tokens"`
+	OutputTokens     int64 `json:"output_tokens"`
+	PromptTokens     int64 `json:"prompt_tokens"`
+	CompletionTokens int64 `json:"completion_tokens"`
+}
+
+type wireMessage struct {
+	Type    string `json:"type"`
+	Model   string `json:"model"`
+	Content []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	} `json:"content"`
+	Usage   *wireUsage `json:"usage"`
+	Message *struct {
+		Model string     `json:"model"`
+		Usage *wireUsage `json:"usage"`
+	} `json:"message"`
+	Delta *struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	} `json:"delta"`
+	Choices []struct {
+		Message *struct {
+			Content string `json:"content"`
+		} `json:"message"`
+		Delta *struct {
+			Content string `json:"content"`
+		} `json:"delta"`
+	} `json:"choices"`
+}
+
+func (info *respInfo) addEvent(data string) {
+	var m wireMessage
+	if json.Unmarshal([]byte(data), &m) != nil {
+		return
+	}
+	if m.Model != "" && info.model == "" {
+		info.model = m.Model
+	}
+	for _, c := range m.Content {
+		if c.Type == "text" {
+			info.text += c.Text
+		}
+	}
+	for _, c := range m.Choices {
+		if c.Message != nil {
+			info.text += c.Message.Content
+		}
+		if c.Delta != nil {
+			info.text += c.Delta.Content
+		}
+	}
+	if m.Delta != nil && m.Delta.Type == "text_delta" {
+		info.text += m.Delta.Text
+	}
+	if m.Message != nil {
+		if info.model == "" {
+			info.model = m.Message.Model
+		}
+		if m.Message.Usage != nil {
+			info.usage.InputTokens += m.Message.Usage.InputTokens
+			info.usage.OutputTokens += m.Message.Usage.OutputTokens
+		}
+	}
+	if u := m.Usage; u != nil {
+		if m.Type == "message_delta" {
+			// message_delta carries cumulative counts; message_start's
+			// output count was a placeholder.
+			if u.InputTokens > 0 {
+				info.usage.InputTokens = u.InputTokens
+			}
+			info.usage.OutputTokens = u.OutputTokens
+		} else {
+			info.usage.InputTokens += u.InputTokens + u.PromptTokens
+			info.usage.OutputTokens += u.OutputTokens + u.CompletionTokens
+		}
+	}
+}

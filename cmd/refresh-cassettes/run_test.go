@@ -1,0 +1,324 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/codegenie/codegenie/cassettes"
+	"github.com/codegenie/codegenie/fixtures"
+	"github.com/codegenie/codegenie/internal/fakellm"
+	"github.com/stretchr/testify/require"
+)
+
+const dummyKey = "sk-ant-api03-dummy-recording-key-for-tests-0123456789"
+
+var fixedNow = func() time.Time { return time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC) }
+
+// fakeAPI serves fakellm on loopback (requiring the dummy key) and returns
+// its URL and a config that records against it.
+func fakeAPI(t testing.TB) (string, config) {
+	t.Helper()
+	srv, _ := fakellm.NewHTTPTest(t, fakellm.Config{APIKey: dummyKey})
+	return srv.URL, config{apiKey: dummyKey, transport: srv.Client().Transport, now: fixedNow}
+}
+
+func runCmd(t testing.TB, cfg config, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	err := cfg.run(context.Background(), args, strings.NewReader(""), &out, &errb)
+	code = exitCode(err, &errb)
+	return out.String(), errb.String(), code
+}
+
+func snapshot(t testing.TB, dir string) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	ents, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if e.IsDir() {
+			b, err = []byte("<dir>"), nil
+		}
+		require.NoError(t, err)
+		out[e.Name()] = b
+	}
+	return out
+}
+
+func TestUsageErrors(t *testing.T) {
+	_, cfg := fakeAPI(t)
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown flag", []string{"-nope"}, "flag provided but not defined"},
+		{"positional", []string{"extra"}, "unexpected arguments"},
+		{"bad regexp", []string{"-run", "("}, "-run:"},
+		{"no match", []string{"-run", "^nothing$"}, "matches no cassette; there are: "},
+		{"force without reason", []string{"-force"}, "-force needs -reason"},
+		{"bad base url", []string{"-base-url", "ftp:/x"}, "not an absolute http(s) URL"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, stderr, code := runCmd(t, cfg, append(tt.args, "-dir", t.TempDir())...)
+			require.Equal(t, 2, code)
+			require.Contains(t, stderr, "refresh-cassettes: ")
+			require.Contains(t, stderr, tt.want)
+			require.Contains(t, stderr, "usage:")
+		})
+	}
+}
+
+func TestMissingKeyNamesVariable(t *testing.T) {
+	_, cfg := fakeAPI(t)
+	cfg.apiKey = ""
+	dir := t.TempDir()
+	_, stderr, code := runCmd(t, cfg, "-dir", dir)
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, "ANTHROPIC_API_KEY is not set")
+	require.Empty(t, snapshot(t, dir))
+}
+
+func TestDryRun(t *testing.T) {
+	_, cfg := fakeAPI(t)
+	cfg.apiKey = "" // not needed to list
+	dir := t.TempDir()
+	stdout, _, code := runCmd(t, cfg, "-dir", dir, "-dry-run", "-run", "npm")
+	require.Equal(t, 0, code)
+	require.Contains(t, stdout, "would record")
+	require.Contains(t, stdout, "npm-lodash/happy")
+	require.Contains(t, stdout, "(new)")
+	require.NotContains(t, stdout, "go-xnet")
+	require.Empty(t, snapshot(t, dir))
+}
+
+// TestRecordThenReplay is the end-to-end test: the command records every
+// scenario path against fakellm into a temp dir, then the fixture tier
+// replays from those cassettes (no network) and produces the same
+// DiffBytes as a direct run against the fake.
+func TestRecordThenReplay(t *testing.T) {
+	base, cfg := fakeAPI(t)
+	dir := t.TempDir()
+	stdout, stderr, code := runCmd(t, cfg, "-dir", dir, "-base-url", base)
+	require.Equal(t, 0, code, stderr)
+	ts := targets()
+	require.GreaterOrEqual(t, len(ts), 3)
+	for i, tg := range ts {
+		require.Contains(t, stdout, "] "+tg.key+": recording "+tg.file, "progress line %d", i)
+		require.Contains(t, stdout, "  "+tg.key+": new: ")
+	}
+	require.Contains(t, stdout, "go test ./properties/ -run Golden -update")
+	require.NoError(t, cassettes.Verify(dir))
+
+	for _, tg := range ts {
+		t.Run(tg.key, func(t *testing.T) {
+			c, err := cassettes.Open(filepath.Join(dir, tg.file), cassettes.Options{Scenario: tg.key})
+			require.NoError(t, err)
+			tier, err := fixtures.NewTier(fixtures.TierConfig{HTTPClient: c.Client()})
+			require.NoError(t, err)
+			s := tg.scenario
+			got, err := tier.Run(context.Background(), s.Advisory, s.Repo, s.Recipe, tg.prior)
+			require.NoError(t, err)
+			require.NoError(t, c.Close())
+			require.Equal(t, c.ID(), got.RunKey.CassetteID)
+
+			direct, err := fixtures.NewTier(fixtures.TierConfig{HTTPClient: fixtures.FakeHTTPClient()})
+			require.NoError(t, err)
+			want, err := direct.Run(context.Background(), s.Advisory, s.Repo, s.Recipe, tg.prior)
+			require.NoError(t, err)
+			require.NotEmpty(t, want.Transform.DiffBytes)
+			require.Equal(t, string(want.Transform.DiffBytes), string(got.Transform.DiffBytes))
+		})
+	}
+
+	// A second refresh against the same deterministic server changes nothing.
+	before := snapshot(t, dir)
+	stdout, stderr, code = runCmd(t, cfg, "-dir", dir, "-base-url", base)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stdout, ": unchanged (")
+	require.Contains(t, stdout, "no cassette changed")
+	require.Equal(t, before, snapshot(t, dir))
+}
+
+// rewriting changes every response's message id, as a new model snapshot
+// would change the answers.
+type rewriting struct{ next http.RoundTripper }
+
+func (r rewriting) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := r.next.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	b = bytes.ReplaceAll(b, []byte("msg_fake_"), []byte("msg_new_"))
+	resp.Body = io.NopCloser(bytes.NewReader(b))
+	resp.ContentLength = int64(len(b))
+	resp.Header.Del("Content-Length")
+	return resp, nil
+}
+
+func TestPinnedNeedsForceAndReason(t *testing.T) {
+	base, cfg := fakeAPI(t)
+	dir := t.TempDir()
+	_, stderr, code := runCmd(t, cfg, "-dir", dir, "-base-url", base, "-run", "npm-lodash/happy")
+	require.Equal(t, 0, code, stderr)
+	before := snapshot(t, dir)
+
+	changed := cfg
+	changed.transport = rewriting{cfg.transport}
+	_, stderr, code = runCmd(t, changed, "-dir", dir, "-base-url", base, "-run", "npm-lodash/happy")
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, "cassette is pinned")
+	require.Contains(t, stderr, "-force -reason")
+	require.Equal(t, before, snapshot(t, dir), "refused refresh leaves everything as it was")
+
+	stdout, stderr, code := runCmd(t, changed, "-dir", dir, "-base-url", base, "-run", "npm-lodash/happy", "-force", "-reason", "new model snapshot")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stdout, "npm-lodash/happy: changed: 0 added, 0 removed, 1 changed, 0 same; response text unchanged")
+	require.Contains(t, stdout, "go test ./properties/ -run Golden -update")
+	m, err := cassettes.ReadManifest(filepath.Join(dir, cassettes.ManifestName))
+	require.NoError(t, err)
+	require.Len(t, m.History, 2)
+	require.Equal(t, "new model snapshot", m.History[1].Reason)
+	require.Equal(t, "2026-11-22T03:00:00Z", m.History[1].At)
+	require.NoError(t, cassettes.Verify(dir))
+}
+
+// failAfter lets n requests through, then fails: the API going away (or
+// the steward pressing ^C) in the middle of a refresh.
+type failAfter struct {
+	n    *int
+	next http.RoundTripper
+}
+
+func (f failAfter) RoundTrip(req *http.Request) (*http.Response, error) {
+	if *f.n <= 0 {
+		return nil, errors.New("connection reset (simulated)")
+	}
+	*f.n--
+	return f.next.RoundTrip(req)
+}
+
+func TestInterruptedRefreshChangesNothing(t *testing.T) {
+	base, cfg := fakeAPI(t)
+	dir := t.TempDir()
+	_, stderr, code := runCmd(t, cfg, "-dir", dir, "-base-url", base)
+	require.Equal(t, 0, code, stderr)
+	before := snapshot(t, dir)
+
+	n := 2
+	broken := cfg
+	broken.transport = failAfter{n: &n, next: rewriting{cfg.transport}}
+	_, stderr, code = runCmd(t, broken, "-dir", dir, "-base-url", base, "-force", "-reason", "r")
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, "connection reset (simulated)")
+	require.Contains(t, stderr, "nothing was changed in "+dir)
+	require.Equal(t, before, snapshot(t, dir), "old cassettes and manifest unchanged, staging removed")
+	require.NoError(t, cassettes.Verify(dir))
+}
+
+func TestSecretInResponseIsRefused(t *testing.T) {
+	base, cfg := fakeAPI(t)
+	dir := t.TempDir()
+	leaky := cfg
+	leaky.transport = leak{cfg.transport}
+	_, stderr, code := runCmd(t, leaky, "-dir", dir, "-base-url", base, "-run", "npm-lodash/happy")
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, "secret in cassette")
+	require.NotContains(t, stderr, dummyKey)
+	require.Equal(t, map[string][]byte{}, snapshot(t, dir))
+}
+
+// leak echoes the request's key in a response header.
+type leak struct{ next http.RoundTripper }
+
+func (l leak) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := l.next.RoundTrip(req)
+	if err == nil {
+		resp.Header.Set("X-Echo", req.Header.Get("X-Api-Key"))
+	}
+	return resp, err
+}
+
+func TestRedirect(t *testing.T) {
+	tests := []struct {
+		name, from, to, req, want string
+	}{
+		{"default root to loopback", "https://api.anthropic.com", "http://127.0.0.1:8080", "https://api.anthropic.com/v1/messages?beta=true", "http://127.0.0.1:8080/v1/messages?beta=true"},
+		{"path prefix", "https://api.anthropic.com", "http://proxy.internal/anthropic/", "https://api.anthropic.com/v1/messages", "http://proxy.internal/anthropic/v1/messages"},
+		{"other host untouched", "https://api.anthropic.com", "http://127.0.0.1:8080", "https://example.com/v1/embeddings", "https://example.com/v1/embeddings"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			from, err := url.Parse(tt.from)
+			require.NoError(t, err)
+			to, err := url.Parse(tt.to)
+			require.NoError(t, err)
+			var got string
+			rt := redirect{from: from, to: to, next: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+				got = r.URL.String()
+				return &http.Response{StatusCode: 200, Body: http.NoBody, Request: r}, nil
+			})}
+			req, err := http.NewRequest("POST", tt.req, nil)
+			require.NoError(t, err)
+			_, err = rt.RoundTrip(req)
+			require.NoError(t, err)
+			require.Equal(t, tt.want, got)
+			require.Equal(t, tt.req, req.URL.String(), "the recorded request keeps its URL")
+		})
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+func TestExitCode(t *testing.T) {
+	var b bytes.Buffer
+	require.Equal(t, 0, exitCode(nil, &b))
+	require.Equal(t, 1, exitCode(errors.New("boom"), &b))
+	require.Equal(t, 2, exitCode(usagef("bad"), &b))
+	require.Contains(t, b.String(), "refresh-cassettes: boom")
+}
+
+// garbling breaks the model's answer so the pipeline rejects it.
+type garbling struct{ next http.RoundTripper }
+
+func (g garbling) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := g.next.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	b = bytes.ReplaceAll(b, []byte("```diff"), []byte("```text"))
+	resp.Body = io.NopCloser(bytes.NewReader(b))
+	resp.ContentLength = int64(len(b))
+	resp.Header.Del("Content-Length")
+	return resp, nil
+}
+
+func TestRejectedAnswerIsStillRecorded(t *testing.T) {
+	base, cfg := fakeAPI(t)
+	cfg.transport = garbling{cfg.transport}
+	dir := t.TempDir()
+	stdout, stderr, code := runCmd(t, cfg, "-dir", dir, "-base-url", base, "-run", "npm-lodash/happy")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stdout, "npm-lodash/happy: note: the pipeline rejected the answer")
+	require.NoError(t, cassettes.Verify(dir))
+}

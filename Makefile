@@ -6,7 +6,7 @@ DETVET_PKGS := ./events/... ./rag/... ./prompt/... ./llm/... ./fallback/...
 
 .PHONY: check test gate bench fmt vet staticcheck tidy-check race detvet
 
-check: fmt vet staticcheck tidy-check race
+check: fmt vet staticcheck tidy-check detvet race
 
 fmt:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
@@ -24,6 +24,10 @@ tidy-check:
 	@if ! cmp -s go.mod /tmp/codegenie-go.mod.bak || ! cmp -s go.sum /tmp/codegenie-go.sum.bak; then \
 		echo "go mod tidy changed go.mod/go.sum; run 'go mod tidy' and commit"; \
 		cp /tmp/codegenie-go.mod.bak go.mod; cp /tmp/codegenie-go.sum.bak go.sum; exit 1; fi
+
+# detvet: the static determinism analyzer over the pipeline packages.
+detvet:
+	$(GO) run ./cmd/detvet $(DETVET_PKGS)
 
 race:
 	$(GO) test -race -shuffle=on ./...

@@ -1,0 +1,215 @@
+package detvet
+
+import (
+	"flag"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"regexp"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/passes/inspect"
+	"golang.org/x/tools/go/ast/inspector"
+)
+
+// DefaultPackages is the import-path pattern of the pipeline packages that
+// detvet checks when Config.Packages is nil: codegenie's events, rag,
+// prompt, llm and fallback packages and everything below them.
+const DefaultPackages = `^github\.com/codegenie/codegenie/(events|rag|prompt|llm|fallback)(/|$)`
+
+// Diagnostic categories, one per kind of finding.
+const (
+	CategoryWallClock = "wallclock"
+	CategoryRand      = "rand"
+	CategoryCrypto    = "cryptorand"
+	CategoryUUID      = "uuid"
+	CategoryEnv       = "env"
+	CategoryMapOrder  = "maporder"
+	CategorySelect    = "select"
+	CategoryGoAppend  = "goappend"
+	CategoryIgnore    = "ignore"
+)
+
+// Config configures an analyzer made by New. The zero value checks the
+// non-test files of the packages matching DefaultPackages.
+type Config struct {
+	// Packages selects, by import path, the packages to check; other
+	// packages are skipped. Nil means DefaultPackages. The "_test" suffix of
+	// an external test package is removed before matching.
+	Packages *regexp.Regexp
+	// Tests also checks _test.go files. Tests may use the wall clock and
+	// randomness freely, so they are skipped by default.
+	Tests bool
+}
+
+// Analyzer is detvet with the zero Config. Its flags are -pkgs (a regular
+// expression replacing DefaultPackages) and -tests.
+var Analyzer = New(Config{})
+
+const doc = `detvet reports sources of nondeterminism in pipeline packages
+
+detvet flags, inside the packages selected by -pkgs: reads of the wall clock
+(time.Now, Since, Until); the global functions of math/rand and
+math/rand/v2; crypto/rand; UUID generation; reads of the environment;
+ranging over a map when the iteration order can reach output; select
+statements with several communication cases; and goroutines appending to a
+shared slice. Suppress a finding with "//detvet:ignore <reason>" on its line
+or the line above; the reason is required.`
+
+// New returns a detvet analyzer using cfg. Its -pkgs and -tests flags
+// override cfg.
+func New(cfg Config) *analysis.Analyzer {
+	c := &cfg
+	if c.Packages == nil {
+		c.Packages = regexp.MustCompile(DefaultPackages)
+	}
+	a := &analysis.Analyzer{
+		Name:     "detvet",
+		Doc:      doc,
+		URL:      "https://pkg.go.dev/github.com/codegenie/codegenie/detvet",
+		Requires: []*analysis.Analyzer{inspect.Analyzer},
+		Run:      func(pass *analysis.Pass) (any, error) { return run(c, pass) },
+	}
+	a.Flags.Init("detvet", flag.ContinueOnError)
+	a.Flags.Var(regexpFlag{&c.Packages}, "pkgs", "regular expression selecting the import paths of the packages to check")
+	a.Flags.BoolVar(&c.Tests, "tests", c.Tests, "also check _test.go files")
+	return a
+}
+
+type regexpFlag struct{ re **regexp.Regexp }
+
+func (f regexpFlag) String() string {
+	if f.re == nil || *f.re == nil {
+		return DefaultPackages
+	}
+	return (*f.re).String()
+}
+
+func (f regexpFlag) Set(s string) error {
+	re, err := regexp.Compile(s)
+	if err != nil {
+		return err
+	}
+	*f.re = re
+	return nil
+}
+
+// checker holds the state of one pass.
+type checker struct {
+	pass     *analysis.Pass
+	ignores  map[lineKey]string // line of a //detvet:ignore -> reason
+	reported map[reportKey]bool
+}
+
+type reportKey struct {
+	pos      token.Pos
+	category string
+}
+
+type lineKey struct {
+	file string
+	line int
+}
+
+func run(cfg *Config, pass *analysis.Pass) (any, error) {
+	if !cfg.Packages.MatchString(strings.TrimSuffix(pass.Pkg.Path(), "_test")) {
+		return nil, nil
+	}
+	ins := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
+	c := &checker{pass: pass, ignores: map[lineKey]string{}, reported: map[reportKey]bool{}}
+
+	skip := map[*token.File]bool{}
+	for _, f := range pass.Files {
+		tf := pass.Fset.File(f.FileStart)
+		if tf == nil {
+			continue
+		}
+		if (!cfg.Tests && strings.HasSuffix(tf.Name(), "_test.go")) || ast.IsGenerated(f) {
+			skip[tf] = true
+			continue
+		}
+		c.collectIgnores(f)
+	}
+
+	root := ins.Root()
+	for cur := range root.Preorder((*ast.File)(nil)) {
+		if skip[pass.Fset.File(cur.Node().Pos())] {
+			continue
+		}
+		c.checkFile(cur)
+	}
+	return nil, nil
+}
+
+const directive = "//detvet:ignore"
+
+func (c *checker) collectIgnores(f *ast.File) {
+	for _, g := range f.Comments {
+		for _, cm := range g.List {
+			if !strings.HasPrefix(cm.Text, directive) {
+				continue
+			}
+			rest := cm.Text[len(directive):]
+			if rest != "" && rest[0] != ' ' && rest[0] != '\t' {
+				continue // some other directive, e.g. //detvet:ignored
+			}
+			reason := strings.TrimSpace(rest)
+			if reason == "" {
+				c.pass.Report(analysis.Diagnostic{
+					Pos: cm.Pos(), End: cm.End(), Category: CategoryIgnore,
+					Message: "//detvet:ignore needs a reason: write //detvet:ignore <why this is deterministic>; a bare directive suppresses nothing",
+				})
+				continue
+			}
+			p := c.pass.Fset.Position(cm.Pos())
+			c.ignores[lineKey{p.Filename, p.Line}] = reason
+		}
+	}
+}
+
+// report reports a finding at n unless a //detvet:ignore with a reason is on
+// its line or the line above, or the same position was reported already.
+func (c *checker) report(n ast.Node, category, format string, args ...any) {
+	pos := n.Pos()
+	k := reportKey{pos, category}
+	if c.reported[k] {
+		return
+	}
+	c.reported[k] = true
+	p := c.pass.Fset.Position(pos)
+	if _, ok := c.ignores[lineKey{p.Filename, p.Line}]; ok {
+		return
+	}
+	if _, ok := c.ignores[lineKey{p.Filename, p.Line - 1}]; ok {
+		return
+	}
+	c.pass.Report(analysis.Diagnostic{Pos: pos, End: n.End(), Category: category, Message: sprintf(format, args...)})
+}
+
+func (c *checker) checkFile(file inspector.Cursor) {
+	for cur := range file.Preorder((*ast.Ident)(nil), (*ast.RangeStmt)(nil), (*ast.SelectStmt)(nil),
+		(*ast.GoStmt)(nil), (*ast.CallExpr)(nil)) {
+		switch n := cur.Node().(type) {
+		case *ast.Ident:
+			c.checkIdent(n)
+		case *ast.RangeStmt:
+			c.checkMapRange(cur, n)
+		case *ast.SelectStmt:
+			c.checkSelect(n)
+		case *ast.GoStmt:
+			c.checkGo(cur, n)
+		case *ast.CallExpr:
+			c.checkCollect(cur, n)
+			c.checkGoMethod(cur, n)
+		}
+	}
+}
+
+// objOf returns the object an identifier denotes or defines.
+func (c *checker) objOf(id *ast.Ident) types.Object {
+	if o := c.pass.TypesInfo.Uses[id]; o != nil {
+		return o
+	}
+	return c.pass.TypesInfo.Defs[id]
+}

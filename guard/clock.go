@@ -1,0 +1,92 @@
+package guard
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/codegenie/codegenie/events"
+)
+
+// Clock returns the current time. Its underlying type is the one of
+// events.Options.Clock, so a Clock can be injected there directly.
+type Clock func() time.Time
+
+// WallClock returns the wall clock (time.Now) outside replay mode. In
+// replay mode it returns a *ReplayModeError with Op OpWallClock: a replayed
+// run must use the recorded clock.
+func WallClock(ctx context.Context) (Clock, error) {
+	if err := check(ctx, OpWallClock, "the wall clock was requested"); err != nil {
+		return nil, err
+	}
+	return time.Now, nil
+}
+
+// RecordedClock replays recorded timestamps, one per read, in order. It
+// never reads the wall clock. It is safe for concurrent use, but concurrent
+// readers get the timestamps in the order they happen to read them.
+type RecordedClock struct {
+	mu    sync.Mutex
+	times []time.Time
+	reads int
+}
+
+// NewRecordedClock returns a clock that replays times. The slice is
+// copied.
+func NewRecordedClock(times []time.Time) *RecordedClock {
+	return &RecordedClock{times: append([]time.Time(nil), times...)}
+}
+
+// ClockFromTape returns a clock that replays the EmittedAt of evs, in the
+// order given (a Recorder's tape order), so that a replayed run stamps its
+// events with the recorded times.
+func ClockFromTape(evs []events.Event) *RecordedClock {
+	ts := make([]time.Time, len(evs))
+	for i, e := range evs {
+		ts[i] = e.EmittedAt
+	}
+	return &RecordedClock{times: ts}
+}
+
+// Now returns the next recorded timestamp. Once the recording is
+// exhausted it keeps returning the last one (the zero time if there were
+// none) and Err reports the overrun; it never falls back to the wall clock.
+func (c *RecordedClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	i := c.reads
+	c.reads++
+	switch {
+	case i < len(c.times):
+		return c.times[i]
+	case len(c.times) > 0:
+		return c.times[len(c.times)-1]
+	}
+	return time.Time{}
+}
+
+// Clock returns c.Now as a Clock.
+func (c *RecordedClock) Clock() Clock { return c.Now }
+
+// Reads returns how many times Now was called.
+func (c *RecordedClock) Reads() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.reads
+}
+
+// Err returns nil while every read was served from the recording, and
+// otherwise a *ReplayModeError with Op OpWallClock: the replayed run read
+// the clock more often than the recorded one, and the only other source of
+// time would have been the wall clock.
+func (c *RecordedClock) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.reads <= len(c.times) {
+		return nil
+	}
+	return &ReplayModeError{Op: OpWallClock, Detail: fmt.Sprintf(
+		"the recorded clock holds %d timestamps but was read %d times; the replayed run diverged from the recording",
+		len(c.times), c.reads)}
+}

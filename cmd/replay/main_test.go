@@ -1,0 +1,143 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/codegenie/codegenie/events"
+	"github.com/codegenie/codegenie/replay"
+)
+
+func tape(t testing.TB, completion string) []events.Event {
+	t.Helper()
+	r := events.NewRecorder(events.Options{})
+	root, err := r.Emit(0, events.KindRunStarted, map[string]string{"run_key": "rk-1"})
+	require.NoError(t, err)
+	p, err := r.Emit(root, events.KindPromptBuilt, map[string]string{"prompt": "fix lodash"})
+	require.NoError(t, err)
+	q, err := r.Emit(p, events.KindLLMRequested, map[string]string{"model": "m"})
+	require.NoError(t, err)
+	s, err := r.Emit(q, events.KindLLMResponded, map[string]string{"completion": completion})
+	require.NoError(t, err)
+	_, err = r.Emit(s, events.KindTransformProduced, map[string]string{"diff": completion})
+	require.NoError(t, err)
+	return r.Events()
+}
+
+func meta() replay.Metadata {
+	return replay.Metadata{Pin: replay.Pin{RunKey: "rk-1"}, Scenario: "lodash", GoVersion: "go1.26.8", ToolVersion: "test", Status: replay.StatusCaptured}
+}
+
+func write(t testing.TB, name string, evs []events.Event) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	require.NoError(t, replay.WriteFile(context.Background(), p, &replay.Bundle{Metadata: meta(), Events: evs}))
+	return p
+}
+
+func runCmd(args ...string) (string, string, error) {
+	var out, errb bytes.Buffer
+	err := run(context.Background(), args, strings.NewReader(""), &out, &errb)
+	return out.String(), errb.String(), err
+}
+
+func TestCommands(t *testing.T) {
+	a := write(t, "a"+replay.FileExt, tape(t, "+lodash 4.17.21"))
+	a2 := write(t, "a2"+replay.FileExt, tape(t, "+lodash 4.17.21"))
+	b := write(t, "b"+replay.FileExt, tape(t, "+lodash 4.17.20"))
+	bad := filepath.Join(t.TempDir(), "bad"+replay.FileExt)
+	raw, err := os.ReadFile(a)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(bad, raw[:len(raw)/2], 0o644))
+
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		code     int
+		contains string
+	}{
+		{"verify ok", []string{"verify", a, b}, 0, "5 events"},
+		{"verify invalid", []string{"verify", bad}, 1, ""},
+		{"show range", []string{"show", a, "-from", "2", "-to", "3"}, 0, "seq 3 parent 2 llm.requested"},
+		{"state", []string{"state", a, "-at", "2"}, 0, `"prompt": "fix lodash"`},
+		{"state past end", []string{"state", a, "-at", "9"}, 1, ""},
+		{"diff identical", []string{"diff", a, a2}, 0, "no divergence"},
+		{"diff divergent", []string{"diff", a, b}, 1, "first divergent event: index 3, kind llm.responded"},
+		{"diff json", []string{"diff", "-json", a, b}, 1, `"field": "Payload"`},
+		{"no subcommand", nil, 2, ""},
+		{"unknown subcommand", []string{"frobnicate"}, 2, ""},
+		{"diff one arg", []string{"diff", a}, 2, ""},
+		{"bad flag", []string{"show", a, "-from", "x"}, 2, ""},
+		{"to before from", []string{"show", a, "-from", "3", "-to", "2"}, 2, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, _, err := runCmd(tc.args...)
+			var errb bytes.Buffer
+			require.Equal(t, tc.code, exitCode(err, &errb), "err: %v\nout:\n%s", err, out)
+			if tc.code != 0 {
+				require.True(t, strings.HasPrefix(errb.String(), "replay: "), errb.String())
+			}
+			require.Contains(t, out, tc.contains)
+		})
+	}
+}
+
+func TestDiffJSONIsTheReport(t *testing.T) {
+	a := write(t, "a"+replay.FileExt, tape(t, "x"))
+	b := write(t, "b"+replay.FileExt, tape(t, "y"))
+	out, _, err := runCmd("diff", a, b, "-json")
+	require.True(t, errors.Is(err, errDiverged))
+	var d replay.DiffReport
+	require.NoError(t, json.Unmarshal([]byte(out), &d))
+	require.NotNil(t, d.Divergence)
+	require.Equal(t, events.KindLLMResponded, d.Divergence.Kind)
+	require.Equal(t, uint64(4), d.Divergence.Seq)
+	require.Len(t, d.Divergence.Chain, 4, "causal chain back to the root")
+}
+
+func TestMerge(t *testing.T) {
+	full := tape(t, "x")
+	first := write(t, "first"+replay.FileExt, full[:3])
+	// A shard holding the tail alone would not verify (seqs start at 1), so
+	// shards overlap: the second holds everything.
+	second := write(t, "second"+replay.FileExt, full)
+	out := filepath.Join(t.TempDir(), "merged.bundle")
+	stdout, _, err := runCmd("merge", out, second, first)
+	require.NoError(t, err, stdout)
+	got, err := replay.Load(context.Background(), out)
+	require.NoError(t, err)
+	require.Equal(t, events.Chain(full), events.Chain(got.Events))
+
+	conflict := write(t, "conflict"+replay.FileExt, tape(t, "y"))
+	_, _, err = runCmd("merge", filepath.Join(t.TempDir(), "m.bundle.zst"), first, second, conflict)
+	require.ErrorIs(t, err, replay.ErrConflict)
+}
+
+// TestStateUsesSnapshot: state from a bundle with a snapshot (partial
+// replay) prints what a full replay prints.
+func TestStateUsesSnapshot(t *testing.T) {
+	evs := tape(t, "+lodash 4.17.21")
+	snap, err := replay.MakeSnapshot(evs, 2)
+	require.NoError(t, err)
+	with := filepath.Join(t.TempDir(), "snap"+replay.FileExt)
+	require.NoError(t, replay.WriteFile(context.Background(), with, &replay.Bundle{Metadata: meta(), Events: evs, Snapshot: snap}))
+	without := write(t, "plain"+replay.FileExt, evs)
+	for _, at := range []string{"1", "2", "4", "0"} {
+		a, _, err := runCmd("state", with, "-at", at)
+		require.NoError(t, err)
+		b, _, err := runCmd("state", without, "-at", at)
+		require.NoError(t, err)
+		require.Equal(t, b, a, "-at %s", at)
+	}
+	out, _, err := runCmd("verify", with)
+	require.NoError(t, err)
+	require.Contains(t, out, "snapshot at seq 2")
+}

@@ -1,0 +1,320 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/codegenie/codegenie/events"
+)
+
+const benchEvents = 200_000
+
+var (
+	benchOnce sync.Once
+	benchDir  string
+	benchFile string
+	benchErr  error
+)
+
+// benchBundles writes one bundle of benchEvents 256-byte-payload events in
+// both forms, shared by the benchmarks of this file.
+func benchBundles(b *testing.B) (string, string) {
+	b.Helper()
+	benchOnce.Do(func() {
+		root, err := os.MkdirTemp("", "replay-bench-")
+		if err != nil {
+			benchErr = err
+			return
+		}
+		benchDir, benchFile = filepath.Join(root, "b.bundle"), filepath.Join(root, "b"+FileExt)
+		bd := &Bundle{Metadata: testMeta(), Events: syntheticTape(b, benchEvents, 256)}
+		benchErr = errors.Join(Write(context.Background(), benchDir, bd), WriteFile(context.Background(), benchFile, bd))
+	})
+	require.NoError(b, benchErr)
+	return benchDir, benchFile
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if benchDir != "" {
+		os.RemoveAll(filepath.Dir(benchDir))
+	}
+	os.Exit(code)
+}
+
+func reportRate(b *testing.B, n int) {
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}
+
+// BenchmarkVerify is full validation (file digests, hash chain, payload
+// digests, ordering, required fields) of a bundle of 256-byte payloads.
+// Run it on one core: go test -run '^$' -bench Verify -cpu 1 ./replay
+func BenchmarkVerify(b *testing.B) {
+	dir, file := benchBundles(b)
+	for _, tc := range []struct{ name, path string }{{"dir", dir}, {"file", file}} {
+		b.Run(tc.name, func(b *testing.B) {
+			for b.Loop() {
+				rep, err := Verify(context.Background(), tc.path)
+				if err != nil || rep.Events != benchEvents {
+					b.Fatal(err)
+				}
+			}
+			reportRate(b, benchEvents)
+		})
+	}
+}
+
+// plainLoad reads the directory bundle's events.log without any check: the
+// baseline that BenchmarkLoad measures validation against.
+func plainLoad(path string) ([]events.Event, error) {
+	f, err := os.Open(filepath.Join(path, EventsFile))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	l := newLogReader(f)
+	l.hash = nil
+	if err := l.header(); err != nil {
+		return nil, err
+	}
+	var evs []events.Event
+	for {
+		rec, _, err := l.frame()
+		if err == io.EOF {
+			return evs, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		e, _, err := events.DecodeRecord(rec)
+		if err != nil {
+			return nil, err
+		}
+		e.Payload = slices.Clone(e.Payload)
+		evs = append(evs, e)
+	}
+}
+
+// BenchmarkLoad compares Load (full validation) with plainLoad (decode
+// only) on the same bundle; the overhead is validated/plain - 1.
+func BenchmarkLoad(b *testing.B) {
+	dir, _ := benchBundles(b)
+	b.Run("plain", func(b *testing.B) {
+		for b.Loop() {
+			evs, err := plainLoad(dir)
+			if err != nil || len(evs) != benchEvents {
+				b.Fatal(err)
+			}
+		}
+		reportRate(b, benchEvents)
+	})
+	b.Run("validated", func(b *testing.B) {
+		for b.Loop() {
+			bd, err := Load(context.Background(), dir)
+			if err != nil || len(bd.Events) != benchEvents {
+				b.Fatal(err)
+			}
+		}
+		reportRate(b, benchEvents)
+	})
+	b.Run("replay-plain", func(b *testing.B) {
+		for b.Loop() {
+			evs, err := plainLoad(dir)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := Reconstruct(evs); err != nil {
+				b.Fatal(err)
+			}
+		}
+		reportRate(b, benchEvents)
+	})
+	b.Run("replay-validated", func(b *testing.B) {
+		for b.Loop() {
+			bd, err := Load(context.Background(), dir)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := Reconstruct(bd.Events); err != nil {
+				b.Fatal(err)
+			}
+		}
+		reportRate(b, benchEvents)
+	})
+}
+
+// realisticTape is many realistic runs back to back, renumbered into one
+// tape: what a shard of the gate produces.
+func realisticTape(t testing.TB, runs int) []events.Event {
+	t.Helper()
+	var out []events.Event
+	for i := range runs {
+		base := uint64(len(out))
+		for _, e := range realisticRunOf(t, i%len(packages), i) {
+			e.Seq += base
+			if e.Parent != 0 {
+				e.Parent += base
+			}
+			e.AuditEventID = fmt.Sprintf("audit-%d-%s", i, e.AuditEventID)
+			e.EmittedAt = e.EmittedAt.Add(time.Duration(i) * time.Second)
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func dirSize(t testing.TB, dir string) int64 {
+	t.Helper()
+	var n int64
+	require.NoError(t, filepath.Walk(dir, func(_ string, fi os.FileInfo, err error) error {
+		if err == nil && fi.Mode().IsRegular() {
+			n += fi.Size()
+		}
+		return err
+	}))
+	return n
+}
+
+// BenchmarkCompression writes realistic tapes (runs shaped like package
+// fallback's, cycling over 10 advisories) and reports two ratios: "ratio"
+// is the raw tape (the sum of its canonical records) over the single file;
+// "dir-ratio" is the directory form (blobs already deduplicated) over the
+// single file, i.e. what zstd alone gains.
+func BenchmarkCompression(b *testing.B) {
+	for _, runs := range []int{1, 50, 1000} {
+		b.Run(fmt.Sprintf("runs=%d", runs), func(b *testing.B) {
+			evs := realisticTape(b, runs)
+			raw := 0
+			for _, e := range evs {
+				raw += len(events.AppendRecord(nil, e))
+			}
+			bd := &Bundle{Metadata: testMeta(), Events: evs}
+			var file []byte
+			var err error
+			for b.Loop() {
+				if file, _, err = encodeBundleErr(bd); err != nil {
+					b.Fatal(err)
+				}
+			}
+			dir, _ := writeBoth(b, bd)
+			b.ReportMetric(float64(raw)/float64(len(file)), "ratio")
+			b.ReportMetric(float64(dirSize(b, dir))/float64(len(file)), "dir-ratio")
+			b.ReportMetric(float64(len(file)), "file-bytes")
+		})
+	}
+}
+
+// TestVerifyMemory1M verifies a 1,000,000-event bundle (256-byte payloads)
+// and checks that the heap stays under 64 MiB while it does. It writes
+// ~330 MB, so it is opt-in: REPLAY_BIG=1 go test -run Memory1M -v ./replay
+// With REPLAY_BIG_OUT=DIR the bundles are kept in DIR, so that the peak RSS
+// of the command can be measured too:
+//
+//	/usr/bin/time -v go run ./cmd/replay verify DIR/big-directory
+func TestVerifyMemory1M(t *testing.T) {
+	if os.Getenv("REPLAY_BIG") == "" {
+		t.Skip("set REPLAY_BIG=1 to run (writes ~330 MB)")
+	}
+	const n = 1_000_000
+	seq := func(yield func(events.Event) bool) {
+		base := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+		for i := range n {
+			p := syntheticPayload(i, 256)
+			e := events.Event{Seq: uint64(i + 1), Parent: uint64(i), Kind: events.KindLLMResponded, Payload: p, PayloadDigest: events.Sum(p), EmittedAt: base.Add(time.Duration(i))}
+			if !yield(e) {
+				return
+			}
+		}
+	}
+	for _, form := range []Form{FormDir, FormFile} {
+		t.Run(string(form), func(t *testing.T) {
+			root := os.Getenv("REPLAY_BIG_OUT") // keep the bundles there, to measure the command's RSS
+			if root == "" {
+				root = t.TempDir()
+			}
+			path := filepath.Join(root, "big-"+string(form))
+			p, err := makePlanSeq(testMeta(), nil, nil, iter.Seq[events.Event](seq))
+			require.NoError(t, err)
+			if form == FormFile {
+				require.NoError(t, p.writeFile(context.Background(), path, nil))
+			} else {
+				require.NoError(t, writeDirPlan(context.Background(), path, p))
+			}
+			runtime.GC()
+			var before runtime.MemStats
+			runtime.ReadMemStats(&before)
+			stop := samplePeakHeap()
+			start := time.Now()
+			rep, err := Verify(context.Background(), path)
+			el := time.Since(start)
+			top := stop()
+			require.NoError(t, err)
+			require.Equal(t, uint64(n), rep.Events)
+			t.Logf("%s form: verified %d events in %v (%.0f events/s); heap in use before %.1f MiB, peak during %.1f MiB",
+				form, n, el, float64(n)/el.Seconds(), float64(before.HeapInuse)/(1<<20), float64(top)/(1<<20))
+			require.Less(t, top, uint64(64<<20), "peak heap during Verify")
+		})
+	}
+}
+
+// samplePeakHeap samples HeapInuse every 5 ms until stop is called, which
+// returns the peak.
+func samplePeakHeap() func() uint64 {
+	var peak uint64
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	sample := func() {
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		peak = max(peak, m.HeapInuse)
+	}
+	go func() {
+		defer close(finished)
+		tk := time.NewTicker(5 * time.Millisecond)
+		defer tk.Stop()
+		for {
+			select {
+			case <-done:
+				sample()
+				return
+			case <-tk.C:
+				sample()
+			}
+		}
+	}()
+	return func() uint64 { close(done); <-finished; return peak }
+}
+
+// BenchmarkHashFloor is the hashing Verify cannot avoid, with no I/O and no
+// parsing: per event, the payload digest and the chain hash over the header
+// record (events.Chainer). Verify's events/s is bounded by this.
+func BenchmarkHashFloor(b *testing.B) {
+	evs := syntheticTape(b, 4096, 256)
+	headers := make([][]byte, len(evs))
+	for i, e := range evs {
+		e.Payload = nil
+		headers[i] = events.AppendRecord(nil, e)
+	}
+	for b.Loop() {
+		var c events.Chainer
+		for i, h := range headers {
+			if events.Sum(evs[i].Payload) != evs[i].PayloadDigest {
+				b.Fatal("digest")
+			}
+			c.AddRecord(h)
+		}
+	}
+	reportRate(b, len(evs))
+}

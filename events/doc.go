@@ -58,7 +58,11 @@
 // # Chain digest
 //
 // The chain over events e1..en is h0 = 32 zero bytes and
-// hi = blake3-256(h(i-1) || AppendRecord(ei)). Chain returns hn for the
+// hi = blake3-256(h(i-1) || header(ei)), where header(e) is AppendRecord of e
+// with an empty payload: the payload is bound through PayloadDigest, which
+// Event.Verify checks against the payload bytes. Each payload is therefore
+// hashed once, not twice, and a chain can be checked without holding large
+// payloads in memory (replay bundles keep them as blobs). Chain returns hn for the
 // events exactly as given; ChainDigest first strips the nondeterministic
 // fields (Nondeterministic), so two runs that differ only there have equal
 // digests and compare in O(1).

@@ -157,12 +157,16 @@ type Chainer struct {
 }
 
 // Add folds e, exactly as given, into the chain and returns the new head.
+// The payload itself is left out of the hashed record (see the package
+// documentation); PayloadDigest stands for it.
 func (c *Chainer) Add(e Event) Digest {
+	e.Payload = nil
 	c.buf = AppendRecord(c.buf[:0], e)
 	return c.AddRecord(c.buf)
 }
 
-// AddRecord folds an already encoded record into the chain.
+// AddRecord folds an already encoded header record (payload omitted) into
+// the chain.
 func (c *Chainer) AddRecord(rec []byte) Digest {
 	if c.hasher == nil {
 		c.hasher = blake3.New(32, nil)

@@ -47,7 +47,7 @@ func TestRoundTrip(t *testing.T) {
 				rep, err := Verify(ctx, p)
 				require.NoError(t, err)
 				require.Equal(t, uint64(len(tc.b.Events)), rep.Events)
-				require.Equal(t, HeaderChain(tc.b.Events), rep.Chain)
+				require.Equal(t, events.Chain(tc.b.Events), rep.Chain)
 			}
 			// Both forms carry the same manifest, so the same bundle digest.
 			rd, err := Verify(ctx, dir)

@@ -67,8 +67,8 @@
 // which verification checks against the payload bytes (inline) or the blob;
 // so every payload byte is hashed once, the chain does not depend on
 // whether a payload is inline or a blob, and a blob need not be in memory
-// to check the chain. HeaderChain computes the head for a tape; it differs
-// from events.Chain, which hashes payloads inside the chain. count is the
+// to check the chain. This is exactly events.Chain, so a bundle's head
+// equals the chain of the tape it was written from. count is the
 // number of frames and head the last chain hash. All varints are minimal.
 //
 // # manifest.json

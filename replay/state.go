@@ -189,7 +189,7 @@ func MakeSnapshot(evs []events.Event, at uint64) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Snapshot{At: at, Records: uint64(n), Chain: HeaderChain(evs[:n]), State: *st}, nil
+	return &Snapshot{At: at, Records: uint64(n), Chain: events.Chain(evs[:n]), State: *st}, nil
 }
 
 // ReplayTo streams the bundle at path and returns the state after the last

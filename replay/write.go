@@ -49,7 +49,7 @@ type planFile struct {
 	size int64
 }
 
-// writeLog writes events.log and returns the chain head (HeaderChain).
+// writeLog writes events.log and returns the chain head (events.Chain).
 func writeLog(w io.Writer, evs iter.Seq[events.Event]) (events.Digest, error) {
 	var c events.Chainer
 	buf := make([]byte, 0, 4096)
@@ -457,21 +457,4 @@ func sanitize(s string) string {
 		return out
 	}
 	return "run"
-}
-
-// HeaderChain returns the chain head a bundle of evs records (the
-// manifest's "chain", VerifyReport.Chain): events.Chainer folding in each
-// event's header record, its canonical record (events.AppendRecord) with
-// the payload elided. The payload is bound to the chain by PayloadDigest,
-// which verification checks against the payload bytes, so each payload is
-// hashed once rather than twice. It is not events.Chain.
-func HeaderChain(evs []events.Event) events.Digest {
-	var c events.Chainer
-	var buf []byte
-	for _, e := range evs {
-		e.Payload = nil
-		buf = events.AppendRecord(buf[:0], e)
-		c.AddRecord(buf)
-	}
-	return c.Head()
 }

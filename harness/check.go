@@ -1,0 +1,168 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+// Check is Iterate for tests: it runs the gate and marks t failed (t.Error)
+// with the full report when the runs differ, a run fails or leaks, or fewer
+// than the floor were made; on success it logs a one-line summary. It
+// returns the report either way, so the caller can record it; a
+// configuration error stops the test (t.Fatal) and returns nil.
+//
+// When t is a *testing.T every run executes in its own testing/synctest
+// bubble: time inside is a fake clock, set to a different instant for each
+// run (so a wall-clock value reaching the output is caught), and a
+// goroutine the run leaves blocked fails that run, with its stack. The
+// scenario must therefore not use real network I/O (use an in-process
+// transport or a cassette) and must not call t.Run or t.Parallel. Any
+// other testing.TB (a *testing.B, say) gets Iterate's isolation.
+//
+// Empty cfg.ArtifactDir means t.ArtifactDir() (kept with go test
+// -artifacts); empty cfg.ReproCommand means a go test command for this
+// test.
+func Check(t testing.TB, cfg Config, name string, s Scenario) *Report {
+	t.Helper()
+	if cfg.ReproCommand == "" {
+		cfg.ReproCommand = ReproCommand(t)
+	}
+	rc, err := cfg.resolve()
+	if err != nil {
+		t.Fatalf("harness.Check %s: %v", name, err)
+		return nil
+	}
+	e := env{artifactDir: func() (string, error) { return t.ArtifactDir(), nil }}
+	if rc.ArtifactDir != "" {
+		e.artifactDir = nil
+	}
+	if tt, ok := t.(*testing.T); ok {
+		b := &bubbleRunner{t: tt, reported: map[int]bool{}}
+		e.isolation = "synctest bubble per run"
+		e.run = b.run
+	} else {
+		lw := newLeakWatcher(rc.LeakGrace)
+		e.isolation = "goroutine (leaks found by stack diff)"
+		e.run = lw.run
+	}
+	rep, err := iterate(t.Context(), rc, name, s, e)
+	if err != nil {
+		t.Errorf("%s", rep)
+		return rep
+	}
+	if rep.BudgetExceeded {
+		t.Logf("%s", rep)
+		return rep
+	}
+	t.Logf("%s", rep.Summary())
+	return rep
+}
+
+// bubbleRunner runs each iteration inside synctest.Test.
+type bubbleRunner struct {
+	t        *testing.T
+	reported map[int]bool // leaked goroutines already attributed to a run
+}
+
+// clockStep is how far each run's fake clock is moved before the scenario
+// starts: run i starts at the bubble epoch plus (i+1) clock steps plus i
+// microseconds, so no two runs read the same time.
+const clockStep = time.Hour
+
+func (b *bubbleRunner) run(ctx context.Context, iter int, s Scenario, perturb bool) (res iterResult) {
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		err, ok := r.(error)
+		if !ok || !strings.HasPrefix(err.Error(), "deadlock: ") {
+			panic(r)
+		}
+		stuck := b.bubbled()
+		if strings.Contains(err.Error(), "main bubble goroutine has exited") {
+			res.leaks = stuck
+			return
+		}
+		var sb strings.Builder
+		for _, g := range stuck {
+			fmt.Fprintf(&sb, "\n%s\n", g.Stack)
+		}
+		res.err = fmt.Errorf("%v (every goroutine of the run is blocked; stacks:)%s", err, sb.String())
+	}()
+	parent := context.WithoutCancel(ctx)
+	synctest.Test(b.t, func(*testing.T) {
+		time.Sleep(time.Duration(iter+1)*clockStep + time.Duration(iter)*time.Microsecond)
+		res = runIteration(parent, iter, s, perturb)
+	})
+	return res
+}
+
+// bubbled returns the goroutines stuck in a synctest bubble that were not
+// reported before: after a deadlock panic they are the run's.
+func (b *bubbleRunner) bubbled() []Goroutine {
+	var out []Goroutine
+	for _, g := range dumpGoroutines() {
+		if strings.Contains(g.State, "synctest bubble") && !b.reported[g.ID] {
+			b.reported[g.ID] = true
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// ReproCommand returns the go test command that reruns exactly the test t
+// (anchored -run pattern, -count=1, -artifacts to keep the evidence), run
+// from the module root. It is the default Config.ReproCommand in Check.
+func ReproCommand(t testing.TB) string {
+	parts := strings.Split(t.Name(), "/")
+	for i, p := range parts {
+		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
+	}
+	pattern := strings.Join(parts, "/")
+	kind := "-run"
+	if _, ok := t.(*testing.B); ok {
+		kind = "-bench"
+	}
+	pkg := "."
+	if wd, err := os.Getwd(); err == nil {
+		if root, err := moduleRoot(wd); err == nil {
+			if rel, err := filepath.Rel(root, wd); err == nil {
+				pkg = "./" + filepath.ToSlash(rel)
+				if rel == "." {
+					pkg = "."
+				}
+				return fmt.Sprintf("cd %s && go test %s %s -count=1 -artifacts %s", shellQuote(root), kind, shellQuote(pattern), pkg)
+			}
+		}
+	}
+	return fmt.Sprintf("go test %s %s -count=1 -artifacts %s", kind, shellQuote(pattern), pkg)
+}
+
+func moduleRoot(dir string) (string, error) {
+	for d := dir; ; {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d, nil
+		}
+		up := filepath.Dir(d)
+		if up == d {
+			return "", errors.New("no go.mod above " + dir)
+		}
+		d = up
+	}
+}
+
+func shellQuote(s string) string {
+	if s != "" && !strings.ContainsAny(s, " '\"\\$`!*?[]{}()<>|&;#~^") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

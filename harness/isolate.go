@@ -1,0 +1,144 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Goroutine is one goroutine from a stack dump.
+type Goroutine struct {
+	ID int `json:"id"`
+	// State is the bracketed state of the header line, e.g.
+	// "chan receive" or "chan receive (durable), synctest bubble 3".
+	State string `json:"state"`
+	// CreatedBy is the goroutine that started it ("" if unknown).
+	CreatedBy int `json:"created_by,omitempty"`
+	// Stack is the goroutine's full stack as the runtime printed it.
+	Stack string `json:"stack"`
+}
+
+// leakWatcher finds goroutines an iteration left behind when there is no
+// synctest bubble to do it.
+type leakWatcher struct {
+	grace    time.Duration
+	baseline map[int]bool // goroutines known not to belong to a run
+}
+
+func newLeakWatcher(grace time.Duration) *leakWatcher {
+	return &leakWatcher{grace: grace}
+}
+
+func (w *leakWatcher) run(ctx context.Context, iter int, s Scenario, perturb bool) iterResult {
+	if w.baseline == nil {
+		w.baseline = ids(dumpGoroutines())
+	}
+	before := runtime.NumGoroutine()
+	done := make(chan iterResult, 1)
+	go func() { done <- runIteration(ctx, iter, s, perturb) }()
+	res := <-done
+	if runtime.NumGoroutine() <= before {
+		return res
+	}
+	// Goroutines watching the cancelled context need a moment to exit.
+	deadline := time.Now().Add(w.grace)
+	for pause := 10 * time.Microsecond; runtime.NumGoroutine() > before && time.Now().Before(deadline); pause = min(2*pause, 5*time.Millisecond) {
+		time.Sleep(pause)
+	}
+	if runtime.NumGoroutine() <= before {
+		return res
+	}
+	all := dumpGoroutines()
+	res.leaks = w.attribute(all)
+	w.baseline = ids(all) // report each goroutine once
+	return res
+}
+
+// attribute returns the goroutines of all that are not in the baseline and
+// do not descend from a live baseline goroutine: those started during the
+// run, by the run's goroutine (which has exited) or its descendants.
+func (w *leakWatcher) attribute(all []Goroutine) []Goroutine {
+	byID := make(map[int]Goroutine, len(all))
+	for _, g := range all {
+		byID[g.ID] = g
+	}
+	var leaks []Goroutine
+	for _, g := range all {
+		if w.baseline[g.ID] {
+			continue
+		}
+		foreign := false
+		seen := map[int]bool{}
+		for p := g.CreatedBy; p != 0 && !seen[p]; {
+			seen[p] = true
+			if w.baseline[p] {
+				if _, alive := byID[p]; alive {
+					foreign = true
+				}
+				break
+			}
+			parent, alive := byID[p]
+			if !alive {
+				break
+			}
+			p = parent.CreatedBy
+		}
+		if !foreign {
+			leaks = append(leaks, g)
+		}
+	}
+	return leaks
+}
+
+func ids(gs []Goroutine) map[int]bool {
+	m := make(map[int]bool, len(gs))
+	for _, g := range gs {
+		m[g.ID] = true
+	}
+	return m
+}
+
+// dumpGoroutines returns every goroutine's stack.
+func dumpGoroutines() []Goroutine {
+	buf := make([]byte, 64<<10)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			return parseGoroutines(buf[:n])
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+}
+
+// parseGoroutines parses runtime.Stack(buf, true) output: blocks separated
+// by blank lines, each starting "goroutine N [state]:" and possibly ending
+// "created by F in goroutine M".
+func parseGoroutines(b []byte) []Goroutine {
+	var out []Goroutine
+	for block := range bytes.SplitSeq(b, []byte("\n\n")) {
+		text := strings.TrimSpace(string(block))
+		header, _, _ := strings.Cut(text, "\n")
+		rest, ok := strings.CutPrefix(header, "goroutine ")
+		if !ok {
+			continue
+		}
+		idText, state, _ := strings.Cut(rest, " ")
+		id, err := strconv.Atoi(idText)
+		if err != nil {
+			continue
+		}
+		g := Goroutine{ID: id, Stack: text}
+		g.State = strings.TrimSuffix(strings.TrimPrefix(state, "["), "]:")
+		if i := strings.LastIndex(text, "created by "); i >= 0 {
+			line, _, _ := strings.Cut(text[i:], "\n")
+			if j := strings.LastIndex(line, " in goroutine "); j >= 0 {
+				g.CreatedBy, _ = strconv.Atoi(strings.TrimSpace(line[j+len(" in goroutine "):]))
+			}
+		}
+		out = append(out, g)
+	}
+	return out
+}

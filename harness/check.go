@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -55,7 +56,11 @@ func Check(t testing.TB, cfg Config, name string, s Scenario) *Report {
 	}
 	rep, err := iterate(t.Context(), rc, name, s, e)
 	if err != nil {
-		t.Errorf("%s", rep)
+		msg := rep.String()
+		if e.artifactDir != nil && !artifactsKept() {
+			msg += "note: the evidence above is in t.ArtifactDir(), which go test deletes when the test ends unless -artifacts is set; run the reproduce command (it passes -artifacts) to keep it\n"
+		}
+		t.Errorf("%s", msg)
 		return rep
 	}
 	if rep.BudgetExceeded {
@@ -64,6 +69,13 @@ func Check(t testing.TB, cfg Config, name string, s Scenario) *Report {
 	}
 	t.Logf("%s", rep.Summary())
 	return rep
+}
+
+// artifactsKept reports whether go test was run with -artifacts, which
+// keeps t.ArtifactDir() after the test.
+func artifactsKept() bool {
+	f := flag.Lookup("test.artifacts")
+	return f != nil && f.Value.String() == "true"
 }
 
 // bubbleRunner runs each iteration inside synctest.Test.

@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/codegenie/codegenie/events"
+	"github.com/codegenie/codegenie/guard"
 	"gopkg.in/dnaeon/go-vcr.v3/cassette"
 	"gopkg.in/dnaeon/go-vcr.v3/recorder"
 	"gopkg.in/yaml.v3"
@@ -92,6 +93,12 @@ type Cassette struct {
 	rec     *recorder.Recorder
 	tr      *Transport
 	client  *http.Client
+	// fallback is go-vcr's real transport in Replay mode: guard.Transport(),
+	// which can never connect. go-vcr in ModeReplayOnly does not call it;
+	// if it ever did, the request would fail with a *guard.ReplayModeError
+	// naming the host, and the dial would be reported to the
+	// guard.CountingDialer in the request's context.
+	fallback http.RoundTripper
 
 	mu     sync.Mutex
 	closed bool
@@ -123,14 +130,6 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return t.c.record(req)
 	}
 	return t.c.replay(req)
-}
-
-// refusingTransport is the recorder's real transport in Replay mode: go-vcr
-// never calls it there, and if it ever did nothing would be dialled.
-type refusingTransport struct{}
-
-func (refusingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	return nil, errors.New("cassettes: replay mode never sends requests")
 }
 
 func refreshCommand(scenario string) string {
@@ -165,10 +164,11 @@ func Open(path string, opts Options) (*Cassette, error) {
 		if err := c.verifyManifest(p); err != nil {
 			return nil, err
 		}
+		c.fallback = guard.Transport()
 		rec, err := recorder.NewWithOptions(&recorder.Options{
 			CassetteName:       name,
 			Mode:               recorder.ModeReplayOnly,
-			RealTransport:      refusingTransport{},
+			RealTransport:      c.fallback,
 			SkipRequestLatency: true,
 		})
 		if err != nil {

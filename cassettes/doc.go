@@ -14,9 +14,14 @@
 // # Modes
 //
 // Open(path, Options{}) replays: go-vcr's recorder in ModeReplayOnly with
-// SkipRequestLatency, and a real transport that refuses to send. Nothing is
-// dialled, so replay works inside testing/synctest bubbles. The file must
-// end in ".yaml" (go-vcr's naming).
+// SkipRequestLatency, and as its real transport the replay guard's
+// guard.Transport(), which can never connect: should go-vcr ever fall back
+// to it, the request fails with a *guard.ReplayModeError naming the host,
+// and the attempt is counted by a guard.CountingDialer attached to the
+// request's context (guard.WithDialCounter). Nothing is dialled, so replay
+// works inside testing/synctest bubbles. A request the cassette did not
+// record never reaches that transport: it fails with the miss error below.
+// The file must end in ".yaml" (go-vcr's naming).
 //
 // Open(path, Options{Mode: Record, RealTransport: rt, APIKey: key})
 // records through go-vcr's recorder in ModeRecordOnly; Close saves.

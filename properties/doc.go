@@ -1,0 +1,78 @@
+// Package properties is the determinism gate: the merge-blocking suites CI
+// runs as `go test ./properties/...` (`make gate`). It has no library code;
+// nothing imports it. Its tests are the contract of seed S6-07 for every
+// fixture scenario, plus property tests of the pieces determinism rests on.
+//
+// # Suites
+//
+//   - TestContract/<scenario>/<path>: the 50-iteration replay-only contract
+//     test (harness.Check) on the happy path and on the retry-bypass path
+//     (prior attempts), each run in its own synctest bubble with a fresh
+//     tier and a freshly opened cassette. Every run must produce the same
+//     Transform.DiffBytes and the same event tape modulo the allowlist
+//     declared once in contract_test.go.
+//   - TestReplayMakesNoNetworkConnection: issue 6's proof that the gate
+//     makes no network connection in replay mode. Every scenario and path
+//     runs through the same cassette source with a replay-mode context
+//     (guard.WithReplay) carrying a dial counter, once with the contract
+//     test's live clock and IDs and once as a replayed run
+//     (fixtures.ReplaySetup: recorded clock, guard.IDSource IDs, tape equal
+//     to the recording but for the allowlisted fields), while
+//     guardtest.CountDials counts and refuses every dial through
+//     http.DefaultTransport and net.DefaultResolver; no dial may occur. A
+//     deliberate dial at the end proves the counter live. TestContract
+//     counts its dials the same way.
+//   - TestGolden: each scenario's output digest and chain digest, keyed by
+//     its RunKey, must equal the committed golden in testdata/golden. This
+//     catches drift across processes, machines and Go versions, which one
+//     process cannot see.
+//   - rapid properties (TestProp...): band classifier purity and
+//     monotonicity, retrieval ranking invariant under store insertion
+//     order, prompt bytes invariant under the order of unordered inputs,
+//     tape merge invariant under lane interleavings, and pipeline
+//     determinism for generated advisories and repos against
+//     internal/fakellm. rapid writes failing cases to testdata/rapid/;
+//     commit them as regression seeds: TestRapidFailfiles replays each.
+//
+// # Golden file format
+//
+// testdata/golden/<run key>.json, one per scenario and path, where <run
+// key> is fallback.RunKey.String() (64 hex digits):
+//
+//	{
+//	  "scenario": "npm-lodash",
+//	  "path": "happy",
+//	  "run_key": { ...the fallback.RunKey fields... },
+//	  "output_digest": "<blake3 of Transform.DiffBytes>",
+//	  "chain_digest": "<events.ChainStripped of the tape, allowlist stripped>",
+//	  "events": 8
+//	}
+//
+// Run `go test ./properties -run TestGolden -update` to rewrite them
+// (atomically; stale files are removed) after a deliberate change, and
+// commit them with the cassettes they depend on. An empty golden directory
+// fails the gate.
+//
+// # Flags
+//
+//	-update               rewrite testdata/golden (see above)
+//	-gate.shard i/n       run only the contract tests of the scenarios in
+//	                      shard i of n: FNV-1a of the scenario name mod n,
+//	                      stable across machines and CI matrices
+//	-gate.summary FILE    also write the one-screen summary TestMain prints
+//	                      to FILE (go test hides a passing package's output
+//	                      unless -v; make gate prints the file)
+//
+// # LLM source
+//
+// The suites replay the committed cassettes
+// (cassettes/testdata/<scenario>.<path>.yaml, verified against their
+// manifest) in replay-only mode, one freshly opened cassette per run; a
+// missing cassette or an empty directory fails. Every such run's context
+// is in replay mode (guard.WithReplay), so pipeline code that guards an
+// operation with guard.AssertReplaySafe is refused here. The contract
+// test still injects a live clock and ID source on purpose: the allowlist
+// must be exercised by fields that really differ between runs. Only the generated-input
+// property (TestPropPipelineDeterminism), whose inputs no cassette can
+// hold, runs against the in-process fake LLM (internal/fakellm).
+package properties

@@ -1,0 +1,5 @@
+//go:build race
+
+package properties
+
+func init() { raceEnabled = true }

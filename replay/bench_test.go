@@ -77,8 +77,19 @@ func BenchmarkVerify(b *testing.B) {
 }
 
 // plainLoad reads the directory bundle's events.log without any check: the
-// baseline that BenchmarkLoad measures validation against.
-func plainLoad(path string) ([]events.Event, error) {
+// baseline that BenchmarkLoad measures validation against. It decodes with
+// events.DecodeRecord, what a reader without validation would use;
+// plainScanLoad decodes with the validator's own parser instead (scanRecord
+// and rec.event, which Load uses), the faster and so the stricter baseline.
+// Both size the slice for n events up front, as Load does from the
+// manifest's count.
+func plainLoad(path string, n int) ([]events.Event, error) { return plainLoadWith(path, n, false) }
+
+func plainScanLoad(path string, n int) ([]events.Event, error) {
+	return plainLoadWith(path, n, true)
+}
+
+func plainLoadWith(path string, n int, scan bool) ([]events.Event, error) {
 	f, err := os.Open(filepath.Join(path, EventsFile))
 	if err != nil {
 		return nil, err
@@ -89,17 +100,23 @@ func plainLoad(path string) ([]events.Event, error) {
 	if err := l.header(); err != nil {
 		return nil, err
 	}
-	var evs []events.Event
+	evs := make([]events.Event, 0, n)
 	for {
-		rec, _, err := l.frame()
+		stored, _, err := l.frame()
 		if err == io.EOF {
 			return evs, nil
 		}
 		if err != nil {
 			return nil, err
 		}
-		e, _, err := events.DecodeRecord(rec)
-		if err != nil {
+		var e events.Event
+		if scan {
+			var r rec
+			if err := scanRecord(stored, &r); err != nil {
+				return nil, err
+			}
+			e = r.event()
+		} else if e, _, err = events.DecodeRecord(stored); err != nil {
 			return nil, err
 		}
 		e.Payload = slices.Clone(e.Payload)
@@ -107,13 +124,24 @@ func plainLoad(path string) ([]events.Event, error) {
 	}
 }
 
-// BenchmarkLoad compares Load (full validation) with plainLoad (decode
-// only) on the same bundle; the overhead is validated/plain - 1.
+// BenchmarkLoad compares Load (full validation) with plainLoad and
+// plainScanLoad (decode only) on the same bundle, and the same three
+// followed by Reconstruct (replay: the seed's meaning of "validation
+// overhead"); the overhead is validated/plain - 1.
 func BenchmarkLoad(b *testing.B) {
 	dir, _ := benchBundles(b)
 	b.Run("plain", func(b *testing.B) {
 		for b.Loop() {
-			evs, err := plainLoad(dir)
+			evs, err := plainLoad(dir, benchEvents)
+			if err != nil || len(evs) != benchEvents {
+				b.Fatal(err)
+			}
+		}
+		reportRate(b, benchEvents)
+	})
+	b.Run("plain-scan", func(b *testing.B) {
+		for b.Loop() {
+			evs, err := plainScanLoad(dir, benchEvents)
 			if err != nil || len(evs) != benchEvents {
 				b.Fatal(err)
 			}
@@ -131,7 +159,19 @@ func BenchmarkLoad(b *testing.B) {
 	})
 	b.Run("replay-plain", func(b *testing.B) {
 		for b.Loop() {
-			evs, err := plainLoad(dir)
+			evs, err := plainLoad(dir, benchEvents)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := Reconstruct(evs); err != nil {
+				b.Fatal(err)
+			}
+		}
+		reportRate(b, benchEvents)
+	})
+	b.Run("replay-plain-scan", func(b *testing.B) {
+		for b.Loop() {
+			evs, err := plainScanLoad(dir, benchEvents)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -153,6 +193,97 @@ func BenchmarkLoad(b *testing.B) {
 		}
 		reportRate(b, benchEvents)
 	})
+}
+
+// plainReplay streams the directory bundle's events.log into a State with
+// no check (blobs are read, not hashed): replay without validation, the
+// baseline of BenchmarkReplay.
+// scan selects the validator's parser instead of events.DecodeRecord.
+func plainReplay(path string, scan bool) (*State, error) {
+	f, err := os.Open(filepath.Join(path, EventsFile))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	l := newLogReader(f)
+	l.hash = nil
+	if err := l.header(); err != nil {
+		return nil, err
+	}
+	st := NewState()
+	var r rec
+	for {
+		stored, _, err := l.frame()
+		if err == io.EOF {
+			return st, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		var e events.Event
+		if scan {
+			if err := scanRecord(stored, &r); err != nil {
+				return nil, err
+			}
+			e = r.event()
+		} else if e, _, err = events.DecodeRecord(stored); err != nil {
+			return nil, err
+		}
+		if len(e.Payload) == 0 && e.PayloadDigest != emptyDigest { // a blob
+			if e.Payload, err = os.ReadFile(filepath.Join(path, blobName(e.PayloadDigest))); err != nil {
+				return nil, err
+			}
+		} else {
+			e.Payload = slices.Clone(e.Payload)
+		}
+		if err := st.Apply(e); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// BenchmarkReplay is the seed's "replay with validation against replay
+// without": both stream the bundle's events into a State, one event at a
+// time, without collecting them. validated is ReplayTo (every check of
+// Verify); plain and plain-scan read events.log with no check at all.
+// The overhead is validated/plain - 1. tape=256B is the bundle of
+// 256-byte payloads of the other benchmarks; tape=realistic is 1000 runs
+// shaped like package fallback's (realisticTape: prompts, completions,
+// diffs; the prompts are blobs).
+func BenchmarkReplay(b *testing.B) {
+	dir256, _ := benchBundles(b)
+	real := filepath.Join(b.TempDir(), "realistic.bundle")
+	realEvs := realisticTape(b, 1000)
+	require.NoError(b, Write(context.Background(), real, &Bundle{Metadata: testMeta(), Events: realEvs}))
+	for _, tape := range []struct {
+		name, dir string
+		n         int
+	}{{"256B", dir256, benchEvents}, {"realistic", real, len(realEvs)}} {
+		var want *State
+		for _, tc := range []struct {
+			name string
+			run  func() (*State, error)
+		}{
+			{"plain", func() (*State, error) { return plainReplay(tape.dir, false) }},
+			{"plain-scan", func() (*State, error) { return plainReplay(tape.dir, true) }},
+			{"validated", func() (*State, error) { return ReplayTo(context.Background(), tape.dir, 0) }},
+		} {
+			b.Run("tape="+tape.name+"/"+tc.name, func(b *testing.B) {
+				var st *State
+				var err error
+				for b.Loop() {
+					if st, err = tc.run(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if want == nil {
+					want = st
+				}
+				require.Equal(b, want, st, "all three must reach the same state")
+				reportRate(b, tape.n)
+			})
+		}
+	}
 }
 
 // realisticTape is many realistic runs back to back, renumbered into one
@@ -191,7 +322,8 @@ func dirSize(t testing.TB, dir string) int64 {
 // fallback's, cycling over 10 advisories) and reports two ratios: "ratio"
 // is the raw tape (the sum of its canonical records) over the single file;
 // "dir-ratio" is the directory form (blobs already deduplicated) over the
-// single file, i.e. what zstd alone gains.
+// single file, i.e. what zstd alone gains. The tapes are synthetic
+// (realisticRunOf); BenchmarkCompressionTier uses the tier's real tapes.
 func BenchmarkCompression(b *testing.B) {
 	for _, runs := range []int{1, 50, 1000} {
 		b.Run(fmt.Sprintf("runs=%d", runs), func(b *testing.B) {

@@ -77,7 +77,8 @@
 //	 "format":"codegenie-replay-bundle/1","self":"<hex>"}
 //
 // files lists every file but the manifest, sorted by path, with its size and
-// blake3-256 digest (for events.log too: the digest of the whole file).
+// blake3-256 digest (for events.log too: the digest of the whole file; for
+// a blob, its name, which a manifest must agree with).
 // events and chain repeat the trailer. self is the
 // blake3-256 of the manifest's canonical JSON with self set to 64 zeros; it
 // catches an edit that forgets to re-seal. The bundle digest (Reader.Digest,
@@ -113,6 +114,19 @@
 // come before events.log: Open (and so Load and Diff) keeps them in memory
 // (at most MaxBufferedBlobs in all), Verify only hashes them as they pass;
 // the directory form never holds more than the one blob being read.
+//
+// The cost of validation is hashing. Per record: the payload digest
+// (blake3 of the payload) and the chain hash (blake3 of the previous head
+// and the header record, about 110 bytes); both inputs are too short for
+// blake3's SIMD paths, so these are one 64-byte compression per block in
+// Go. On top, the digest of events.log as a whole, which hashes the inline
+// payloads a second time (in large pieces, where blake3 is fast); it is
+// what lets the manifest give the digest of every file. A record is parsed
+// once: the validating scan also yields the event. BenchmarkVerify,
+// BenchmarkLoad (validated against two decode-only baselines, with and
+// without a state rebuild) and BenchmarkHashFloor measure it;
+// BenchmarkCompression and BenchmarkCompressionTier (tapes of the fallback
+// tier on the fixture scenarios) measure the single-file form's size.
 //
 // Every error is a *BundleError naming the bundle, the file in it and the
 // record index (0-based, -1 when not about a record), wrapping a sentinel:

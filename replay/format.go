@@ -187,6 +187,11 @@ func parseManifest(b []byte) (*Manifest, error) {
 		if f.Size < 0 {
 			return nil, wrapf(ErrMalformed, "files[%d] %q: negative size", i, f.Path)
 		}
+		if name, ok := strings.CutPrefix(f.Path, BlobDir+"/"); ok {
+			if d, err := events.ParseDigest(name); err != nil || d != f.Digest {
+				return nil, wrapf(ErrDigest, "files[%d] %q: digest %s, but a blob is named by the digest of its bytes", i, f.Path, f.Digest)
+			}
+		}
 	}
 	if _, ok := m.file(MetadataFile); !ok {
 		return nil, wrapf(ErrMissing, "the manifest does not list %s", MetadataFile)

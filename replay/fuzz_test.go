@@ -5,7 +5,10 @@ import (
 	"context"
 	"errors"
 	"io"
+	"reflect"
 	"testing"
+
+	"github.com/kr/pretty"
 
 	"github.com/codegenie/codegenie/events"
 )
@@ -163,6 +166,11 @@ func FuzzDecodeRecord(f *testing.F) {
 			if r.seq != e.Seq || r.parent != e.Parent || string(r.kind) != string(e.Kind) || string(r.lane) != e.Lane ||
 				!bytes.Equal(r.payload, e.Payload) || r.digest != e.PayloadDigest {
 				t.Fatalf("scanner and DecodeRecord disagree")
+			}
+			// The validator decodes from its scan (the record is parsed
+			// once): it must give exactly DecodeRecord's event.
+			if got := r.event(); !reflect.DeepEqual(got, e) {
+				t.Fatalf("rec.event and DecodeRecord disagree: %v", pretty.Diff(e, got))
 			}
 			return
 		}

@@ -3,6 +3,7 @@ package replay
 import (
 	"encoding/binary"
 	"fmt"
+	"time"
 
 	"github.com/codegenie/codegenie/events"
 )
@@ -16,6 +17,10 @@ type rec struct {
 	payload     []byte
 	digest      events.Digest
 	tailOff     int // offset of the digest: rec[tailOff:] is digest..budget
+	hasTime     bool
+	emitted     int64 // UnixNano, when hasTime
+	audit       []byte
+	budget      []byte
 }
 
 // scanRecord parses exactly one record filling b, in the canonical encoding
@@ -76,6 +81,7 @@ func scanRecord(b []byte, r *rec) error {
 		return fmt.Errorf("%w: field emitted at byte %d: need 1 byte, have 0", ErrMalformed, off)
 	case b[off] == 0:
 		off++
+		r.hasTime, r.emitted = false, 0
 	case b[off] == 1:
 		off++
 		v, n := binary.Varint(b[off:])
@@ -86,11 +92,12 @@ func scanRecord(b []byte, r *rec) error {
 			return fmt.Errorf("%w: field emitted at byte %d: non-minimal varint", ErrMalformed, off)
 		}
 		off += n
+		r.hasTime, r.emitted = true, v
 	default:
 		return fmt.Errorf("%w: field emitted at byte %d: flag %d is neither 0 (no time) nor 1", ErrMalformed, off, b[off])
 	}
-	bs("audit", MaxString)
-	bs("budget", MaxString)
+	r.audit = bs("audit", MaxString)
+	r.budget = bs("budget", MaxString)
 	if err != nil {
 		return err
 	}
@@ -114,3 +121,35 @@ func uvarintLen(v uint64) int {
 var emptyDigest = events.Sum(nil)
 
 func (r *rec) isBlobRef() bool { return len(r.payload) == 0 && r.digest != emptyDigest }
+
+// knownKinds are the kinds event() returns without allocating.
+var knownKinds = [...]events.Kind{
+	events.KindRunStarted, events.KindRetrievalQueried, events.KindRetrievalRanked,
+	events.KindBandClassified, events.KindPromptBuilt, events.KindLLMRequested,
+	events.KindLLMResponded, events.KindTransformProduced, events.KindTransformFailed,
+}
+
+func kindOf(b []byte) events.Kind {
+	for _, k := range knownKinds {
+		if string(b) == string(k) {
+			return k
+		}
+	}
+	return events.Kind(b)
+}
+
+// event returns the event scanRecord parsed, exactly what
+// events.DecodeRecord returns for the same bytes, so that a validated
+// record is parsed once. Payload aliases the record (as DecodeRecord's
+// does); the strings are copies.
+func (r *rec) event() events.Event {
+	e := events.Event{
+		Seq: r.seq, Parent: r.parent, Kind: kindOf(r.kind), Lane: string(r.lane),
+		Payload: r.payload, PayloadDigest: r.digest,
+		AuditEventID: string(r.audit), BudgetTokenID: string(r.budget),
+	}
+	if r.hasTime {
+		e.EmittedAt = time.Unix(0, r.emitted).UTC()
+	}
+	return e
+}

@@ -156,6 +156,34 @@ func TestTamper(t *testing.T) {
 			want: ErrDigest, file: blobName(blob), record: -1,
 		},
 		{
+			// A careful forger: the blob's bytes replaced, its manifest
+			// entry set to their digest and the manifest re-sealed. The
+			// blob's name no longer is its digest.
+			name: "replace a blob and re-seal the manifest in the single file",
+			bundle: func(t *testing.T) string {
+				forged := flip(evs[blobRecord].Payload, 3)
+				return rewriteTar(t, file, func(n string, b []byte) (string, []byte) {
+					switch n {
+					case ManifestFile:
+						m, err := parseManifest(b)
+						require.NoError(t, err)
+						for i := range m.Files {
+							if m.Files[i].Path == blobName(blob) {
+								m.Files[i].Digest = events.Sum(forged)
+							}
+						}
+						nb, err := m.encode()
+						require.NoError(t, err)
+						return n, nb
+					case blobName(blob):
+						return n, forged
+					}
+					return n, b
+				})
+			},
+			want: ErrDigest, file: ManifestFile, record: -1,
+		},
+		{
 			name: "edit an event's payload",
 			bundle: func(t *testing.T) string {
 				return editDir(t, dir, func(d string) {
@@ -335,6 +363,9 @@ func TestTamper(t *testing.T) {
 				require.Equal(t, tc.file, be.File)
 			}
 			require.Equal(t, tc.record, be.Record)
+			// Load (which keeps blobs) rejects it too.
+			_, lerr := Load(context.Background(), p)
+			require.ErrorIs(t, lerr, tc.want, "Load: %v", lerr)
 		})
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/codegenie/codegenie/internal/atomicfile"
 )
 
 // FileName is the cassette file name for one path ("happy", "retry") of
@@ -77,21 +79,19 @@ func apply(dir string, updates []Update, at string, create func(string, string) 
 	if err != nil {
 		return nil, newErr(mpath, 0, "manifest", err)
 	}
-	tmp, err := stageFile(mpath, data, create)
+	staged, err := atomicfile.Options{CreateTemp: create}.Stage(mpath, data, filePerm)
 	if err != nil {
-		return nil, err
+		return nil, newErr(mpath, 0, "write", err)
 	}
+	defer staged.Discard()
 	for _, u := range updates {
 		if err := os.Rename(u.Staged, filepath.Join(dir, u.File)); err != nil {
-			os.Remove(tmp)
 			return nil, newErr(filepath.Join(dir, u.File), 0, "write", err)
 		}
 	}
-	if err := os.Rename(tmp, mpath); err != nil {
-		os.Remove(tmp)
+	if err := staged.Commit(); err != nil {
 		return nil, newErr(mpath, 0, "write", err)
 	}
-	syncDir(dir)
 	return m, nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/codegenie/codegenie/events"
+	"github.com/codegenie/codegenie/internal/atomicfile"
 	"github.com/codegenie/codegenie/replay"
 )
 
@@ -209,31 +210,11 @@ func eventsJSONL(evs []events.Event) []byte {
 	return buf.Bytes()
 }
 
-// writeFileAtomic writes data to a temp file in path's directory, syncs it
-// and renames it over path, so a half-written file never replaces a good
-// one.
-func writeFileAtomic(path string, data []byte) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("harness: write %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return fmt.Errorf("harness: write %s: %w", path, err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("harness: sync %s: %w", path, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("harness: close %s: %w", path, err)
-	}
-	if err = os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("harness: rename %s: %w", path, err)
+// writeFileAtomic replaces path with data (atomicfile.WriteFile), so a
+// half-written file never replaces a good one.
+func writeFileAtomic(path string, data []byte) error {
+	if err := atomicfile.WriteFile(path, data, 0o644); err != nil {
+		return fmt.Errorf("harness: %w", err)
 	}
 	return nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/codegenie/codegenie/events"
 	"github.com/codegenie/codegenie/fallback"
 	"github.com/codegenie/codegenie/fixtures"
+	"github.com/codegenie/codegenie/internal/atomicfile"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden digests in testdata/golden (review first; commit with the cassettes)")
@@ -155,7 +156,7 @@ func writeGoldensTo(t testing.TB, goldenDir string, gs []golden) {
 		keep[name] = true
 		b, err := json.MarshalIndent(g, "", "  ")
 		require.NoError(t, err)
-		require.NoError(t, writeFileAtomic(filepath.Join(goldenDir, name), append(b, '\n')))
+		require.NoError(t, atomicfile.WriteFile(filepath.Join(goldenDir, name), append(b, '\n'), 0o644))
 	}
 	old, err := filepath.Glob(filepath.Join(goldenDir, "*.json"))
 	require.NoError(t, err)
@@ -173,30 +174,6 @@ func writeGoldensTo(t testing.TB, goldenDir string, gs []golden) {
 		}
 	})
 	t.Logf("wrote %d goldens to %s: %s", len(names), goldenDir, strings.Join(names, ", "))
-}
-
-// writeFileAtomic writes data to a temp file beside path, syncs it and
-// renames it into place.
-func writeFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }
 
 func TestGoldenFilesParse(t *testing.T) {

@@ -22,6 +22,7 @@ import (
 	"lukechampine.com/blake3"
 
 	"github.com/codegenie/codegenie/events"
+	"github.com/codegenie/codegenie/internal/atomicfile"
 )
 
 // maxWindow is the zstd window the writer uses and the most the reader
@@ -390,22 +391,12 @@ func (p *plan) writeFile(ctx context.Context, path string, err error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
-	if err != nil {
-		return writeErr(path, err)
-	}
-	defer os.Remove(f.Name())
-	bw := newBufWriter(f)
-	err = f.Chmod(0o644) // CreateTemp makes it 0600
-	err = errors.Join(err, p.writeStream(bw))
-	err = errors.Join(err, bw.Flush())
-	err = errors.Join(err, f.Sync())
-	err = errors.Join(err, f.Close())
+	s, err := atomicfile.Options{}.StageFunc(path, 0o644, func(w io.Writer) error {
+		bw := newBufWriter(w)
+		return errors.Join(p.writeStream(bw), bw.Flush())
+	})
 	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err == nil {
-		err = syncDir(filepath.Dir(path))
+		err = s.Commit()
 	}
 	if err != nil {
 		return writeErr(path, err)

@@ -1,0 +1,140 @@
+package atomicfile_test
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/codegenie/codegenie/internal/atomicfile"
+)
+
+func ExampleWriteFile() {
+	dir, _ := os.MkdirTemp("", "atomicfile")
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "report.txt")
+
+	if err := atomicfile.WriteFile(path, []byte("v1\n"), 0o644); err != nil {
+		fmt.Println(err)
+	}
+	if err := atomicfile.WriteFile(path, []byte("v2\n"), 0o644); err != nil {
+		fmt.Println(err)
+	}
+	b, _ := os.ReadFile(path)
+	fi, _ := os.Stat(path)
+	fmt.Printf("%s%v\n", b, fi.Mode().Perm())
+	// Output:
+	// v2
+	// -rw-r--r--
+}
+
+// brokenFile fails every write, like a full disk.
+type brokenFile struct{ *os.File }
+
+func (brokenFile) Write([]byte) (int, error) { return 0, errors.New("disk full") }
+
+func ExampleOptions_WriteFile() {
+	dir, _ := os.MkdirTemp("", "atomicfile")
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "cassette.yaml")
+	_ = os.WriteFile(path, []byte("old\n"), 0o644)
+
+	opts := atomicfile.Options{CreateTemp: func(dir, pattern string) (atomicfile.File, error) {
+		f, err := os.CreateTemp(dir, pattern)
+		return brokenFile{f}, err
+	}}
+	err := opts.WriteFile(path, []byte("new\n"), 0o644)
+	fmt.Println(errors.Unwrap(err))
+	ents, _ := os.ReadDir(dir)
+	b, _ := os.ReadFile(path)
+	fmt.Printf("%d file: %s", len(ents), b)
+	// Output:
+	// disk full
+	// 1 file: old
+}
+
+func ExampleOptions_Stage() {
+	dir, _ := os.MkdirTemp("", "atomicfile")
+	defer os.RemoveAll(dir)
+	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
+
+	// Stage both files before replacing either, so a failure while
+	// writing leaves both unchanged.
+	var opts atomicfile.Options
+	sa, err := opts.Stage(a, []byte(`{"a":1}`), 0o644)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer sa.Discard()
+	sb, err := opts.Stage(b, []byte(`{"b":2}`), 0o644)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer sb.Discard()
+	fmt.Println(sa.Commit(), sb.Commit())
+	ga, _ := os.ReadFile(a)
+	gb, _ := os.ReadFile(b)
+	fmt.Printf("%s %s\n", ga, gb)
+	// Output:
+	// <nil> <nil>
+	// {"a":1} {"b":2}
+}
+
+func ExampleOptions_StageFunc() {
+	dir, _ := os.MkdirTemp("", "atomicfile")
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "list.txt")
+
+	s, err := atomicfile.Options{}.StageFunc(path, 0o644, func(w io.Writer) error {
+		for i := range 3 {
+			if _, err := fmt.Fprintf(w, "line %d\n", i); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := s.Commit(); err != nil {
+		fmt.Println(err)
+	}
+	b, _ := os.ReadFile(path)
+	fmt.Print(string(b))
+	// Output:
+	// line 0
+	// line 1
+	// line 2
+}
+
+func ExampleStaged_Commit() {
+	dir, _ := os.MkdirTemp("", "atomicfile")
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "manifest.json")
+
+	s, _ := atomicfile.Options{}.Stage(path, []byte("{}\n"), 0o644)
+	fmt.Println(s.Commit())
+	fmt.Println(errors.Is(s.Commit(), atomicfile.ErrFinished))
+	// Output:
+	// <nil>
+	// true
+}
+
+func ExampleStaged_Discard() {
+	dir, _ := os.MkdirTemp("", "atomicfile")
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "manifest.json")
+	_ = os.WriteFile(path, []byte("old\n"), 0o644)
+
+	s, _ := atomicfile.Options{}.Stage(path, []byte("new\n"), 0o644)
+	s.Discard()
+	ents, _ := os.ReadDir(dir)
+	b, _ := os.ReadFile(path)
+	fmt.Printf("%d file: %s", len(ents), b)
+	// Output:
+	// 1 file: old
+}

@@ -36,8 +36,10 @@
 //
 // # Golden file format
 //
-// testdata/golden/<run key>.json, one per scenario and path, where <run
-// key> is fallback.RunKey.String() (64 hex digits):
+// testdata/golden/<run key>.<path>.json, one per scenario and path, where
+// <run key> is fallback.RunKey.String() (64 hex digits) and <path> is
+// "happy" or "retry" (the RunKey pins the configuration, not the prior
+// attempts, so the path is part of the name):
 //
 //	{
 //	  "scenario": "npm-lodash",

@@ -135,27 +135,25 @@ func iterate(ctx context.Context, rc resolved, name string, s Scenario, e env) (
 		if len(res.leaks) > 0 {
 			rep.Leaks = append(rep.Leaks, Leak{Run: i, Goroutines: res.leaks})
 		}
-		if res.err != nil {
-			rep.RunErrors = append(rep.RunErrors, RunError{Run: i, GOMAXPROCS: procs, Err: res.err.Error()})
-			// A failed run's partial tape still says where it left run 0's
-			// path: a nondeterminism upstream often surfaces as an error
-			// downstream (a cassette miss, an unparseable answer).
-			if ref != nil && first == nil && (len(res.out.Events) > 0 || len(res.out.DiffBytes) > 0) {
-				rec := &runRecord{run: i, procs: procs, out: res.out, output: events.Sum(res.out.DiffBytes), chain: events.ChainStripped(res.out.Events, rc.strip)}
-				if rec.output != ref.output || rec.chain != ref.chain {
-					outputs[rec.output]++
-					tapes[rec.chain]++
-					first = rec
-				}
-			}
-			break
-		}
 		rec := &runRecord{
 			run:    i,
 			procs:  procs,
 			out:    res.out,
 			output: events.Sum(res.out.DiffBytes),
 			chain:  events.ChainStripped(res.out.Events, rc.strip),
+		}
+		if res.err != nil {
+			rep.RunErrors = append(rep.RunErrors, RunError{Run: i, GOMAXPROCS: procs, Err: res.err.Error()})
+			// A failed run's partial tape still says where it left run 0's
+			// path: a nondeterminism upstream often surfaces as an error
+			// downstream (a cassette miss, an unparseable answer).
+			if ref != nil && first == nil && (len(res.out.Events) > 0 || len(res.out.DiffBytes) > 0) &&
+				(rec.output != ref.output || rec.chain != ref.chain) {
+				outputs[rec.output]++
+				tapes[rec.chain]++
+				first = rec
+			}
+			break
 		}
 		outputs[rec.output]++
 		tapes[rec.chain]++

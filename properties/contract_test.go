@@ -165,7 +165,7 @@ func runPipeline(ctx context.Context, src llmSource, sc fixtures.Scenario, path 
 			Clock:      time.Now,
 			NewID:      func() string { return fmt.Sprintf("audit-%d-%d", iter, n.Add(1)) },
 		}
-	})
+	}, nil)
 }
 
 // runReplayed runs scenario sc on path once, in replay mode, with a tier
@@ -174,13 +174,13 @@ func runPipeline(ctx context.Context, src llmSource, sc fixtures.Scenario, path 
 func runReplayed(ctx context.Context, src llmSource, sc fixtures.Scenario, path, runKey string, clock *guard.RecordedClock) (fallback.Result, error) {
 	return runTier(ctx, src, sc, path, func(client *http.Client) fixtures.TierConfig {
 		return fixtures.TierConfig{HTTPClient: client, Replay: &fixtures.ReplaySetup{RunKey: runKey, Clock: clock}}
-	})
+	}, nil)
 }
 
 // runTier opens a fresh cassette, builds a tier with the configuration
-// config gives for its client, and runs scenario sc on path once with ctx
-// in replay mode.
-func runTier(ctx context.Context, src llmSource, sc fixtures.Scenario, path string, config func(*http.Client) fixtures.TierConfig) (fallback.Result, error) {
+// config gives for its client, lets mutate (if not nil) change the tier,
+// and runs scenario sc on path once with ctx in replay mode.
+func runTier(ctx context.Context, src llmSource, sc fixtures.Scenario, path string, config func(*http.Client) fixtures.TierConfig, mutate func(*fallback.Tier)) (fallback.Result, error) {
 	client, done, err := src.open(sc.Name, path)
 	if err != nil {
 		return fallback.Result{}, err
@@ -189,6 +189,9 @@ func runTier(ctx context.Context, src llmSource, sc fixtures.Scenario, path stri
 	if err != nil {
 		_ = done()
 		return fallback.Result{}, err
+	}
+	if mutate != nil {
+		mutate(tier)
 	}
 	var prior []fallback.AttemptSummary
 	if path == fallback.PathRetry {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -166,13 +167,7 @@ func writeGoldensTo(t testing.TB, goldenDir string, gs []golden) {
 			t.Logf("removed stale golden %s", f)
 		}
 	}
-	names := slices.Sorted(func(yield func(string) bool) {
-		for k := range keep {
-			if !yield(k) {
-				return
-			}
-		}
-	})
+	names := slices.Sorted(maps.Keys(keep))
 	t.Logf("wrote %d goldens to %s: %s", len(names), goldenDir, strings.Join(names, ", "))
 }
 

@@ -3,6 +3,8 @@ package properties
 import (
 	"context"
 	"fmt"
+	"maps"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -89,7 +91,9 @@ func TestPropRankingIgnoresStoreInsertionOrder(t *testing.T) {
 			for _, ex := range order {
 				require.NoError(t, store.Add(ex))
 			}
-			r, err := runWith(t.Context(), src, sc, fallback.PathHappy, func(tier *fallback.Tier) { tier.Store = store })
+			r, err := runTier(t.Context(), src, sc, fallback.PathHappy,
+				func(client *http.Client) fixtures.TierConfig { return fixtures.TierConfig{HTTPClient: client} },
+				func(tier *fallback.Tier) { tier.Store = store })
 			require.NoError(t, err)
 			res[i] = r
 		}
@@ -154,14 +158,7 @@ func TestPropTapeMergeIgnoresInterleaving(t *testing.T) {
 		}
 		f := r.Fork(root)
 		var wg sync.WaitGroup
-		names := slices.Sorted(func(yield func(string) bool) {
-			for k := range lanes {
-				if !yield(k) {
-					return
-				}
-			}
-		})
-		for _, name := range names {
+		for _, name := range slices.Sorted(maps.Keys(lanes)) {
 			work := func() {
 				l := f.Lane(name)
 				for i, v := range lanes[name] {
@@ -287,29 +284,6 @@ func TestPropPipelineDeterminism(t *testing.T) {
 		require.NoError(rt, err, "%s", rep)
 		require.Equal(rt, 1, rep.DistinctOutputs)
 	})
-}
-
-// runWith runs scenario sc on path once with a fresh tier that mutate may
-// change first, in replay mode.
-func runWith(ctx context.Context, src llmSource, sc fixtures.Scenario, path string, mutate func(*fallback.Tier)) (fallback.Result, error) {
-	client, done, err := src.open(sc.Name, path)
-	if err != nil {
-		return fallback.Result{}, err
-	}
-	tier, err := fixtures.NewTier(fixtures.TierConfig{HTTPClient: client})
-	if err != nil {
-		return fallback.Result{}, err
-	}
-	mutate(tier)
-	var prior []fallback.AttemptSummary
-	if path == fallback.PathRetry {
-		prior = sc.Prior
-	}
-	res, err := tier.Run(src.replayContext(ctx), sc.Advisory, sc.Repo, sc.Recipe, prior)
-	if cerr := done(); err == nil {
-		err = cerr
-	}
-	return res, err
 }
 
 // TestRapidFailfiles replays every committed rapid failfile

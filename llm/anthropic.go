@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/anthropics/anthropic-sdk-go"
@@ -56,22 +55,9 @@ func NewAnthropic(cfg AnthropicConfig) (*Anthropic, error) {
 	if strings.TrimSpace(cfg.Model) == "" {
 		return nil, configError(p, "Model is empty; pin a model name such as \"claude-sonnet-4-5\"")
 	}
-	if cfg.MaxTokens < 0 {
-		return nil, configError(p, fmt.Sprintf("MaxTokens is %d; use a positive budget or 0 for the default %d", cfg.MaxTokens, DefaultMaxTokens))
-	}
-	if cfg.HTTPClient == nil {
-		return nil, configError(p, "HTTPClient is nil; inject the client whose transport reaches the API (a cassette transport in tests)")
-	}
-	base := cfg.BaseURL
-	if base == "" {
-		base = DefaultAnthropicBaseURL
-	}
-	if err := checkBaseURL(base); err != nil {
-		return nil, configError(p, err.Error())
-	}
-	maxTokens := cfg.MaxTokens
-	if maxTokens == 0 {
-		maxTokens = DefaultMaxTokens
+	base, maxTokens, err := commonConfig(p, cfg.BaseURL, DefaultAnthropicBaseURL, cfg.MaxTokens, cfg.HTTPClient, "the API")
+	if err != nil {
+		return nil, err
 	}
 	client := anthropic.NewClient(
 		// Skip DefaultClientOptions: it reads ANTHROPIC_API_KEY,
@@ -198,15 +184,4 @@ func anthropicError(err error) error {
 		}
 	}
 	return fmt.Errorf("llm: anthropic: %w", err)
-}
-
-func checkBaseURL(base string) error {
-	u, err := url.Parse(base)
-	if err != nil {
-		return fmt.Errorf("BaseURL %q does not parse (%v); use an absolute http(s) URL", base, err)
-	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("BaseURL %q is not an absolute http(s) URL", base)
-	}
-	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/url"
 	"strings"
 	"unicode/utf8"
 )
@@ -135,4 +137,37 @@ func excerpt(s string) string {
 
 func configError(provider, msg string) error {
 	return fmt.Errorf("llm: %s config: %s: %w", provider, msg, ErrInvalidConfig)
+}
+
+// commonConfig checks the settings every adapter shares and applies their
+// defaults: base (defaultBase when empty) and maxTokens (DefaultMaxTokens
+// when 0). peer names what the client's transport must reach.
+func commonConfig(p, base, defaultBase string, maxTokens int64, hc *http.Client, peer string) (string, int64, error) {
+	if maxTokens < 0 {
+		return "", 0, configError(p, fmt.Sprintf("MaxTokens is %d; use a positive budget or 0 for the default %d", maxTokens, DefaultMaxTokens))
+	}
+	if hc == nil {
+		return "", 0, configError(p, "HTTPClient is nil; inject the client whose transport reaches "+peer+" (a cassette transport in tests)")
+	}
+	if base == "" {
+		base = defaultBase
+	}
+	if err := checkBaseURL(base); err != nil {
+		return "", 0, configError(p, err.Error())
+	}
+	if maxTokens == 0 {
+		maxTokens = DefaultMaxTokens
+	}
+	return base, maxTokens, nil
+}
+
+func checkBaseURL(base string) error {
+	u, err := url.Parse(base)
+	if err != nil {
+		return fmt.Errorf("BaseURL %q does not parse (%v); use an absolute http(s) URL", base, err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("BaseURL %q is not an absolute http(s) URL", base)
+	}
+	return nil
 }

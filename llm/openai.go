@@ -48,22 +48,9 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	if strings.TrimSpace(cfg.Model) == "" {
 		return nil, configError(p, "Model is empty; pin the model name the server serves")
 	}
-	if cfg.MaxTokens < 0 {
-		return nil, configError(p, fmt.Sprintf("MaxTokens is %d; use a positive budget or 0 for the default %d", cfg.MaxTokens, DefaultMaxTokens))
-	}
-	if cfg.HTTPClient == nil {
-		return nil, configError(p, "HTTPClient is nil; inject the client whose transport reaches the server (a cassette transport in tests)")
-	}
-	base := cfg.BaseURL
-	if base == "" {
-		base = DefaultOpenAIBaseURL
-	}
-	if err := checkBaseURL(base); err != nil {
-		return nil, configError(p, err.Error())
-	}
-	maxTokens := cfg.MaxTokens
-	if maxTokens == 0 {
-		maxTokens = DefaultMaxTokens
+	base, maxTokens, err := commonConfig(p, cfg.BaseURL, DefaultOpenAIBaseURL, cfg.MaxTokens, cfg.HTTPClient, "the server")
+	if err != nil {
+		return nil, err
 	}
 	return &OpenAI{
 		endpoint: strings.TrimSuffix(base, "/") + "/" + OpenAIAPIVersion,

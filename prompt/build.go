@@ -182,6 +182,7 @@ const (
 // render writes the User text of a canonical Input.
 func render(in Input) string {
 	var w writer
+	w.b.Grow(renderSize(in))
 	a := in.Advisory
 	w.line(hTask)
 	w.line(taskLine)
@@ -251,6 +252,22 @@ func render(in Input) string {
 	w.line(hAnswer)
 	w.line(answerLine)
 	return w.b.String()
+}
+
+// renderSize estimates len(render(in)) (block bodies plus room for the
+// fixed text) so the builder allocates once for a typical prompt.
+func renderSize(in Input) int {
+	n := 2048 + len(in.Advisory.Summary) + len(in.Advisory.Details)
+	for _, f := range in.Files {
+		n += 64 + len(f.Path) + len(f.Content)
+	}
+	for _, e := range in.Examples {
+		n += 256 + len(e.Advisory) + len(e.Fix)
+	}
+	for _, x := range in.Attempts {
+		n += 128 + len(x.Recipe) + len(x.Error)
+	}
+	return n
 }
 
 type writer struct{ b strings.Builder }

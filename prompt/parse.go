@@ -146,7 +146,8 @@ func (p *parser) block(lang string) ([]byte, error) {
 	if want := n > 0 && body[n-1] != '\n'; noEOL != want {
 		return nil, fmt.Errorf("noeol flag is %v, body says %v", noEOL, want)
 	}
-	if want := fenceFor([]byte(body)); fence != want {
+	b := []byte(body) // one copy, checked and returned
+	if want := fenceFor(b); fence != want {
 		return nil, fmt.Errorf("fence is %d backticks, want %d for this body", len(fence), len(want))
 	}
 	p.pos += n
@@ -164,13 +165,13 @@ func (p *parser) block(lang string) ([]byte, error) {
 	if parts[0] == "base64" {
 		return decodeBase64(body)
 	}
-	if isBinary([]byte(body)) {
+	if isBinary(b) {
 		return nil, errors.New("text block holds binary content; Build writes it as base64")
 	}
 	if n == 0 {
 		return nil, nil
 	}
-	return []byte(body), nil
+	return b, nil
 }
 
 func decodeBase64(body string) ([]byte, error) {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/codegenie/codegenie/events"
 )
@@ -173,10 +174,8 @@ func excerpt(s string, n int) string {
 		return s
 	}
 	cut := n
-	for cut > 0 && !isRuneStart(s[cut]) {
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
 	return s[:cut] + "..."
 }
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/codegenie/codegenie/prompt"
 )
 
 // Advisory-ID markers. A marker anywhere in the advisory ID (case-insensitive)
@@ -21,22 +23,6 @@ const (
 	// "FAKELLM-HTTP-503".
 	MarkerHTTPPrefix = "FAKELLM-HTTP-"
 )
-
-// advisory and file mirror the parts of prompt.Input the server reads.
-type advisory struct {
-	ID, Ecosystem, Package, FixedVersion string
-}
-
-type file struct {
-	Path    string
-	Content []byte
-}
-
-type input struct {
-	Advisory advisory
-	Files    []file
-	Attempts int
-}
 
 // reply is what the server decided to answer, independent of the wire.
 type reply struct {
@@ -79,7 +65,7 @@ func (s *Server) modeFor(id string) (Mode, int) {
 // answer decides the reply to a user prompt. It never fails: a prompt the
 // prompt package cannot parse is echoed back.
 func (s *Server) answer(user string) reply {
-	in, err := parsePrompt(user)
+	in, err := prompt.Parse(user)
 	if err != nil {
 		// Only the modes that do not need a repository apply to a prompt
 		// the prompt package cannot read; the rest echo it.
@@ -95,7 +81,7 @@ func (s *Server) answer(user string) reply {
 	}
 	mode, status := s.modeFor(in.Advisory.ID)
 	if mode == FailFirst {
-		if in.Attempts == 0 {
+		if len(in.Attempts) == 0 {
 			mode = Garbage
 		} else {
 			mode = Normal
@@ -108,7 +94,7 @@ func (s *Server) answer(user string) reply {
 		return reply{status: 200, mode: mode}
 	case Garbage:
 		sum := sha256.Sum256([]byte(user))
-		return reply{status: 200, text: formatAnswer([]byte("this is not a diff " + hex.EncodeToString(sum[:8]) + "\n")), mode: mode}
+		return reply{status: 200, text: prompt.FormatAnswer([]byte("this is not a diff " + hex.EncodeToString(sum[:8]) + "\n")), mode: mode}
 	case NoDiff:
 		return reply{status: 200, text: noDiffText(in.Advisory), mode: mode}
 	}
@@ -119,10 +105,10 @@ func (s *Server) answer(user string) reply {
 	if mode == NonApplying {
 		changes = mangle(changes)
 	}
-	return reply{status: 200, text: formatAnswer(unifiedDiff(changes)), mode: mode}
+	return reply{status: 200, text: prompt.FormatAnswer(unifiedDiff(changes)), mode: mode}
 }
 
-func noDiffText(a advisory) string {
+func noDiffText(a prompt.Advisory) string {
 	return fmt.Sprintf("I looked at %s in %s. Upgrading %s to %s should fix it, but I cannot produce a patch.",
 		a.ID, a.Ecosystem, a.Package, a.FixedVersion)
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/aymanbagabas/go-udiff"
+
+	"github.com/codegenie/codegenie/prompt"
 )
 
 // change is one manifest edit.
@@ -16,17 +18,15 @@ type change struct {
 }
 
 // bump edits every manifest of in.Files that pins the advisory's package,
-// in path order. It returns nil when no manifest pins it (or every pin is
-// already at the fixed version).
-func bump(in input) []change {
+// in path order (prompt.Parse rejects files out of path order). It returns
+// nil when no manifest pins it (or every pin is already at the fixed version).
+func bump(in prompt.Input) []change {
 	a := in.Advisory
 	if a.Package == "" || a.FixedVersion == "" {
 		return nil
 	}
-	files := slices.Clone(in.Files)
-	slices.SortFunc(files, func(x, y file) int { return strings.Compare(x.Path, y.Path) })
 	var out []change
-	for _, f := range files {
+	for _, f := range in.Files {
 		var edit func(line string) (string, bool)
 		switch kind := manifestKind(f.Path); {
 		case kind == "npm" && ecosystemIs(a.Ecosystem, "npm"):

@@ -119,7 +119,7 @@ func Compare(oldPath, newPath string) (*Change, error) {
 	if err != nil {
 		return nil, err
 	}
-	ch := &Change{NewDigest: np.digest.String(), Model: modelOf(np), NewInteractions: len(np.c.Interactions)}
+	ch := &Change{NewDigest: np.digest.String(), NewInteractions: len(np.c.Interactions)}
 	var op *parsed
 	if _, err := os.Stat(oldPath); err == nil {
 		if op, err = readCassette(oldPath, refreshCommand("")); err != nil {
@@ -141,6 +141,9 @@ func Compare(oldPath, newPath string) (*Change, error) {
 	for i, k := range np.keys {
 		r := np.c.Interactions[i].Response
 		info := responseInfo(r.Body, r.Headers)
+		if ch.Model == "" {
+			ch.Model = info.model // modelOf(np), from the pass we make anyway
+		}
 		newText.WriteString(info.text + "\x00")
 		ch.NewUsage.InputTokens += info.usage.InputTokens
 		ch.NewUsage.OutputTokens += info.usage.OutputTokens

@@ -32,19 +32,18 @@ func newReplayBody(ctx context.Context, data string, sse bool) io.ReadCloser {
 	return &replayBody{ctx: ctx, data: data, sse: sse}
 }
 
-// frameEnd returns the end of the SSE frame starting at off.
+// frameEnd returns the end of the SSE frame starting at off: just past the
+// first "\n\n", "\r\r" or "\r\n\r\n", found in one forward scan, or len(s).
 func frameEnd(s string, off int) int {
-	rest := s[off:]
-	best := -1
-	for _, sep := range []string{"\n\n", "\r\n\r\n", "\r\r"} {
-		if i := strings.Index(rest, sep); i >= 0 && (best < 0 || i+len(sep) < best) {
-			best = i + len(sep)
+	for i := off; i+1 < len(s); i++ {
+		switch {
+		case s[i] == '\n' && s[i+1] == '\n', s[i] == '\r' && s[i+1] == '\r':
+			return i + 2
+		case s[i] == '\r' && s[i+1] == '\n' && strings.HasPrefix(s[i+2:], "\r\n"):
+			return i + 4
 		}
 	}
-	if best < 0 {
-		return len(s)
-	}
-	return off + best
+	return len(s)
 }
 
 func (b *replayBody) Read(p []byte) (int, error) {

@@ -151,11 +151,20 @@ func TestRecordThenReplay(t *testing.T) {
 	require.Equal(t, before, snapshot(t, dir))
 }
 
+// replacing replaces old with new in every response body.
+type replacing struct {
+	next     http.RoundTripper
+	old, new string
+}
+
 // rewriting changes every response's message id, as a new model snapshot
 // would change the answers.
-type rewriting struct{ next http.RoundTripper }
+func rewriting(next http.RoundTripper) replacing { return replacing{next, "msg_fake_", "msg_new_"} }
 
-func (r rewriting) RoundTrip(req *http.Request) (*http.Response, error) {
+// garbling breaks the model's answer so the pipeline rejects it.
+func garbling(next http.RoundTripper) replacing { return replacing{next, "```diff", "```text"} }
+
+func (r replacing) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := r.next.RoundTrip(req)
 	if err != nil {
 		return nil, err
@@ -165,7 +174,7 @@ func (r rewriting) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	b = bytes.ReplaceAll(b, []byte("msg_fake_"), []byte("msg_new_"))
+	b = bytes.ReplaceAll(b, []byte(r.old), []byte(r.new))
 	resp.Body = io.NopCloser(bytes.NewReader(b))
 	resp.ContentLength = int64(len(b))
 	resp.Header.Del("Content-Length")
@@ -180,7 +189,7 @@ func TestPinnedNeedsForceAndReason(t *testing.T) {
 	before := snapshot(t, dir)
 
 	changed := cfg
-	changed.transport = rewriting{cfg.transport}
+	changed.transport = rewriting(cfg.transport)
 	_, stderr, code = runCmd(t, changed, "-dir", dir, "-base-url", base, "-run", "npm-lodash/happy")
 	require.Equal(t, 1, code)
 	require.Contains(t, stderr, "cassette is pinned")
@@ -223,7 +232,7 @@ func TestInterruptedRefreshChangesNothing(t *testing.T) {
 
 	n := 2
 	broken := cfg
-	broken.transport = failAfter{n: &n, next: rewriting{cfg.transport}}
+	broken.transport = failAfter{n: &n, next: rewriting(cfg.transport)}
 	_, stderr, code = runCmd(t, broken, "-dir", dir, "-base-url", base, "-force", "-reason", "r")
 	require.Equal(t, 1, code)
 	require.Contains(t, stderr, "connection reset (simulated)")
@@ -296,26 +305,9 @@ func TestExitCode(t *testing.T) {
 	require.Contains(t, b.String(), "refresh-cassettes: boom")
 }
 
-// garbling breaks the model's answer so the pipeline rejects it.
-type garbling struct{ next http.RoundTripper }
-
-func (g garbling) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := g.next.RoundTrip(req)
-	if err != nil {
-		return nil, err
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	b = bytes.ReplaceAll(b, []byte("```diff"), []byte("```text"))
-	resp.Body = io.NopCloser(bytes.NewReader(b))
-	resp.ContentLength = int64(len(b))
-	resp.Header.Del("Content-Length")
-	return resp, nil
-}
-
 func TestRejectedAnswerIsStillRecorded(t *testing.T) {
 	base, cfg := fakeAPI(t)
-	cfg.transport = garbling{cfg.transport}
+	cfg.transport = garbling(cfg.transport)
 	dir := t.TempDir()
 	stdout, stderr, code := runCmd(t, cfg, "-dir", dir, "-base-url", base, "-run", "npm-lodash/happy")
 	require.Equal(t, 0, code, stderr)

@@ -135,31 +135,30 @@ func (c *checker) sortedAfter(target string, body *ast.BlockStmt, pos token.Pos)
 	if body == nil {
 		return false
 	}
-	found := false
-	ast.Inspect(body, func(n ast.Node) bool {
-		if found {
-			return false
-		}
+	return anyNode(body, func(n ast.Node) bool {
 		call, ok := n.(*ast.CallExpr)
 		if !ok || call.Pos() < pos {
-			return true
+			return false
 		}
-		if arg, ok := c.isSortCall(call); ok && containsExpr(arg, target) {
-			found = true
-		}
-		return true
+		arg, ok := c.isSortCall(call)
+		return ok && containsExpr(arg, target)
 	})
-	return found
 }
 
 // containsExpr reports whether e has a subexpression written as target.
 func containsExpr(e ast.Expr, target string) bool {
+	return anyNode(e, func(n ast.Node) bool {
+		x, ok := n.(ast.Expr)
+		return ok && types.ExprString(x) == target
+	})
+}
+
+// anyNode reports whether p holds for some node of the tree rooted at n,
+// stopping at the first.
+func anyNode(n ast.Node, p func(ast.Node) bool) bool {
 	found := false
-	ast.Inspect(e, func(n ast.Node) bool {
-		if found {
-			return false
-		}
-		if x, ok := n.(ast.Expr); ok && types.ExprString(x) == target {
+	ast.Inspect(n, func(x ast.Node) bool {
+		if !found && x != nil && p(x) {
 			found = true
 		}
 		return !found
@@ -191,17 +190,10 @@ func (t *taint) mentions(n ast.Node) bool {
 	if n == nil {
 		return false
 	}
-	found := false
-	ast.Inspect(n, func(n ast.Node) bool {
-		if found {
-			return false
-		}
-		if id, ok := n.(*ast.Ident); ok && t.objs[t.c.objOf(id)] {
-			found = true
-		}
-		return !found
+	return anyNode(n, func(n ast.Node) bool {
+		id, ok := n.(*ast.Ident)
+		return ok && t.objs[t.c.objOf(id)]
 	})
-	return found
 }
 
 // propagate taints, until nothing changes, every variable assigned in body

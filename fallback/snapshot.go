@@ -110,8 +110,14 @@ func (r RepoContext) SnapshotSHA() (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return snapshotSHA(fs), nil
+}
+
+// snapshotSHA is SnapshotSHA of files already validated and sorted by
+// sortedFiles.
+func snapshotSHA(fs []prompt.File) string {
 	sum := writeTree(fs, "")
-	return hex.EncodeToString(sum[:]), nil
+	return hex.EncodeToString(sum[:])
 }
 
 // treeEntry is one entry of a git tree object.

@@ -127,39 +127,41 @@ func (t *Tier) Pin() (Pin, error) {
 // RunKey computes the key a run over repo would be pinned to. Run computes
 // the same key before its first event.
 func (t *Tier) RunKey(repo RepoContext) (RunKey, error) {
-	k, _, err := t.runKey(repo)
+	k, _, _, _, err := t.runKey(repo)
 	return k, err
 }
 
-func (t *Tier) runKey(repo RepoContext) (RunKey, Pin, error) {
-	sha, err := repo.SnapshotSHA()
+// runKey computes the run's key. With it, it returns what the run goes on
+// to use, so that nothing is computed twice: the pin, the embedder and the
+// repo's files, validated and sorted by path.
+func (t *Tier) runKey(repo RepoContext) (key RunKey, pin Pin, emb rag.Embedder, fs []prompt.File, err error) {
+	fs, err = sortedFiles(repo.Files)
 	if err != nil {
-		return RunKey{}, Pin{}, err
+		return RunKey{}, Pin{}, nil, nil, err
 	}
-	pin, err := t.Pin()
+	pin, err = t.Pin()
 	if err != nil {
-		return RunKey{}, Pin{}, err
+		return RunKey{}, Pin{}, nil, nil, err
 	}
 	cd, err := pin.Digest()
 	if err != nil {
-		return RunKey{}, Pin{}, err
+		return RunKey{}, Pin{}, nil, nil, err
 	}
-	emb, err := t.embedder()
+	emb, err = t.embedder()
 	if err != nil {
-		return RunKey{}, Pin{}, err
+		return RunKey{}, Pin{}, nil, nil, err
 	}
-	var key RunKey
 	err = guard("digests", func() error {
 		key = RunKey{
 			CassetteID:           t.cassetteID(),
 			StoreDigest:          t.store().Digest().String(),
-			RepoSnapshotSHA:      sha,
+			RepoSnapshotSHA:      snapshotSHA(fs),
 			EmbeddingModelDigest: emb.Digest().String(),
 			ConfigDigest:         cd.String(),
 		}
 		return nil
 	})
-	return key, pin, err
+	return key, pin, emb, fs, err
 }
 
 // advisoryText is the advisory text embedded for retrieval: the summary and
@@ -350,7 +352,7 @@ type (
 )
 
 // PromptDigest is the digest recorded in prompt.built: blake3-256 of the
-// canonical JSON object {"system": System, "user": User}.
+// canonical JSON object {"prompt": User, "system": System} (an llm.Request).
 func PromptDigest(p prompt.Prompt) events.Digest {
 	b, err := events.Canonical(llm.Request{System: p.System, Prompt: p.User})
 	if err != nil {
@@ -362,7 +364,7 @@ func PromptDigest(p prompt.Prompt) events.Digest {
 
 func (r *run) run(ctx context.Context, adv Advisory, repo RepoContext, sel RecipeSelection, prior []AttemptSummary) error {
 	t := r.t
-	key, pin, err := t.runKey(repo)
+	key, pin, emb, fs, err := t.runKey(repo)
 	if err != nil {
 		return r.fail("validate", err)
 	}
@@ -396,10 +398,6 @@ func (r *run) run(ctx context.Context, adv Advisory, repo RepoContext, sel Recip
 	}
 
 	// Retrieval.
-	emb, err := t.embedder()
-	if err != nil {
-		return r.fail(string(events.KindRetrievalQueried), err)
-	}
 	store := t.store()
 	query := rag.QueryText(adv.Ecosystem, adv.Package, advisoryText(adv))
 	if err := r.emit(events.KindRetrievalQueried, retrievalQueriedPayload{
@@ -496,7 +494,7 @@ func (r *run) run(ctx context.Context, adv Advisory, repo RepoContext, sel Recip
 	}
 
 	// Transform.
-	tr, files, err := transformFromAnswer(repo, resp.Text)
+	tr, files, err := transformFromAnswer(fs, resp.Text)
 	if err != nil {
 		return r.fail(string(events.KindTransformProduced), err)
 	}

@@ -40,16 +40,17 @@ type Transform struct {
 // diff), the name without it is tried. A file may appear several times; its
 // patches apply in order.
 func Canonicalize(repo RepoContext, diff []byte) (Transform, error) {
-	t, _, err := canonicalize(repo, diff)
+	fs, err := sortedFiles(repo.Files)
+	if err != nil {
+		return Transform{}, err
+	}
+	t, _, err := canonicalize(fs, diff)
 	return t, err
 }
 
-// canonicalize is Canonicalize that also returns the changed paths, sorted.
-func canonicalize(repo RepoContext, diff []byte) (Transform, []string, error) {
-	fs, err := sortedFiles(repo.Files)
-	if err != nil {
-		return Transform{}, nil, err
-	}
+// canonicalize is Canonicalize over the repo's files, already validated by
+// sortedFiles. It also returns the changed paths, sorted.
+func canonicalize(fs []prompt.File, diff []byte) (Transform, []string, error) {
 	old := make(map[string][]byte, len(fs))
 	for _, f := range fs {
 		old[f.Path] = f.Content
@@ -58,12 +59,8 @@ func canonicalize(repo RepoContext, diff []byte) (Transform, []string, error) {
 		return &UnusableCompletionError{Reason: reason, Path: path, Detail: detail, Excerpt: excerpt(string(diff))}
 	}
 
-	var files []*gitdiff.File
-	if err := guard("parse diff", func() error {
-		var perr error
-		files, _, perr = gitdiff.Parse(bytes.NewReader(diff))
-		return perr
-	}); err != nil {
+	files, err := parseDiff(diff)
+	if err != nil {
 		if errors.Is(err, ErrPanic) {
 			return Transform{}, nil, err
 		}
@@ -98,16 +95,14 @@ func canonicalize(repo RepoContext, diff []byte) (Transform, []string, error) {
 		if !seen {
 			src = old[p]
 		}
-		var out bytes.Buffer
-		if err := guard("apply diff", func() error {
-			return gitdiff.Apply(&out, bytes.NewReader(src), f)
-		}); err != nil {
+		out, err := applyFile(src, f)
+		if err != nil {
 			if errors.Is(err, ErrPanic) {
 				return Transform{}, nil, err
 			}
 			return Transform{}, nil, unusable(ReasonDoesNotApply, p, err.Error())
 		}
-		cur[p] = out.Bytes()
+		cur[p] = out
 	}
 
 	paths := make([]string, 0, len(cur))
@@ -133,8 +128,9 @@ func canonicalize(repo RepoContext, diff []byte) (Transform, []string, error) {
 }
 
 // transformFromAnswer extracts the diff from a model answer and
-// canonicalizes it. It also returns the changed paths.
-func transformFromAnswer(repo RepoContext, answer string) (Transform, []string, error) {
+// canonicalizes it against the repo's files fs (validated by sortedFiles).
+// It also returns the changed paths.
+func transformFromAnswer(fs []prompt.File, answer string) (Transform, []string, error) {
 	var diff []byte
 	err := guard("parse answer", func() error {
 		var perr error
@@ -149,7 +145,7 @@ func transformFromAnswer(repo RepoContext, answer string) (Transform, []string, 
 	case err != nil:
 		return Transform{}, nil, &UnusableCompletionError{Reason: ReasonMalformed, Detail: err.Error(), Excerpt: excerpt(answer)}
 	}
-	t, paths, err := canonicalize(repo, diff)
+	t, paths, err := canonicalize(fs, diff)
 	var uerr *UnusableCompletionError
 	if errors.As(err, &uerr) {
 		uerr.Excerpt = excerpt(answer)
@@ -183,6 +179,27 @@ func displayName(name string) string {
 	return name
 }
 
+// parseDiff parses a unified or git diff, turning a parser panic into a
+// *PanicError.
+func parseDiff(diff []byte) (files []*gitdiff.File, err error) {
+	err = guard("parse diff", func() error {
+		var perr error
+		files, _, perr = gitdiff.Parse(bytes.NewReader(diff))
+		return perr
+	})
+	return files, err
+}
+
+// applyFile applies one file's patch to src, turning an applier panic into
+// a *PanicError.
+func applyFile(src []byte, f *gitdiff.File) ([]byte, error) {
+	var out bytes.Buffer
+	err := guard("apply diff", func() error {
+		return gitdiff.Apply(&out, bytes.NewReader(src), f)
+	})
+	return out.Bytes(), err
+}
+
 // writeFileDiff appends the canonical diff of one file, or nothing if the
 // contents are equal.
 func writeFileDiff(b *bytes.Buffer, path string, before, after []byte) error {
@@ -207,6 +224,14 @@ func writeFileDiff(b *bytes.Buffer, path string, before, after []byte) error {
 	return nil
 }
 
+// quoted are the bytes git escapes with a backslash and a letter (or the
+// byte itself), given at the same index in quotedAs; other control bytes
+// are escaped as three octal digits.
+const (
+	quoted   = "\"\\\a\b\t\n\v\f\r"
+	quotedAs = `"\abtnvfr`
+)
+
 // quoteName quotes a path the way git does when it contains a double quote,
 // a backslash or a control character; other names are returned unchanged.
 func quoteName(name string) string {
@@ -223,30 +248,15 @@ func quoteName(name string) string {
 	var b strings.Builder
 	b.WriteByte('"')
 	for i := 0; i < len(name); i++ {
-		switch c := name[i]; c {
-		case '"', '\\':
+		c := name[i]
+		switch j := strings.IndexByte(quoted, c); {
+		case j >= 0:
 			b.WriteByte('\\')
-			b.WriteByte(c)
-		case '\a':
-			b.WriteString(`\a`)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\v':
-			b.WriteString(`\v`)
-		case '\f':
-			b.WriteString(`\f`)
-		case '\r':
-			b.WriteString(`\r`)
+			b.WriteByte(quotedAs[j])
+		case c < 0x20 || c == 0x7f:
+			b.WriteString(`\` + strconv.FormatInt(int64(c)|0o1000, 8)[1:])
 		default:
-			if c < 0x20 || c == 0x7f {
-				b.WriteString(`\` + strconv.FormatInt(int64(c)|0o1000, 8)[1:])
-			} else {
-				b.WriteByte(c)
-			}
+			b.WriteByte(c)
 		}
 	}
 	b.WriteByte('"')
@@ -268,12 +278,8 @@ func (t Transform) Apply(repo RepoContext) (RepoContext, error) {
 	for i, f := range out.Files {
 		idx[f.Path] = i
 	}
-	var files []*gitdiff.File
-	if err := guard("parse diff", func() error {
-		var perr error
-		files, _, perr = gitdiff.Parse(bytes.NewReader(t.DiffBytes))
-		return perr
-	}); err != nil {
+	files, err := parseDiff(t.DiffBytes)
+	if err != nil {
 		return RepoContext{}, fmt.Errorf("fallback: apply transform: %w", err)
 	}
 	for _, f := range files {
@@ -281,13 +287,11 @@ func (t Transform) Apply(repo RepoContext) (RepoContext, error) {
 		if !ok || f.NewName != f.OldName || f.IsNew || f.IsDelete || f.IsBinary {
 			return RepoContext{}, fmt.Errorf("fallback: apply transform: file %q: not an in-place edit of a repo file", f.OldName)
 		}
-		var buf bytes.Buffer
-		if err := guard("apply diff", func() error {
-			return gitdiff.Apply(&buf, bytes.NewReader(out.Files[i].Content), f)
-		}); err != nil {
+		b, err := applyFile(out.Files[i].Content, f)
+		if err != nil {
 			return RepoContext{}, fmt.Errorf("fallback: apply transform: file %q: %w", f.OldName, err)
 		}
-		out.Files[i].Content = buf.Bytes()
+		out.Files[i].Content = b
 	}
 	return out, nil
 }

@@ -90,37 +90,56 @@ func plainScanLoad(path string, n int) ([]events.Event, error) {
 }
 
 func plainLoadWith(path string, n int, scan bool) ([]events.Event, error) {
+	evs := make([]events.Event, 0, n)
+	if err := plainStream(path, scan, func(e events.Event) error { evs = append(evs, e); return nil }); err != nil {
+		return nil, err
+	}
+	return evs, nil
+}
+
+// plainStream streams the directory bundle's events.log to fn with no
+// check (blobs are read, not hashed). scan selects the validator's parser
+// (scanRecord and rec.event) instead of events.DecodeRecord. fn owns each
+// event's payload.
+func plainStream(path string, scan bool, fn func(events.Event) error) error {
 	f, err := os.Open(filepath.Join(path, EventsFile))
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer f.Close()
 	l := newLogReader(f)
 	l.hash = nil
 	if err := l.header(); err != nil {
-		return nil, err
+		return err
 	}
-	evs := make([]events.Event, 0, n)
+	var r rec
 	for {
 		stored, _, err := l.frame()
 		if err == io.EOF {
-			return evs, nil
+			return nil
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 		var e events.Event
 		if scan {
-			var r rec
 			if err := scanRecord(stored, &r); err != nil {
-				return nil, err
+				return err
 			}
 			e = r.event()
 		} else if e, _, err = events.DecodeRecord(stored); err != nil {
-			return nil, err
+			return err
 		}
-		e.Payload = slices.Clone(e.Payload)
-		evs = append(evs, e)
+		if len(e.Payload) == 0 && e.PayloadDigest != emptyDigest { // a blob
+			if e.Payload, err = os.ReadFile(filepath.Join(path, blobName(e.PayloadDigest))); err != nil {
+				return err
+			}
+		} else {
+			e.Payload = slices.Clone(e.Payload)
+		}
+		if err := fn(e); err != nil {
+			return err
+		}
 	}
 }
 
@@ -130,116 +149,50 @@ func plainLoadWith(path string, n int, scan bool) ([]events.Event, error) {
 // overhead"); the overhead is validated/plain - 1.
 func BenchmarkLoad(b *testing.B) {
 	dir, _ := benchBundles(b)
-	b.Run("plain", func(b *testing.B) {
-		for b.Loop() {
-			evs, err := plainLoad(dir, benchEvents)
-			if err != nil || len(evs) != benchEvents {
-				b.Fatal(err)
-			}
-		}
-		reportRate(b, benchEvents)
-	})
-	b.Run("plain-scan", func(b *testing.B) {
-		for b.Loop() {
-			evs, err := plainScanLoad(dir, benchEvents)
-			if err != nil || len(evs) != benchEvents {
-				b.Fatal(err)
-			}
-		}
-		reportRate(b, benchEvents)
-	})
-	b.Run("validated", func(b *testing.B) {
-		for b.Loop() {
-			bd, err := Load(context.Background(), dir)
-			if err != nil || len(bd.Events) != benchEvents {
-				b.Fatal(err)
-			}
-		}
-		reportRate(b, benchEvents)
-	})
-	b.Run("replay-plain", func(b *testing.B) {
-		for b.Loop() {
-			evs, err := plainLoad(dir, benchEvents)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if _, err := Reconstruct(evs); err != nil {
-				b.Fatal(err)
-			}
-		}
-		reportRate(b, benchEvents)
-	})
-	b.Run("replay-plain-scan", func(b *testing.B) {
-		for b.Loop() {
-			evs, err := plainScanLoad(dir, benchEvents)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if _, err := Reconstruct(evs); err != nil {
-				b.Fatal(err)
-			}
-		}
-		reportRate(b, benchEvents)
-	})
-	b.Run("replay-validated", func(b *testing.B) {
-		for b.Loop() {
-			bd, err := Load(context.Background(), dir)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if _, err := Reconstruct(bd.Events); err != nil {
-				b.Fatal(err)
-			}
-		}
-		reportRate(b, benchEvents)
-	})
-}
-
-// plainReplay streams the directory bundle's events.log into a State with
-// no check (blobs are read, not hashed): replay without validation, the
-// baseline of BenchmarkReplay.
-// scan selects the validator's parser instead of events.DecodeRecord.
-func plainReplay(path string, scan bool) (*State, error) {
-	f, err := os.Open(filepath.Join(path, EventsFile))
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	l := newLogReader(f)
-	l.hash = nil
-	if err := l.header(); err != nil {
-		return nil, err
-	}
-	st := NewState()
-	var r rec
-	for {
-		stored, _, err := l.frame()
-		if err == io.EOF {
-			return st, nil
-		}
+	validated := func(path string, _ int) ([]events.Event, error) {
+		bd, err := Load(context.Background(), path)
 		if err != nil {
 			return nil, err
 		}
-		var e events.Event
-		if scan {
-			if err := scanRecord(stored, &r); err != nil {
-				return nil, err
+		return bd.Events, nil
+	}
+	loaders := []struct {
+		name string
+		load func(string, int) ([]events.Event, error)
+	}{{"plain", plainLoad}, {"plain-scan", plainScanLoad}, {"validated", validated}}
+	for _, rebuild := range []bool{false, true} {
+		for _, l := range loaders {
+			name := l.name
+			if rebuild {
+				name = "replay-" + name
 			}
-			e = r.event()
-		} else if e, _, err = events.DecodeRecord(stored); err != nil {
-			return nil, err
-		}
-		if len(e.Payload) == 0 && e.PayloadDigest != emptyDigest { // a blob
-			if e.Payload, err = os.ReadFile(filepath.Join(path, blobName(e.PayloadDigest))); err != nil {
-				return nil, err
-			}
-		} else {
-			e.Payload = slices.Clone(e.Payload)
-		}
-		if err := st.Apply(e); err != nil {
-			return nil, err
+			b.Run(name, func(b *testing.B) {
+				for b.Loop() {
+					evs, err := l.load(dir, benchEvents)
+					if err != nil || len(evs) != benchEvents {
+						b.Fatal(err)
+					}
+					if rebuild {
+						if _, err := Reconstruct(evs); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+				reportRate(b, benchEvents)
+			})
 		}
 	}
+}
+
+// plainReplay streams the directory bundle's events.log into a State with
+// no check (plainStream): replay without validation, the baseline of
+// BenchmarkReplay.
+func plainReplay(path string, scan bool) (*State, error) {
+	st := NewState()
+	if err := plainStream(path, scan, st.Apply); err != nil {
+		return nil, err
+	}
+	return st, nil
 }
 
 // BenchmarkReplay is the seed's "replay with validation against replay
@@ -306,7 +259,9 @@ func realisticTape(t testing.TB, runs int) []events.Event {
 	return out
 }
 
-func dirSize(t testing.TB, dir string) int64 {
+// TreeSize is the total size of the regular files under dir (exported for
+// the external tests: tier_bench_test.go).
+func TreeSize(t testing.TB, dir string) int64 {
 	t.Helper()
 	var n int64
 	require.NoError(t, filepath.Walk(dir, func(_ string, fi os.FileInfo, err error) error {
@@ -342,7 +297,7 @@ func BenchmarkCompression(b *testing.B) {
 			}
 			dir, _ := writeBoth(b, bd)
 			b.ReportMetric(float64(raw)/float64(len(file)), "ratio")
-			b.ReportMetric(float64(dirSize(b, dir))/float64(len(file)), "dir-ratio")
+			b.ReportMetric(float64(TreeSize(b, dir))/float64(len(file)), "dir-ratio")
 			b.ReportMetric(float64(len(file)), "file-bytes")
 		})
 	}
@@ -380,7 +335,7 @@ func TestVerifyMemory1M(t *testing.T) {
 			p, err := makePlanSeq(testMeta(), nil, nil, iter.Seq[events.Event](seq))
 			require.NoError(t, err)
 			if form == FormFile {
-				require.NoError(t, p.writeFile(context.Background(), path, nil))
+				require.NoError(t, p.writeFile(context.Background(), path))
 			} else {
 				require.NoError(t, writeDirPlan(context.Background(), path, p))
 			}

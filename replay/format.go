@@ -187,10 +187,8 @@ func parseManifest(b []byte) (*Manifest, error) {
 		if f.Size < 0 {
 			return nil, wrapf(ErrMalformed, "files[%d] %q: negative size", i, f.Path)
 		}
-		if name, ok := strings.CutPrefix(f.Path, BlobDir+"/"); ok {
-			if d, err := events.ParseDigest(name); err != nil || d != f.Digest {
-				return nil, wrapf(ErrDigest, "files[%d] %q: digest %s, but a blob is named by the digest of its bytes", i, f.Path, f.Digest)
-			}
+		if d, ok := blobDigest(f.Path); ok && d != f.Digest {
+			return nil, wrapf(ErrDigest, "files[%d] %q: digest %s, but a blob is named by the digest of its bytes", i, f.Path, f.Digest)
 		}
 	}
 	if _, ok := m.file(MetadataFile); !ok {
@@ -230,6 +228,17 @@ func isDigestHex(s string) bool {
 }
 
 func blobName(d events.Digest) string { return BlobDir + "/" + hex.EncodeToString(d[:]) }
+
+// blobDigest returns the digest a blobs/<hex> path names; ok is false for
+// any other path.
+func blobDigest(path string) (d events.Digest, ok bool) {
+	name, ok := strings.CutPrefix(path, BlobDir+"/")
+	if !ok {
+		return d, false
+	}
+	d, err := events.ParseDigest(name)
+	return d, err == nil
+}
 
 // strictUnmarshal decodes one JSON value, rejecting unknown fields and
 // trailing data.

@@ -13,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/klauspost/compress/zstd"
 	"lukechampine.com/blake3"
@@ -245,7 +244,7 @@ func (r *Reader) openDir() error {
 		return r.fail(EventsFile, -1, "open", err)
 	}
 	r.closers = append(r.closers, f)
-	return r.startLog(f)
+	return r.startLogWithEnd(f, nil)
 }
 
 func (r *Reader) walkDir() error {
@@ -433,14 +432,14 @@ func (r *Reader) openTar(rd io.Reader, zr *zstd.Decoder) error {
 	last := ""
 	for t.hdr.Name != EventsFile {
 		bn := t.hdr.Name
-		if len(bn) <= len(BlobDir) || bn[:len(BlobDir)+1] != BlobDir+"/" || bn <= last {
+		d, isBlob := blobDigest(bn)
+		if !isBlob || bn <= last {
 			return r.fail(bn, -1, "open", wrapf(ErrMalformed, "entry %q out of order (blobs come sorted after the metadata and before %s)", bn, EventsFile))
 		}
 		last = bn
 		if t.hdr.Size > MaxBlob {
 			return r.fail(bn, -1, "open", wrapf(ErrTooLarge, "%d bytes, at most %d", t.hdr.Size, MaxBlob))
 		}
-		d, _ := events.ParseDigest(bn[len(BlobDir)+1:])
 		if r.keep || r.snap != nil {
 			r.blobsBytes += t.hdr.Size
 			if r.blobsBytes > MaxBufferedBlobs {
@@ -470,11 +469,8 @@ func (r *Reader) openTar(rd io.Reader, zr *zstd.Decoder) error {
 		}
 	}
 	for _, f := range r.manifest.Files {
-		if len(f.Path) > len(BlobDir) && f.Path[:len(BlobDir)+1] == BlobDir+"/" {
-			d, _ := events.ParseDigest(f.Path[len(BlobDir)+1:])
-			if !r.verified[d] {
-				return r.fail(f.Path, -1, "open", wrapf(ErrMissing, "listed in the manifest but absent"))
-			}
+		if d, ok := blobDigest(f.Path); ok && !r.verified[d] {
+			return r.fail(f.Path, -1, "open", wrapf(ErrMissing, "listed in the manifest but absent"))
 		}
 	}
 	e, _ := r.manifest.file(EventsFile)
@@ -502,8 +498,6 @@ func (r *Reader) openTar(rd io.Reader, zr *zstd.Decoder) error {
 		return nil
 	})
 }
-
-func (r *Reader) startLog(rd io.Reader) error { return r.startLogWithEnd(rd, nil) }
 
 func (r *Reader) startLogWithEnd(rd io.Reader, end func() error) error {
 	r.log = newLogReader(rd)
@@ -564,7 +558,7 @@ func (r *Reader) event() events.Event {
 }
 
 // step validates the next record and leaves it in r.stored, r.payload and
-// r.r.
+// r.r. Its errors are sticky.
 func (r *Reader) step() error {
 	if r.err != nil {
 		return r.err
@@ -572,34 +566,39 @@ func (r *Reader) step() error {
 	if r.done {
 		return io.EOF
 	}
+	err := r.advance()
+	switch {
+	case err == io.EOF:
+		r.done = true
+	case err != nil:
+		r.err = err
+	}
+	return err
+}
+
+func (r *Reader) advance() error {
 	if r.index&4095 == 0 {
 		if err := r.ctx.Err(); err != nil {
-			r.err = err
 			return err
 		}
 	}
 	idx := r.index
 	stored, stored32, err := r.log.frame()
 	if err == io.EOF {
-		r.err = r.finish(idx)
-		if r.err == nil {
-			r.done = true
-			return io.EOF
+		if err := r.finish(idx); err != nil {
+			return err
 		}
-		return r.err
+		return io.EOF
 	}
 	if err != nil {
-		r.err = r.fail(EventsFile, idx, "verify", err)
-		return r.err
+		return r.fail(EventsFile, idx, "verify", err)
 	}
 	if err := scanRecord(stored, &r.r); err != nil {
-		r.err = r.fail(EventsFile, idx, "verify", err)
-		return r.err
+		return r.fail(EventsFile, idx, "verify", err)
 	}
 	rr := &r.r
 	if err := r.order.next(rr.seq, rr.parent, rr.kind, rr.lane); err != nil {
-		r.err = r.fail(EventsFile, idx, "verify", err)
-		return r.err
+		return r.fail(EventsFile, idx, "verify", err)
 	}
 	r.stored, r.payload = stored, nil
 	header := stored
@@ -611,13 +610,11 @@ func (r *Reader) step() error {
 			err = r.checkBlob(rr.digest)
 		}
 		if err != nil {
-			r.err = r.fail(blobName(rr.digest), idx, "verify", fmt.Errorf("record seq %d (%s): %w", rr.seq, rr.kind, err))
-			return r.err
+			return r.fail(blobName(rr.digest), idx, "verify", fmt.Errorf("record seq %d (%s): %w", rr.seq, rr.kind, err))
 		}
 	} else if len(rr.payload) > 0 {
-		if events.Sum(rr.payload) != rr.digest {
-			r.err = r.fail(EventsFile, idx, "verify", wrapf(ErrDigest, "seq %d (%s): payload digest %s does not match the payload (%s): the event was edited", rr.seq, rr.kind, rr.digest, events.Sum(rr.payload)))
-			return r.err
+		if d := events.Sum(rr.payload); d != rr.digest {
+			return r.fail(EventsFile, idx, "verify", wrapf(ErrDigest, "seq %d (%s): payload digest %s does not match the payload (%s): the event was edited", rr.seq, rr.kind, rr.digest, d))
 		}
 		// The chained header is the record with the payload elided.
 		r.header = append(r.header[:0], stored[:rr.payOff]...)
@@ -627,18 +624,14 @@ func (r *Reader) step() error {
 	}
 	head := r.chain.AddRecord(header)
 	if head != events.Digest(stored32) {
-		r.err = r.fail(EventsFile, idx, "verify", wrapf(ErrChain, "seq %d (%s): chain hash %x, computed %s: this record or one before it was edited, dropped or reordered", rr.seq, rr.kind, stored32, head))
-		return r.err
+		return r.fail(EventsFile, idx, "verify", wrapf(ErrChain, "seq %d (%s): chain hash %x, computed %s: this record or one before it was edited, dropped or reordered", rr.seq, rr.kind, stored32, head))
 	}
 	r.index++
 	if r.snap != nil && uint64(idx) < r.snap.Records {
-		if err := r.snapshotStep(idx); err != nil {
-			r.err = err
-			return err
-		}
-	} else if r.snap != nil && uint64(idx) == r.snap.Records && rr.seq <= r.snap.At {
-		r.err = r.fail(SnapshotFile, idx, "verify", wrapf(ErrMalformed, "the snapshot at seq %d ends before record %d, which has seq %d", r.snap.At, idx, rr.seq))
-		return r.err
+		return r.snapshotStep(idx)
+	}
+	if r.snap != nil && uint64(idx) == r.snap.Records && rr.seq <= r.snap.At {
+		return r.fail(SnapshotFile, idx, "verify", wrapf(ErrMalformed, "the snapshot at seq %d ends before record %d, which has seq %d", r.snap.At, idx, rr.seq))
 	}
 	return nil
 }
@@ -698,7 +691,7 @@ func (r *Reader) checkBlob(d events.Digest) error {
 }
 
 // checkStream hashes a file of the given size from rd and checks it
-// against the manifest (and, for a blob, against its name).
+// against the manifest (whose digest of a blob is its name: parseManifest).
 func (r *Reader) checkStream(name string, rd io.Reader, size int64) error {
 	e, ok := r.manifest.file(name)
 	if !ok {
@@ -721,9 +714,6 @@ func (r *Reader) checkStream(name string, rd io.Reader, size int64) error {
 	d := events.Digest(h.Sum(nil))
 	if d != e.Digest {
 		return wrapf(ErrDigest, "digest %s, the manifest says %s", d, e.Digest)
-	}
-	if want := BlobDir + "/" + d.String(); strings.HasPrefix(name, BlobDir+"/") && name != want {
-		return wrapf(ErrDigest, "blob content hashes to %s, not to its name", d)
 	}
 	return nil
 }
@@ -783,8 +773,7 @@ func (r *Reader) finish(idx int) error {
 	// Blobs listed but never referenced are still checked.
 	if r.form == FormDir {
 		for _, f := range r.manifest.Files {
-			if len(f.Path) > len(BlobDir) && f.Path[:len(BlobDir)+1] == BlobDir+"/" {
-				d, _ := events.ParseDigest(f.Path[len(BlobDir)+1:])
+			if d, ok := blobDigest(f.Path); ok {
 				if err := r.checkBlob(d); err != nil {
 					return r.fail(f.Path, -1, "verify", err)
 				}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 
 	"github.com/codegenie/codegenie/events"
 )
@@ -56,12 +57,7 @@ func (s *State) Clone() *State {
 			c.Examples[i] = bytes.Clone(e)
 		}
 	}
-	if s.Last != nil {
-		c.Last = make(map[events.Kind]events.Digest, len(s.Last))
-		for k, v := range s.Last {
-			c.Last[k] = v
-		}
-	}
+	c.Last = maps.Clone(s.Last)
 	return &c
 }
 
@@ -78,9 +74,21 @@ func (s *State) Apply(e events.Event) error {
 		s.Last = map[events.Kind]events.Digest{}
 	}
 	s.Last[e.Kind] = e.PayloadDigest
-	obj := map[string]json.RawMessage{}
-	isObj := json.Unmarshal(e.Payload, &obj) == nil
+	// The payload is decoded as an object only for the kinds that read its
+	// fields.
+	var obj map[string]json.RawMessage
+	isObj, decoded := false, false
+	object := func() bool {
+		if !decoded {
+			decoded = true
+			isObj = json.Unmarshal(e.Payload, &obj) == nil
+		}
+		return isObj
+	}
 	str := func(names ...string) string {
+		if !object() {
+			return ""
+		}
 		for _, n := range names {
 			var v string
 			if raw, ok := obj[n]; ok && json.Unmarshal(raw, &v) == nil {
@@ -98,7 +106,7 @@ func (s *State) Apply(e events.Event) error {
 	case events.KindRetrievalRanked:
 		var list []json.RawMessage
 		raw := []byte(e.Payload)
-		if isObj {
+		if object() {
 			raw = nil
 			for _, n := range []string{"results", "examples", "Results", "Examples"} {
 				if obj[n] != nil {
@@ -208,13 +216,16 @@ func ReplayTo(ctx context.Context, path string, at uint64) (*State, error) {
 		st, skip = s.State.Clone(), s.At
 	}
 	for {
-		e, err := r.Next()
+		err := r.step()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
 			return nil, err
 		}
+		// Apply keeps no payload bytes, so the payload need not be copied
+		// out of the reader's buffer (as Next does).
+		e := r.event()
 		if e.Seq <= skip || (at != 0 && e.Seq > at) {
 			continue
 		}

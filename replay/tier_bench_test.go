@@ -123,7 +123,7 @@ func BenchmarkCompressionTier(b *testing.B) {
 					}
 					raw += int64(rawSize(evs))
 					file += fi.Size()
-					dir += treeSize(b, d)
+					dir += replay.TreeSize(b, d)
 				}
 			}
 			b.ReportMetric(float64(raw)/float64(file), "ratio")
@@ -132,16 +132,4 @@ func BenchmarkCompressionTier(b *testing.B) {
 			b.ReportMetric(float64(raw)/float64(len(tapes)), "raw-bytes/bundle")
 		})
 	}
-}
-
-func treeSize(t testing.TB, dir string) int64 {
-	t.Helper()
-	var n int64
-	require.NoError(t, filepath.Walk(dir, func(_ string, fi os.FileInfo, err error) error {
-		if err == nil && fi.Mode().IsRegular() {
-			n += fi.Size()
-		}
-		return err
-	}))
-	return n
 }

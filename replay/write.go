@@ -381,13 +381,13 @@ func (p *plan) writeStream(w io.Writer) error {
 // same directory, synced and renamed into place.
 func WriteFile(ctx context.Context, path string, b *Bundle) error {
 	p, err := makePlan(b)
-	return p.writeFile(ctx, path, err)
-}
-
-func (p *plan) writeFile(ctx context.Context, path string, err error) error {
 	if err != nil {
 		return writeErr(path, err)
 	}
+	return p.writeFile(ctx, path)
+}
+
+func (p *plan) writeFile(ctx context.Context, path string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}

@@ -36,7 +36,7 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	err := run(ctx, os.Args[1:], os.Stdout)
 	stop()
 	os.Exit(exitCode(err, os.Stderr))
 }
@@ -75,8 +75,7 @@ func exitCode(err error, stderr io.Writer) int {
 	return 1
 }
 
-func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	_ = stdin
+func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if len(args) == 0 {
 		return &usageError{"missing subcommand"}
 	}

@@ -43,10 +43,10 @@ func write(t testing.TB, name string, evs []events.Event) string {
 	return p
 }
 
-func runCmd(args ...string) (string, string, error) {
-	var out, errb bytes.Buffer
-	err := run(context.Background(), args, strings.NewReader(""), &out, &errb)
-	return out.String(), errb.String(), err
+func runCmd(args ...string) (string, error) {
+	var out bytes.Buffer
+	err := run(context.Background(), args, &out)
+	return out.String(), err
 }
 
 func TestCommands(t *testing.T) {
@@ -79,7 +79,7 @@ func TestCommands(t *testing.T) {
 		{"to before from", []string{"show", a, "-from", "3", "-to", "2"}, 2, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			out, _, err := runCmd(tc.args...)
+			out, err := runCmd(tc.args...)
 			var errb bytes.Buffer
 			require.Equal(t, tc.code, exitCode(err, &errb), "err: %v\nout:\n%s", err, out)
 			if tc.code != 0 {
@@ -93,7 +93,7 @@ func TestCommands(t *testing.T) {
 func TestDiffJSONIsTheReport(t *testing.T) {
 	a := write(t, "a"+replay.FileExt, tape(t, "x"))
 	b := write(t, "b"+replay.FileExt, tape(t, "y"))
-	out, _, err := runCmd("diff", a, b, "-json")
+	out, err := runCmd("diff", a, b, "-json")
 	require.True(t, errors.Is(err, errDiverged))
 	var d replay.DiffReport
 	require.NoError(t, json.Unmarshal([]byte(out), &d))
@@ -110,14 +110,14 @@ func TestMerge(t *testing.T) {
 	// shards overlap: the second holds everything.
 	second := write(t, "second"+replay.FileExt, full)
 	out := filepath.Join(t.TempDir(), "merged.bundle")
-	stdout, _, err := runCmd("merge", out, second, first)
+	stdout, err := runCmd("merge", out, second, first)
 	require.NoError(t, err, stdout)
 	got, err := replay.Load(context.Background(), out)
 	require.NoError(t, err)
 	require.Equal(t, events.Chain(full), events.Chain(got.Events))
 
 	conflict := write(t, "conflict"+replay.FileExt, tape(t, "y"))
-	_, _, err = runCmd("merge", filepath.Join(t.TempDir(), "m.bundle.zst"), first, second, conflict)
+	_, err = runCmd("merge", filepath.Join(t.TempDir(), "m.bundle.zst"), first, second, conflict)
 	require.ErrorIs(t, err, replay.ErrConflict)
 }
 
@@ -131,13 +131,13 @@ func TestStateUsesSnapshot(t *testing.T) {
 	require.NoError(t, replay.WriteFile(context.Background(), with, &replay.Bundle{Metadata: meta(), Events: evs, Snapshot: snap}))
 	without := write(t, "plain"+replay.FileExt, evs)
 	for _, at := range []string{"1", "2", "4", "0"} {
-		a, _, err := runCmd("state", with, "-at", at)
+		a, err := runCmd("state", with, "-at", at)
 		require.NoError(t, err)
-		b, _, err := runCmd("state", without, "-at", at)
+		b, err := runCmd("state", without, "-at", at)
 		require.NoError(t, err)
 		require.Equal(t, b, a, "-at %s", at)
 	}
-	out, _, err := runCmd("verify", with)
+	out, err := runCmd("verify", with)
 	require.NoError(t, err)
 	require.Contains(t, out, "snapshot at seq 2")
 }

@@ -116,10 +116,6 @@ type Manifest struct {
 	// Chain is the chain head of the events exactly as stored
 	// (events.Chain).
 	Chain events.Digest `json:"chain"`
-	// ChainDigest is the chain head with the nondeterministic fields
-	// stripped (events.ChainDigest): the run's identity, equal for runs
-	// that differ only in allowlisted fields.
-	ChainDigest events.Digest `json:"chain_digest"`
 	// Self is the blake3 of this manifest's canonical JSON with Self zero.
 	Self events.Digest `json:"self"`
 }

@@ -195,11 +195,64 @@ func plainReplay(path string, scan bool) (*State, error) {
 	return st, nil
 }
 
+// plainReplayAhead is plainReplay with the decoding moved to a goroutine
+// ahead of the State, batched like Reader.Next's prefetching: the
+// baseline that gives replay without validation the same use of a second
+// core that the validated replay gets.
+func plainReplayAhead(path string) (*State, error) {
+	ch := make(chan []events.Event, prefetchDepth)
+	errc := make(chan error, 1)
+	stop := make(chan struct{})
+	go func() {
+		defer close(ch)
+		var b []events.Event
+		send := func() bool {
+			select {
+			case ch <- b:
+				b = nil
+				return true
+			case <-stop:
+				return false
+			}
+		}
+		errc <- plainStream(path, false, func(e events.Event) error {
+			if b = append(b, e); len(b) == batchEvents && !send() {
+				return errors.New("stopped")
+			}
+			return nil
+		})
+		if len(b) > 0 {
+			send()
+		}
+	}()
+	st := NewState()
+	var applyErr error
+	for b := range ch {
+		for _, e := range b {
+			if applyErr == nil {
+				applyErr = st.Apply(e)
+			}
+		}
+		if applyErr != nil && stop != nil {
+			close(stop)
+			stop = nil
+		}
+	}
+	if err := errors.Join(<-errc, applyErr); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
 // BenchmarkReplay is the seed's "replay with validation against replay
 // without": both stream the bundle's events into a State, one event at a
 // time, without collecting them. validated is ReplayTo (every check of
-// Verify); plain and plain-scan read events.log with no check at all.
-// The overhead is validated/plain - 1. tape=256B is the bundle of
+// Verify, run ahead of the State on the Reader's goroutine); plain and
+// plain-scan read events.log with no check at all, on the caller's
+// goroutine; plain-ahead decodes on a goroutine ahead of the State like
+// validated does. The overhead is validated/plain-ahead - 1 (and
+// validated/plain - 1). Run with -cpu 1,2: at -cpu 1 validation cannot
+// overlap the State and the overhead is its whole CPU cost. tape=256B is the bundle of
 // 256-byte payloads of the other benchmarks; tape=realistic is 1000 runs
 // shaped like package fallback's (realisticTape: prompts, completions,
 // diffs; the prompts are blobs).
@@ -219,6 +272,7 @@ func BenchmarkReplay(b *testing.B) {
 		}{
 			{"plain", func() (*State, error) { return plainReplay(tape.dir, false) }},
 			{"plain-scan", func() (*State, error) { return plainReplay(tape.dir, true) }},
+			{"plain-ahead", func() (*State, error) { return plainReplayAhead(tape.dir) }},
 			{"validated", func() (*State, error) { return ReplayTo(context.Background(), tape.dir, 0) }},
 		} {
 			b.Run("tape="+tape.name+"/"+tc.name, func(b *testing.B) {
@@ -232,8 +286,61 @@ func BenchmarkReplay(b *testing.B) {
 				if want == nil {
 					want = st
 				}
-				require.Equal(b, want, st, "all three must reach the same state")
+				require.Equal(b, want, st, "every variant must reach the same state")
 				reportRate(b, tape.n)
+			})
+		}
+	}
+}
+
+// BenchmarkValidationOverhead measures the overhead directly: each round
+// replays the same bundle into a State once without validation
+// (plainReplayAhead) and once with it (ReplayTo), in alternating order, so
+// that the two share the machine's state and drift; overhead-% is
+// validated/plain - 1 over all rounds. procs=1 runs at GOMAXPROCS 1, where
+// validation cannot overlap the State (its CPU cost); procs=N at the
+// default, where it runs beside it (the wall time a user sees).
+func BenchmarkValidationOverhead(b *testing.B) {
+	root := b.TempDir()
+	tapes := []struct {
+		name string
+		evs  []events.Event
+	}{{"256B", syntheticTape(b, 50_000, 256)}, {"realistic", realisticTape(b, 1000)}}
+	procs := []int{1}
+	if n := runtime.GOMAXPROCS(0); n > 1 {
+		procs = append(procs, n)
+	}
+	for _, tape := range tapes {
+		dir := filepath.Join(root, tape.name+".bundle")
+		require.NoError(b, Write(context.Background(), dir, &Bundle{Metadata: testMeta(), Events: tape.evs}))
+		for _, p := range procs {
+			b.Run(fmt.Sprintf("tape=%s/procs=%d", tape.name, p), func(b *testing.B) {
+				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(p))
+				var plain, validated time.Duration
+				timed := func(d *time.Duration, f func() (*State, error)) {
+					start := time.Now()
+					if _, err := f(); err != nil {
+						b.Fatal(err)
+					}
+					*d += time.Since(start)
+				}
+				round := 0
+				for b.Loop() {
+					runPlain := func() { timed(&plain, func() (*State, error) { return plainReplayAhead(dir) }) }
+					runValidated := func() {
+						timed(&validated, func() (*State, error) { return ReplayTo(context.Background(), dir, 0) })
+					}
+					if round%2 == 0 {
+						runPlain()
+						runValidated()
+					} else {
+						runValidated()
+						runPlain()
+					}
+					round++
+				}
+				b.ReportMetric(100*(float64(validated)/float64(plain)-1), "overhead-%")
+				b.ReportMetric(float64(len(tape.evs))*float64(round)/validated.Seconds(), "validated-events/s")
 			})
 		}
 	}

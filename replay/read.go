@@ -12,7 +12,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 
 	"github.com/klauspost/compress/zstd"
 	"lukechampine.com/blake3"
@@ -69,6 +68,12 @@ type Reader struct {
 	// verified holds the directory form's blobs already checked (names
 	// only: the directory form keeps no blob bytes).
 	verified map[events.Digest]bool
+
+	// pre validates ahead of Next on its own goroutine (prefetch.go);
+	// consumed counts the records Next returned; closed is set by Close.
+	pre      *prefetcher
+	consumed int
+	closed   bool
 }
 
 // Open opens the bundle at path (a directory or a single file) and checks
@@ -524,8 +529,11 @@ func (r *Reader) Form() Form { return r.form }
 // covers every file.
 func (r *Reader) Digest() events.Digest { return events.Sum(r.manifestB) }
 
-// Close releases the bundle's files.
+// Close stops validating ahead, waits for that to end and releases the
+// bundle's files.
 func (r *Reader) Close() error {
+	r.closed = true
+	r.stopPrefetch()
 	var errs []error
 	for i := len(r.closers) - 1; i >= 0; i-- {
 		errs = append(errs, r.closers[i].Close())
@@ -537,15 +545,9 @@ func (r *Reader) Close() error {
 // Next returns the next event, fully validated. Payload is a fresh slice
 // the caller owns. At the end of a valid log it returns io.EOF; any other
 // error is a *BundleError naming the file and record (or the context's
-// error), and is sticky.
-func (r *Reader) Next() (events.Event, error) {
-	if err := r.step(); err != nil {
-		return events.Event{}, err
-	}
-	e := r.event()
-	e.Payload = slices.Clone(e.Payload)
-	return e, nil
-}
+// error), and is sticky. The records are validated ahead of Next on a
+// goroutine of the Reader's own (see prefetch.go); Close ends it.
+func (r *Reader) Next() (events.Event, error) { return r.next() }
 
 // event returns the current record as step parsed it (the record is parsed
 // once); Payload aliases internal buffers.

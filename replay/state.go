@@ -216,21 +216,18 @@ func ReplayTo(ctx context.Context, path string, at uint64) (*State, error) {
 		st, skip = s.State.Clone(), s.At
 	}
 	for {
-		err := r.step()
+		e, err := r.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
 			return nil, err
 		}
-		// Apply keeps no payload bytes, so the payload need not be copied
-		// out of the reader's buffer (as Next does).
-		e := r.event()
 		if e.Seq <= skip || (at != 0 && e.Seq > at) {
 			continue
 		}
 		if err := st.Apply(e); err != nil {
-			return nil, &BundleError{Path: path, File: EventsFile, Record: r.index - 1, Op: "replay", Err: err}
+			return nil, &BundleError{Path: path, File: EventsFile, Record: r.consumed - 1, Op: "replay", Err: err}
 		}
 	}
 	if at != 0 && st.At < at {

@@ -98,7 +98,7 @@ func plainLoadWith(path string, n int, scan bool) ([]events.Event, error) {
 }
 
 // plainStream streams the directory bundle's events.log to fn with no
-// check (blobs are read, not hashed). scan selects the validator's parser
+// check (blobs are read, not hashed, and kept like the Reader keeps them). scan selects the validator's parser
 // (scanRecord and rec.event) instead of events.DecodeRecord. fn owns each
 // event's payload.
 func plainStream(path string, scan bool, fn func(events.Event) error) error {
@@ -113,6 +113,7 @@ func plainStream(path string, scan bool, fn func(events.Event) error) error {
 		return err
 	}
 	var r rec
+	cache, cached := map[events.Digest][]byte{}, 0
 	for {
 		stored, _, err := l.frame()
 		if err == io.EOF {
@@ -131,9 +132,19 @@ func plainStream(path string, scan bool, fn func(events.Event) error) error {
 			return err
 		}
 		if len(e.Payload) == 0 && e.PayloadDigest != emptyDigest { // a blob
-			if e.Payload, err = os.ReadFile(filepath.Join(path, blobName(e.PayloadDigest))); err != nil {
-				return err
+			// Cached like the Reader caches verified blobs, so that the
+			// comparison is about validation only.
+			b, ok := cache[e.PayloadDigest]
+			if !ok {
+				if b, err = os.ReadFile(filepath.Join(path, blobName(e.PayloadDigest))); err != nil {
+					return err
+				}
+				if cached+len(b) <= maxDirBlobCache {
+					cache[e.PayloadDigest] = b
+					cached += len(b)
+				}
 			}
+			e.Payload = slices.Clone(b)
 		} else {
 			e.Payload = slices.Clone(e.Payload)
 		}

@@ -112,8 +112,11 @@
 // other nondeterministic fields, is recorded but not ordered. Memory does
 // not grow with the number of events. In the single-file form the blobs
 // come before events.log: Open (and so Load and Diff) keeps them in memory
-// (at most MaxBufferedBlobs in all), Verify only hashes them as they pass;
-// the directory form never holds more than the one blob being read.
+// (at most MaxBufferedBlobs in all), Verify only hashes them as they pass.
+// The directory form reads and hashes a blob at its first reference and
+// keeps it for later ones while the kept blobs total at most 16 MiB (a
+// tape of many equal runs refers to one prompt over and over); Verify
+// keeps none.
 //
 // The cost of validation is hashing. Per record: the payload digest
 // (blake3 of the payload) and the chain hash (blake3 of the previous head

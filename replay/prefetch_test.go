@@ -188,3 +188,34 @@ func withEmptyPayloads(evs []events.Event) []events.Event {
 	}
 	return out
 }
+
+// TestRepeatedBlobs: a blob referred to by many records (equal runs have
+// equal prompts) is read and hashed once in the directory form and kept,
+// yet every record gets its own copy.
+func TestRepeatedBlobs(t *testing.T) {
+	big := syntheticPayload(0, 3*BlobThreshold)
+	evs := syntheticTape(t, 2*batchEvents, 64)
+	for i := range evs {
+		if i%3 == 0 {
+			evs[i].Payload, evs[i].PayloadDigest = big, events.Sum(big)
+		}
+	}
+	dir, file := writeBoth(t, &Bundle{Metadata: testMeta(), Events: evs})
+	for _, p := range []string{dir, file} {
+		got, err := drain(t, p)
+		require.NoError(t, err)
+		require.Equal(t, withEmptyPayloads(evs), got)
+		got[0].Payload[0] ^= 1
+		require.Equal(t, big, got[3].Payload, "records share no payload bytes")
+	}
+	r, err := Open(context.Background(), dir)
+	require.NoError(t, err)
+	defer r.Close()
+	for {
+		if _, err := r.Next(); err != nil {
+			require.ErrorIs(t, err, io.EOF)
+			break
+		}
+	}
+	require.Len(t, r.blobs, 1, "the directory form keeps the verified blob")
+}

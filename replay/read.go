@@ -47,7 +47,7 @@ type Reader struct {
 	snap       *Snapshot
 	snapState  *State
 	closers    []io.Closer
-	blobs      map[events.Digest][]byte // file form: every blob; dir form: verified cache
+	blobs      map[events.Digest][]byte // file form: every blob; dir form: verified cache (maxDirBlobCache)
 	blobsBytes int64
 
 	log   *logReader
@@ -739,8 +739,20 @@ func (r *Reader) blob(d events.Digest) ([]byte, error) {
 		return nil, err
 	}
 	r.verified[d] = true
+	// Keep it while the cache has room: a tape of many runs refers to the
+	// same prompt over and over (equal runs have equal prompts), and each
+	// reference would read and hash it again.
+	if r.blobsBytes+int64(len(b)) <= maxDirBlobCache {
+		r.blobs[d] = b
+		r.blobsBytes += int64(len(b))
+	}
 	return b, nil
 }
+
+// maxDirBlobCache bounds the verified blobs the directory form keeps in
+// memory for later references (the single-file form keeps every blob, up
+// to MaxBufferedBlobs, because they come before the log).
+const maxDirBlobCache = 16 << 20
 
 // finish runs the end-of-log checks.
 func (r *Reader) finish(idx int) error {

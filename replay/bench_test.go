@@ -421,8 +421,9 @@ func BenchmarkCompression(b *testing.B) {
 	}
 }
 
-// TestVerifyMemory1M verifies a 1,000,000-event bundle (256-byte payloads)
-// and checks that the heap stays under 64 MiB while it does. It writes
+// TestVerifyMemory1M verifies a 1,000,000-event bundle (256-byte payloads),
+// then replays it into a State, and checks that the heap stays under 64 MiB
+// while it does. It writes
 // ~330 MB, so it is opt-in: REPLAY_BIG=1 go test -run Memory1M -v ./replay
 // With REPLAY_BIG_OUT=DIR the bundles are kept in DIR, so that the peak RSS
 // of the command can be measured too:
@@ -470,6 +471,20 @@ func TestVerifyMemory1M(t *testing.T) {
 			t.Logf("%s form: verified %d events in %v (%.0f events/s); heap in use before %.1f MiB, peak during %.1f MiB",
 				form, n, el, float64(n)/el.Seconds(), float64(before.HeapInuse)/(1<<20), float64(top)/(1<<20))
 			require.Less(t, top, uint64(64<<20), "peak heap during Verify")
+
+			// Streaming replay into a State (validating ahead on the
+			// Reader's goroutine) is bounded the same way.
+			runtime.GC()
+			stop = samplePeakHeap()
+			start = time.Now()
+			st, err := ReplayTo(context.Background(), path, 0)
+			el = time.Since(start)
+			top = stop()
+			require.NoError(t, err)
+			require.Equal(t, uint64(n), st.At)
+			t.Logf("%s form: replayed %d events into a State in %v (%.0f events/s); peak heap %.1f MiB",
+				form, n, el, float64(n)/el.Seconds(), float64(top)/(1<<20))
+			require.Less(t, top, uint64(64<<20), "peak heap during ReplayTo")
 		})
 	}
 }

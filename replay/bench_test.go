@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -113,6 +112,7 @@ func plainStream(path string, scan bool, fn func(events.Event) error) error {
 		return err
 	}
 	var r rec
+	var a arena
 	cache, cached := map[events.Digest][]byte{}, 0
 	for {
 		stored, _, err := l.frame()
@@ -144,9 +144,9 @@ func plainStream(path string, scan bool, fn func(events.Event) error) error {
 					cached += len(b)
 				}
 			}
-			e.Payload = slices.Clone(b)
+			e.Payload = a.copy(b)
 		} else {
-			e.Payload = slices.Clone(e.Payload)
+			e.Payload = a.copy(e.Payload)
 		}
 		if err := fn(e); err != nil {
 			return err
@@ -207,24 +207,31 @@ func plainReplay(path string, scan bool) (*State, error) {
 }
 
 // plainReplayAhead is plainReplay with the decoding moved to a goroutine
-// ahead of the State, batched like Reader.Next's prefetching: the
+// ahead of the State, batched like Reader.Next's prefetching (same batch
+// size, recycled batches, payloads copied into an arena): the
 // baseline that gives replay without validation the same use of a second
 // core that the validated replay gets.
 func plainReplayAhead(path string) (*State, error) {
 	ch := make(chan []events.Event, prefetchDepth)
+	free := make(chan []events.Event, 1)
 	errc := make(chan error, 1)
 	stop := make(chan struct{})
 	go func() {
 		defer close(ch)
-		var b []events.Event
+		b := make([]events.Event, 0, batchEvents)
 		send := func() bool {
 			select {
 			case ch <- b:
-				b = nil
-				return true
 			case <-stop:
 				return false
 			}
+			select {
+			case b = <-free:
+				b = b[:0]
+			default:
+				b = make([]events.Event, 0, batchEvents)
+			}
+			return true
 		}
 		errc <- plainStream(path, false, func(e events.Event) error {
 			if b = append(b, e); len(b) == batchEvents && !send() {
@@ -239,10 +246,15 @@ func plainReplayAhead(path string) (*State, error) {
 	st := NewState()
 	var applyErr error
 	for b := range ch {
-		for _, e := range b {
+		for i, e := range b {
 			if applyErr == nil {
 				applyErr = st.Apply(e)
 			}
+			b[i] = events.Event{}
+		}
+		select {
+		case free <- b:
+		default:
 		}
 		if applyErr != nil && stop != nil {
 			close(stop)

@@ -25,7 +25,7 @@ const (
 	batchEvents   = 256
 	batchBytes    = 1 << 20
 	prefetchDepth = 2
-	arenaChunk    = 64 << 10
+	arenaChunk    = 32 << 10 // the largest size class: no large-object allocation
 )
 
 // batch is a run of validated records; err follows them (io.EOF at the
@@ -37,6 +37,7 @@ type batch struct {
 
 type prefetcher struct {
 	ch   chan *batch
+	free chan *batch // batches the consumer is done with, for reuse
 	stop chan struct{}
 	cur  *batch
 	pos  int
@@ -71,7 +72,13 @@ func (r *Reader) produce(p *prefetcher) {
 	defer close(p.ch)
 	var a arena
 	for {
-		b := &batch{evs: make([]events.Event, 0, batchEvents)}
+		var b *batch
+		select {
+		case b = <-p.free:
+			b.evs = b.evs[:0]
+		default:
+			b = &batch{evs: make([]events.Event, 0, batchEvents)}
+		}
 		for size := 0; len(b.evs) < batchEvents && size < batchBytes; {
 			if err := r.step(); err != nil {
 				b.err = err
@@ -101,13 +108,19 @@ func (r *Reader) next() (events.Event, error) {
 	}
 	p := r.pre
 	if p == nil {
-		p = &prefetcher{ch: make(chan *batch, prefetchDepth), stop: make(chan struct{})}
+		p = &prefetcher{ch: make(chan *batch, prefetchDepth), free: make(chan *batch, 1), stop: make(chan struct{})}
 		r.pre = p
 		go r.produce(p)
 	}
 	for p.cur == nil || p.pos == len(p.cur.evs) {
 		if p.cur != nil && p.cur.err != nil {
 			return events.Event{}, p.cur.err
+		}
+		if p.cur != nil {
+			select { // its events were cleared as they were returned
+			case p.free <- p.cur:
+			default:
+			}
 		}
 		b, ok := <-p.ch
 		if !ok { // only after Close, which next refused above

@@ -35,7 +35,8 @@ var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
 // manifest, metadata and snapshot; Next checks each record; the io.EOF from
 // Next means every check passed, including the end-of-log checks (trailer,
 // chain head, file digest and size, unreferenced blobs). Memory does not grow
-// with the number of events.
+// with the number of events. Next validates ahead on a goroutine of the
+// Reader's own, which Close ends; a Reader is for one goroutine at a time.
 type Reader struct {
 	ctx  context.Context
 	path string

@@ -131,26 +131,33 @@ func readBounded(rd io.Reader, max int64) ([]byte, error) {
 }
 
 func (r *Reader) readDirFile(name string, max int64) ([]byte, error) {
-	p := filepath.Join(r.path, filepath.FromSlash(name))
-	fi, err := os.Lstat(p)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, wrapf(ErrMissing, "listed in the manifest but absent")
-		}
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, wrapf(ErrUnsafeName, "not a regular file (%s): links are not allowed", describeMode(fi.Mode()))
-	}
-	if fi.Size() > max {
-		return nil, wrapf(ErrTooLarge, "%d bytes, at most %d", fi.Size(), max)
-	}
-	f, err := os.Open(p)
+	f, _, err := r.openDirFile(name, max)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	return readBounded(f, max)
+}
+
+// openDirFile opens a file of the directory form and returns its size: a
+// regular file (no link) of at most max bytes.
+func (r *Reader) openDirFile(name string, max int64) (*os.File, int64, error) {
+	p := filepath.Join(r.path, filepath.FromSlash(name))
+	fi, err := os.Lstat(p)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, 0, wrapf(ErrMissing, "listed in the manifest but absent")
+		}
+		return nil, 0, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, 0, wrapf(ErrUnsafeName, "not a regular file (%s): links are not allowed", describeMode(fi.Mode()))
+	}
+	if fi.Size() > max {
+		return nil, 0, wrapf(ErrTooLarge, "%d bytes, at most %d", fi.Size(), max)
+	}
+	f, err := os.Open(p)
+	return f, fi.Size(), err
 }
 
 // checkEntry checks b against the manifest's entry for name.
@@ -669,28 +676,31 @@ func (r *Reader) checkBlob(d events.Digest) error {
 	if r.verified[d] {
 		return nil
 	}
-	name := blobName(d)
-	if _, ok := r.manifest.file(name); !ok || r.form == FormFile {
-		return wrapf(ErrMissing, "%s is not in the bundle", name)
-	}
-	p := filepath.Join(r.path, filepath.FromSlash(name))
-	fi, err := os.Lstat(p)
+	name, err := r.dirBlob(d)
 	if err != nil {
 		return err
 	}
-	if !fi.Mode().IsRegular() {
-		return wrapf(ErrUnsafeName, "not a regular file (%s): links are not allowed", describeMode(fi.Mode()))
-	}
-	f, err := os.Open(p)
+	f, size, err := r.openDirFile(name, MaxBlob)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	if err := r.checkStream(name, f, fi.Size()); err != nil {
+	if err := r.checkStream(name, f, size); err != nil {
 		return err
 	}
 	r.verified[d] = true
 	return nil
+}
+
+// dirBlob returns the name of blob d, which must be listed in the manifest
+// of a directory bundle (the single-file form's blobs were all read at
+// Open).
+func (r *Reader) dirBlob(d events.Digest) (string, error) {
+	name := blobName(d)
+	if _, ok := r.manifest.file(name); !ok || r.form == FormFile {
+		return "", wrapf(ErrMissing, "%s is not in the bundle", name)
+	}
+	return name, nil
 }
 
 // checkStream hashes a file of the given size from rd and checks it
@@ -726,9 +736,9 @@ func (r *Reader) blob(d events.Digest) ([]byte, error) {
 	if b, ok := r.blobs[d]; ok {
 		return b, nil
 	}
-	name := blobName(d)
-	if _, ok := r.manifest.file(name); !ok || r.form == FormFile {
-		return nil, wrapf(ErrMissing, "%s is not in the bundle", name)
+	name, err := r.dirBlob(d)
+	if err != nil {
+		return nil, err
 	}
 	b, err := r.readDirFile(name, MaxBlob)
 	if err != nil {

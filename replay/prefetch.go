@@ -100,9 +100,12 @@ func (r *Reader) produce(p *prefetcher) {
 	}
 }
 
-// next returns the next prefetched record, starting the producer on the
-// first call.
-func (r *Reader) next() (events.Event, error) {
+// Next returns the next event, fully validated. Payload is a fresh slice
+// the caller owns. At the end of a valid log it returns io.EOF; any other
+// error is a *BundleError naming the file and record (or the context's
+// error), and is sticky. The first call starts the goroutine that
+// validates ahead (see Reader); Close ends it.
+func (r *Reader) Next() (events.Event, error) {
 	if r.closed {
 		return events.Event{}, r.errClosed()
 	}
@@ -113,10 +116,10 @@ func (r *Reader) next() (events.Event, error) {
 		go r.produce(p)
 	}
 	for p.cur == nil || p.pos == len(p.cur.evs) {
-		if p.cur != nil && p.cur.err != nil {
-			return events.Event{}, p.cur.err
-		}
 		if p.cur != nil {
+			if p.cur.err != nil {
+				return events.Event{}, p.cur.err
+			}
 			select { // its events were cleared as they were returned
 			case p.free <- p.cur:
 			default:

@@ -550,13 +550,6 @@ func (r *Reader) Close() error {
 	return errors.Join(errs...)
 }
 
-// Next returns the next event, fully validated. Payload is a fresh slice
-// the caller owns. At the end of a valid log it returns io.EOF; any other
-// error is a *BundleError naming the file and record (or the context's
-// error), and is sticky. The records are validated ahead of Next on a
-// goroutine of the Reader's own (see prefetch.go); Close ends it.
-func (r *Reader) Next() (events.Event, error) { return r.next() }
-
 // event returns the current record as step parsed it (the record is parsed
 // once); Payload aliases internal buffers.
 func (r *Reader) event() events.Event {

@@ -13,17 +13,17 @@ import (
 	"github.com/codegenie/codegenie/events"
 )
 
-// tape records a small linear run whose band.classified payload is band.
+// tape records a small linear run whose score.classified payload is band.
 func tape(t testing.TB, band string, opts events.Options) []events.Event {
 	t.Helper()
 	r := events.NewRecorder(opts)
-	root, err := r.Emit(0, events.KindRunStarted, map[string]any{"scenario": "npm-lodash"})
+	root, err := r.Emit(0, kindStarted, map[string]any{"scenario": "npm-lodash"})
 	require.NoError(t, err)
-	q, err := r.Emit(root, events.KindRetrievalQueried, map[string]any{"query": "lodash prototype pollution"})
+	q, err := r.Emit(root, kindQueried, map[string]any{"query": "lodash prototype pollution"})
 	require.NoError(t, err)
-	rk, err := r.Emit(q, events.KindRetrievalRanked, map[string]any{"ids": []string{"ex-03", "ex-11"}})
+	rk, err := r.Emit(q, kindRanked, map[string]any{"ids": []string{"ex-03", "ex-11"}})
 	require.NoError(t, err)
-	_, err = r.Emit(rk, events.KindBandClassified, map[string]any{"band": band, "score": 0.82, "thresholds": []float64{0.5, 0.8}})
+	_, err = r.Emit(rk, kindClassified, map[string]any{"band": band, "score": 0.82, "thresholds": []float64{0.5, 0.8}})
 	require.NoError(t, err)
 	return r.Events()
 }
@@ -53,7 +53,7 @@ func TestComparePayload(t *testing.T) {
 	d := events.Compare(a, b, events.Nondeterministic)
 	require.NotNil(t, d)
 	require.Equal(t, 3, d.Index)
-	require.Equal(t, events.KindBandClassified, d.Kind)
+	require.Equal(t, kindClassified, d.Kind)
 	require.Equal(t, uint64(4), d.Seq)
 	require.Equal(t, uint64(3), d.Parent)
 	require.Equal(t, events.FieldNamePayload, d.Field)
@@ -65,14 +65,14 @@ func TestComparePayload(t *testing.T) {
 	require.Contains(t, d.ExcerptB, `"band":"borderline"`)
 	require.Equal(t, []string{`["band"]: "accept" != "borderline"`}, d.PayloadDiff)
 	require.Equal(t, []events.ChainLink{
-		{Seq: 4, Parent: 3, Kind: events.KindBandClassified},
-		{Seq: 3, Parent: 2, Kind: events.KindRetrievalRanked},
-		{Seq: 2, Parent: 1, Kind: events.KindRetrievalQueried},
-		{Seq: 1, Parent: 0, Kind: events.KindRunStarted},
+		{Seq: 4, Parent: 3, Kind: kindClassified},
+		{Seq: 3, Parent: 2, Kind: kindRanked},
+		{Seq: 2, Parent: 1, Kind: kindQueried},
+		{Seq: 1, Parent: 0, Kind: kindStarted},
 	}, d.Chain)
 
 	text := d.String()
-	for _, want := range []string{"index 3", "band.classified", "seq 4", "parent 3", "Payload", "offset " + fmt.Sprint(off), `["band"]`, "seq 1 run.started"} {
+	for _, want := range []string{"index 3", "score.classified", "seq 4", "parent 3", "Payload", "offset " + fmt.Sprint(off), `["band"]`, "seq 1 job.started"} {
 		require.Contains(t, text, want)
 	}
 	js, err := json.Marshal(d)
@@ -95,7 +95,7 @@ func TestCompareFields(t *testing.T) {
 		field string
 		index int
 	}{
-		{"kind", mutate(func(e *events.Event) { e.Kind = events.KindPromptBuilt }), events.FieldNameKind, 2},
+		{"kind", mutate(func(e *events.Event) { e.Kind = kindBuilt }), events.FieldNameKind, 2},
 		{"parent", mutate(func(e *events.Event) { e.Parent = 1 }), events.FieldNameParent, 2},
 		{"lane", mutate(func(e *events.Event) { e.Lane = "x" }), events.FieldNameLane, 2},
 		{"seq", mutate(func(e *events.Event) { e.Seq = 9 }), events.FieldNameSeq, 2},
@@ -118,7 +118,7 @@ func TestCompareFields(t *testing.T) {
 		d := events.Compare(base[:2], base, 0)
 		require.NotNil(t, d)
 		require.Equal(t, events.FieldNameLength, d.Field)
-		require.Equal(t, events.KindRetrievalRanked, d.Kind) // b's event at index 2
+		require.Equal(t, kindRanked, d.Kind) // b's event at index 2
 		require.Equal(t, "2 events", d.ValueA)
 		require.Equal(t, "4 events", d.ValueB)
 	})
@@ -126,9 +126,9 @@ func TestCompareFields(t *testing.T) {
 
 func TestCausalChainMalformed(t *testing.T) {
 	tp := []events.Event{
-		{Seq: 1, Kind: events.KindRunStarted},
-		{Seq: 2, Parent: 7, Kind: events.KindPromptBuilt},  // missing parent
-		{Seq: 3, Parent: 3, Kind: events.KindLLMRequested}, // self-parent
+		{Seq: 1, Kind: kindStarted},
+		{Seq: 2, Parent: 7, Kind: kindBuilt},     // missing parent
+		{Seq: 3, Parent: 3, Kind: kindRequested}, // self-parent
 	}
 	require.Len(t, events.CausalChain(tp, 1), 1)
 	require.Len(t, events.CausalChain(tp, 2), 1)
@@ -236,8 +236,8 @@ func BenchmarkCompareEqual(b *testing.B) {
 func ExampleCompare() {
 	emit := func(band string) []events.Event {
 		r := events.NewRecorder(events.Options{})
-		root, _ := r.Emit(0, events.KindRunStarted, map[string]string{"scenario": "npm"})
-		_, _ = r.Emit(root, events.KindBandClassified, map[string]any{"band": band, "score": 0.7})
+		root, _ := r.Emit(0, kindStarted, map[string]string{"scenario": "npm"})
+		_, _ = r.Emit(root, kindClassified, map[string]any{"band": band, "score": 0.7})
 		return r.Events()
 	}
 	d := events.Compare(emit("accept"), emit("borderline"), events.Nondeterministic)
@@ -245,9 +245,9 @@ func ExampleCompare() {
 	fmt.Println(d.PayloadDiff)
 	_ = d.Text(os.Stdout)
 	// Output:
-	// 1 band.classified Payload 9
+	// 1 score.classified Payload 9
 	// [["band"]: "accept" != "borderline"]
-	// first divergent event: index 1, kind band.classified, seq 2, parent 1
+	// first divergent event: index 1, kind score.classified, seq 2, parent 1
 	//   differing field: Payload
 	//   payload: first differing byte at offset 9 (len a=29, len b=33)
 	//     a: {"band":"accept","score":0.7}
@@ -255,8 +255,8 @@ func ExampleCompare() {
 	//   payload field diff (a != b):
 	//     ["band"]: "accept" != "borderline"
 	//   causal chain (event → root):
-	//     seq 2 band.classified ← parent 1
-	//     seq 1 run.started
+	//     seq 2 score.classified ← parent 1
+	//     seq 1 job.started
 }
 
 func ExampleFirstByteDiff() {
@@ -285,24 +285,24 @@ func ExamplePayloadDiff() {
 
 func ExampleCausalChain() {
 	r := events.NewRecorder(events.Options{})
-	root, _ := r.Emit(0, events.KindRunStarted, "run")
-	q, _ := r.Emit(root, events.KindRetrievalQueried, "q")
-	_, _ = r.Emit(root, events.KindBandClassified, "unrelated")
-	_, _ = r.Emit(q, events.KindRetrievalRanked, "r")
+	root, _ := r.Emit(0, kindStarted, "run")
+	q, _ := r.Emit(root, kindQueried, "q")
+	_, _ = r.Emit(root, kindClassified, "unrelated")
+	_, _ = r.Emit(q, kindRanked, "r")
 	for _, c := range events.CausalChain(r.Events(), 3) {
 		fmt.Println(c.Seq, c.Kind)
 	}
 	// Output:
-	// 4 retrieval.ranked
-	// 2 retrieval.queried
-	// 1 run.started
+	// 4 search.ranked
+	// 2 search.queried
+	// 1 job.started
 }
 
 func ExampleScan() {
 	// Scan skips the chain-digest check: for callers that already know
 	// the tapes' digests differ.
-	a := []events.Event{{Seq: 1, Kind: events.KindRunStarted, Payload: []byte(`{}`)}}
-	b := []events.Event{{Seq: 1, Kind: events.KindRunStarted, Payload: []byte(`{}`), AuditEventID: "x"}}
+	a := []events.Event{{Seq: 1, Kind: kindStarted, Payload: []byte(`{}`)}}
+	b := []events.Event{{Seq: 1, Kind: kindStarted, Payload: []byte(`{}`), AuditEventID: "x"}}
 	fmt.Println(events.Scan(a, b, events.Nondeterministic) == nil)
 	fmt.Println(events.Scan(a, b, 0).Field)
 	// Output:

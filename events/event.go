@@ -8,21 +8,9 @@ import (
 	"lukechampine.com/blake3"
 )
 
-// Kind names the step an event records.
+// Kind names the step an event records. Each pipeline names its own kinds;
+// this package defines none.
 type Kind string
-
-// The kinds the fallback pipeline emits, in the order of a successful run.
-const (
-	KindRunStarted        Kind = "run.started"
-	KindRetrievalQueried  Kind = "retrieval.queried"
-	KindRetrievalRanked   Kind = "retrieval.ranked"
-	KindBandClassified    Kind = "band.classified"
-	KindPromptBuilt       Kind = "prompt.built"
-	KindLLMRequested      Kind = "llm.requested"
-	KindLLMResponded      Kind = "llm.responded"
-	KindTransformProduced Kind = "transform.produced"
-	KindTransformFailed   Kind = "transform.failed"
-)
 
 // Digest is a blake3-256 digest.
 type Digest [32]byte

@@ -118,7 +118,7 @@ func TestRecordRoundTrip(t *testing.T) {
 }
 
 func TestDecodeRecordTruncated(t *testing.T) {
-	e := events.Event{Seq: 3, Parent: 1, Kind: events.KindPromptBuilt, Payload: []byte(`{"a":1}`)}
+	e := events.Event{Seq: 3, Parent: 1, Kind: kindBuilt, Payload: []byte(`{"a":1}`)}
 	e.PayloadDigest = events.Sum(e.Payload)
 	rec := events.AppendRecord(nil, e)
 	for i := range len(rec) {
@@ -128,7 +128,7 @@ func TestDecodeRecordTruncated(t *testing.T) {
 }
 
 func TestVerify(t *testing.T) {
-	good := events.Event{Seq: 2, Parent: 1, Kind: events.KindLLMRequested, Payload: []byte(`{}`)}
+	good := events.Event{Seq: 2, Parent: 1, Kind: kindRequested, Payload: []byte(`{}`)}
 	good.PayloadDigest = events.Sum(good.Payload)
 	require.NoError(t, good.Verify())
 	tests := []struct {
@@ -205,9 +205,9 @@ func TestDigestText(t *testing.T) {
 
 func TestRecorderParentMustExist(t *testing.T) {
 	r := events.NewRecorder(events.Options{})
-	_, err := r.Emit(1, events.KindRunStarted, nil)
+	_, err := r.Emit(1, kindStarted, nil)
 	require.ErrorContains(t, err, "does not exist yet")
-	seq, err := r.Emit(0, events.KindRunStarted, map[string]string{"k": "v"})
+	seq, err := r.Emit(0, kindStarted, map[string]string{"k": "v"})
 	require.NoError(t, err)
 	require.Equal(t, uint64(1), seq)
 }
@@ -219,7 +219,7 @@ func TestRecorderStampsInjectedClockAndIDs(t *testing.T) {
 		Clock: func() time.Time { return at },
 		NewID: func() string { n++; return fmt.Sprint("id-", n) },
 	})
-	seq, err := r.Emit(0, events.KindRunStarted, nil)
+	seq, err := r.Emit(0, kindStarted, nil)
 	require.NoError(t, err)
 	r.WithBudgetToken(seq, "tok")
 	evs := r.Events()
@@ -232,7 +232,7 @@ func TestRecorderStampsInjectedClockAndIDs(t *testing.T) {
 // items) run concurrently, and a final event after the join.
 func runLanes(t require.TestingT, lanes map[string][]int, yield func()) []events.Event {
 	r := events.NewRecorder(events.Options{})
-	root, err := r.Emit(0, events.KindRunStarted, "root")
+	root, err := r.Emit(0, kindStarted, "root")
 	require.NoError(t, err)
 	f := r.Fork(root)
 	var wg sync.WaitGroup
@@ -243,7 +243,7 @@ func runLanes(t require.TestingT, lanes map[string][]int, yield func()) []events
 			l := f.Lane(name)
 			for _, it := range items {
 				yield()
-				require.NoError(t, l.Emit(events.KindRetrievalRanked, it))
+				require.NoError(t, l.Emit(kindRanked, it))
 			}
 		}()
 	}
@@ -251,7 +251,7 @@ func runLanes(t require.TestingT, lanes map[string][]int, yield func()) []events
 	last, err := f.Join()
 	require.NoError(t, err)
 	_ = last
-	_, err = r.Emit(uint64(r.Len()), events.KindTransformProduced, "done")
+	_, err = r.Emit(uint64(r.Len()), kindProduced, "done")
 	require.NoError(t, err)
 	return r.Events()
 }
@@ -287,13 +287,13 @@ func TestJoinTwice(t *testing.T) {
 	r := events.NewRecorder(events.Options{})
 	f := r.Fork(0)
 	l := f.Lane("a")
-	require.NoError(t, l.Emit(events.KindRetrievalRanked, 1))
+	require.NoError(t, l.Emit(kindRanked, 1))
 	last, err := f.Join()
 	require.NoError(t, err)
 	require.Equal(t, map[string]uint64{"a": 1}, last)
 	_, err = f.Join()
 	require.ErrorIs(t, err, events.ErrJoined)
-	require.ErrorIs(t, l.Emit(events.KindRetrievalRanked, 2), events.ErrJoined)
+	require.ErrorIs(t, l.Emit(kindRanked, 2), events.ErrJoined)
 	evs := r.Events()
 	require.Len(t, evs, 1)
 	require.Equal(t, uint64(0), evs[0].Parent)
@@ -302,7 +302,7 @@ func TestJoinTwice(t *testing.T) {
 
 func BenchmarkChainAdd256(b *testing.B) {
 	payload := []byte(strings.Repeat("p", 256))
-	e := events.Event{Seq: 1, Kind: events.KindPromptBuilt, Payload: payload, PayloadDigest: events.Sum(payload)}
+	e := events.Event{Seq: 1, Kind: kindBuilt, Payload: payload, PayloadDigest: events.Sum(payload)}
 	var c events.Chainer
 	b.SetBytes(int64(len(events.AppendRecord(nil, e))))
 	b.ReportAllocs()
@@ -323,7 +323,7 @@ func BenchmarkCanonical(b *testing.B) {
 
 func TestRecordEmittedAtExtremes(t *testing.T) {
 	for _, ns := range []int64{math.MinInt64, -1, 0, 1, math.MaxInt64} {
-		e := events.Event{Seq: 1, Kind: events.KindRunStarted, EmittedAt: time.Unix(0, ns).UTC()}
+		e := events.Event{Seq: 1, Kind: kindStarted, EmittedAt: time.Unix(0, ns).UTC()}
 		got, _, err := events.DecodeRecord(events.AppendRecord(nil, e))
 		require.NoError(t, err)
 		require.True(t, e.EmittedAt.Equal(got.EmittedAt), "UnixNano %d: got %v", ns, got.EmittedAt)

@@ -9,14 +9,14 @@ import (
 
 func ExampleRecorder() {
 	r := events.NewRecorder(events.Options{})
-	root, _ := r.Emit(0, events.KindRunStarted, map[string]string{"scenario": "npm"})
+	root, _ := r.Emit(0, kindStarted, map[string]string{"scenario": "npm"})
 	f := r.Fork(root)
 	var wg sync.WaitGroup
 	for _, name := range []string{"b", "a"} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_ = f.Lane(name).Emit(events.KindRetrievalRanked, name)
+			_ = f.Lane(name).Emit(kindRanked, name)
 		}()
 	}
 	wg.Wait()
@@ -25,9 +25,9 @@ func ExampleRecorder() {
 		fmt.Println(e.Seq, e.Parent, e.Kind, e.Lane, string(e.Payload))
 	}
 	// Output:
-	// 1 0 run.started  {"scenario":"npm"}
-	// 2 1 retrieval.ranked a "a"
-	// 3 1 retrieval.ranked b "b"
+	// 1 0 job.started  {"scenario":"npm"}
+	// 2 1 search.ranked a "a"
+	// 3 1 search.ranked b "b"
 }
 
 func ExampleCanonical() {
@@ -37,7 +37,7 @@ func ExampleCanonical() {
 }
 
 func ExampleChainDigest() {
-	e := events.Event{Seq: 1, Kind: events.KindRunStarted, Payload: []byte(`{}`)}
+	e := events.Event{Seq: 1, Kind: kindStarted, Payload: []byte(`{}`)}
 	e.PayloadDigest = events.Sum(e.Payload)
 	a := []events.Event{e}
 	e.AuditEventID = "differs-every-run"

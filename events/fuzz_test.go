@@ -11,7 +11,7 @@ import (
 // FuzzDecodeRecord checks that the record decoder never panics and that
 // anything it accepts re-encodes to exactly the bytes it consumed.
 func FuzzDecodeRecord(f *testing.F) {
-	e := events.Event{Seq: 2, Parent: 1, Kind: events.KindLLMResponded, Lane: "x", Payload: []byte(`{"text":"ok"}`),
+	e := events.Event{Seq: 2, Parent: 1, Kind: kindResponded, Lane: "x", Payload: []byte(`{"text":"ok"}`),
 		EmittedAt: time.Unix(1700000000, 5).UTC(), AuditEventID: "a", BudgetTokenID: "b"}
 	e.PayloadDigest = events.Sum(e.Payload)
 	f.Add(events.AppendRecord(nil, e))

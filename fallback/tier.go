@@ -270,14 +270,14 @@ func errorKind(err error) string {
 func (r *run) fail(step string, err error) error {
 	r.failed = true
 	p := failedPayload{Step: step, Kind: errorKind(err), Error: excerpt(err.Error())}
-	if p.Kind == "error" && step == string(events.KindLLMResponded) {
+	if p.Kind == "error" && step == string(KindLLMResponded) {
 		p.Kind = "llm" // a transport or protocol failure of the model call
 	}
 	var uerr *UnusableCompletionError
 	if errors.As(err, &uerr) {
 		p.Reason, p.Path, p.Excerpt = uerr.Reason, uerr.Path, uerr.Excerpt
 	}
-	if eerr := guard("record failure", func() error { return r.emit(events.KindTransformFailed, p) }); eerr != nil {
+	if eerr := guard("record failure", func() error { return r.emit(KindTransformFailed, p) }); eerr != nil {
 		return &RunError{Step: step, Err: errors.Join(err, eerr)}
 	}
 	return &RunError{Step: step, Err: err}
@@ -369,11 +369,11 @@ func (r *run) run(ctx context.Context, adv Advisory, repo RepoContext, sel Recip
 		return r.fail("validate", err)
 	}
 	r.res.RunKey = key
-	if err := r.emit(events.KindRunStarted, runStartedPayload{
+	if err := r.emit(KindRunStarted, runStartedPayload{
 		Path: r.res.Path, RunKey: key, RunKeyDigest: key.String(), Pin: pin,
 		AdvisoryID: adv.ID, Files: len(repo.Files), PriorAttempts: len(prior),
 	}); err != nil {
-		return r.fail(string(events.KindRunStarted), err)
+		return r.fail(string(KindRunStarted), err)
 	}
 
 	// Validate everything that does not need the network before doing any
@@ -400,11 +400,11 @@ func (r *run) run(ctx context.Context, adv Advisory, repo RepoContext, sel Recip
 	// Retrieval.
 	store := t.store()
 	query := rag.QueryText(adv.Ecosystem, adv.Package, advisoryText(adv))
-	if err := r.emit(events.KindRetrievalQueried, retrievalQueriedPayload{
+	if err := r.emit(KindRetrievalQueried, retrievalQueriedPayload{
 		Query: query, QueryDigest: events.Sum([]byte(query)).String(), K: t.k(),
 		StoreSize: store.Len(), EmbeddingModelDigest: key.EmbeddingModelDigest,
 	}); err != nil {
-		return r.fail(string(events.KindRetrievalQueried), err)
+		return r.fail(string(KindRetrievalQueried), err)
 	}
 	var scored []rag.Scored
 	if err := guard("retrieve", func() error {
@@ -413,14 +413,14 @@ func (r *run) run(ctx context.Context, adv Advisory, repo RepoContext, sel Recip
 		scored, rerr = ret.Retrieve(ctx, query)
 		return rerr
 	}); err != nil {
-		return r.fail(string(events.KindRetrievalRanked), err)
+		return r.fail(string(KindRetrievalRanked), err)
 	}
 	ranked := retrievalRankedPayload{Results: make([]rankedExample, len(scored))}
 	for i, s := range scored {
 		ranked.Results[i] = rankedExample{ID: s.Example.ID, Score: s.Score}
 	}
-	if err := r.emit(events.KindRetrievalRanked, ranked); err != nil {
-		return r.fail(string(events.KindRetrievalRanked), err)
+	if err := r.emit(KindRetrievalRanked, ranked); err != nil {
+		return r.fail(string(KindRetrievalRanked), err)
 	}
 
 	// Bands.
@@ -429,7 +429,7 @@ func (r *run) run(ctx context.Context, adv Advisory, repo RepoContext, sel Recip
 	for i, s := range scored {
 		b, err := rag.Classify(s.Score, th)
 		if err != nil {
-			return r.fail(string(events.KindBandClassified), err)
+			return r.fail(string(KindBandClassified), err)
 		}
 		bands.Examples[i] = classifiedExample{ID: s.Example.ID, Score: s.Score, Band: b}
 		if i == 0 || b > bands.TopBand {
@@ -444,8 +444,8 @@ func (r *run) run(ctx context.Context, adv Advisory, repo RepoContext, sel Recip
 		})
 	}
 	bands.Shown = len(shown)
-	if err := r.emit(events.KindBandClassified, bands); err != nil {
-		return r.fail(string(events.KindBandClassified), err)
+	if err := r.emit(KindBandClassified, bands); err != nil {
+		return r.fail(string(KindBandClassified), err)
 	}
 
 	// Prompt.
@@ -456,21 +456,21 @@ func (r *run) run(ctx context.Context, adv Advisory, repo RepoContext, sel Recip
 		p, berr = builder.Build(in)
 		return berr
 	}); err != nil {
-		return r.fail(string(events.KindPromptBuilt), err)
+		return r.fail(string(KindPromptBuilt), err)
 	}
 	pd := PromptDigest(p)
-	if err := r.emit(events.KindPromptBuilt, promptBuiltPayload{
+	if err := r.emit(KindPromptBuilt, promptBuiltPayload{
 		TemplateVersion: prompt.TemplateVersion, PromptDigest: pd.String(),
 		SystemBytes: len(p.System), UserBytes: len(p.User),
 		Examples: len(shown), Attempts: len(prior), System: p.System, User: p.User,
 	}); err != nil {
-		return r.fail(string(events.KindPromptBuilt), err)
+		return r.fail(string(KindPromptBuilt), err)
 	}
 
 	// LLM.
 	req := llm.Request{System: p.System, Prompt: p.User}
-	if err := r.emit(events.KindLLMRequested, llmRequestedPayload{Settings: pin.Adapter, RequestDigest: pd.String()}); err != nil {
-		return r.fail(string(events.KindLLMRequested), err)
+	if err := r.emit(KindLLMRequested, llmRequestedPayload{Settings: pin.Adapter, RequestDigest: pd.String()}); err != nil {
+		return r.fail(string(KindLLMRequested), err)
 	}
 	var resp llm.Response
 	cerr := guard("complete", func() error {
@@ -479,16 +479,16 @@ func (r *run) run(ctx context.Context, adv Advisory, repo RepoContext, sel Recip
 		return e
 	})
 	if cerr != nil && !errors.Is(cerr, llm.ErrEmptyCompletion) {
-		return r.fail(string(events.KindLLMResponded), cerr)
+		return r.fail(string(KindLLMResponded), cerr)
 	}
-	if err := r.emit(events.KindLLMResponded, llmRespondedPayload{
+	if err := r.emit(KindLLMResponded, llmRespondedPayload{
 		Text: resp.Text, TextDigest: events.Sum([]byte(resp.Text)).String(), Model: resp.Model,
 		StopReason: resp.StopReason, ID: resp.ID, InputTokens: resp.InputTokens, OutputTokens: resp.OutputTokens,
 	}); err != nil {
-		return r.fail(string(events.KindLLMResponded), err)
+		return r.fail(string(KindLLMResponded), err)
 	}
 	if cerr != nil {
-		return r.fail(string(events.KindTransformProduced), &UnusableCompletionError{
+		return r.fail(string(KindTransformProduced), &UnusableCompletionError{
 			Reason: ReasonEmptyResponse, Detail: cerr.Error(), Excerpt: excerpt(resp.Text),
 		})
 	}
@@ -496,13 +496,13 @@ func (r *run) run(ctx context.Context, adv Advisory, repo RepoContext, sel Recip
 	// Transform.
 	tr, files, err := transformFromAnswer(fs, resp.Text)
 	if err != nil {
-		return r.fail(string(events.KindTransformProduced), err)
+		return r.fail(string(KindTransformProduced), err)
 	}
-	if err := r.emit(events.KindTransformProduced, transformProducedPayload{
+	if err := r.emit(KindTransformProduced, transformProducedPayload{
 		Diff: string(tr.DiffBytes), DiffDigest: events.Sum(tr.DiffBytes).String(),
 		DiffBytes: len(tr.DiffBytes), Files: files,
 	}); err != nil {
-		return r.fail(string(events.KindTransformProduced), err)
+		return r.fail(string(KindTransformProduced), err)
 	}
 	r.res.Transform = tr
 	return nil

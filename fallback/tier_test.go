@@ -47,9 +47,9 @@ func kinds(evs []events.Event) []events.Kind {
 }
 
 var happyKinds = []events.Kind{
-	events.KindRunStarted, events.KindRetrievalQueried, events.KindRetrievalRanked,
-	events.KindBandClassified, events.KindPromptBuilt, events.KindLLMRequested,
-	events.KindLLMResponded, events.KindTransformProduced,
+	fallback.KindRunStarted, fallback.KindRetrievalQueried, fallback.KindRetrievalRanked,
+	fallback.KindBandClassified, fallback.KindPromptBuilt, fallback.KindLLMRequested,
+	fallback.KindLLMResponded, fallback.KindTransformProduced,
 }
 
 // checkTape checks the structural invariants of a run's tape: dense Seq
@@ -284,7 +284,7 @@ func TestRunBadInput(t *testing.T) {
 			require.Equal(t, happyKinds[:tc.nEvents], kinds(res.Events[:tc.nEvents]))
 			checkTape(t, res.Events)
 			last := res.Events[len(res.Events)-1]
-			require.Equal(t, events.KindTransformFailed, last.Kind)
+			require.Equal(t, fallback.KindTransformFailed, last.Kind)
 			p := payload(t, last)
 			require.Equal(t, tc.kind, p["kind"], "%v", err)
 			require.Equal(t, tc.wantStep, p["step"])
@@ -311,7 +311,7 @@ func TestRunCanceledContext(t *testing.T) {
 	cancel()
 	res, err := fakeTier(t, fakellm.Normal, false).Run(ctx, s.Advisory, s.Repo, s.Recipe, nil)
 	require.ErrorIs(t, err, context.Canceled)
-	require.Equal(t, events.KindTransformFailed, res.Events[len(res.Events)-1].Kind)
+	require.Equal(t, fallback.KindTransformFailed, res.Events[len(res.Events)-1].Kind)
 }
 
 // cassetteTransport is a RoundTripper that claims a cassette.
@@ -461,7 +461,7 @@ func TestRunNilTier(t *testing.T) {
 	)
 	require.NotPanics(t, func() { res, err = tier.Run(context.Background(), s.Advisory, s.Repo, s.Recipe, nil) })
 	require.ErrorIs(t, err, fallback.ErrInvalidConfig)
-	require.Equal(t, []events.Kind{events.KindTransformFailed}, kinds(res.Events))
+	require.Equal(t, []events.Kind{fallback.KindTransformFailed}, kinds(res.Events))
 }
 
 // Even a panicking clock (an injected dependency of the recorder) gives an

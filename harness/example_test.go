@@ -15,8 +15,8 @@ import (
 func pipeline(band string) harness.Scenario {
 	return func(ctx context.Context, iter int) (harness.Outcome, error) {
 		r := events.NewRecorder(events.Options{})
-		root, _ := r.Emit(0, events.KindRunStarted, map[string]string{"scenario": "npm"})
-		_, _ = r.Emit(root, events.KindBandClassified, map[string]any{"band": band})
+		root, _ := r.Emit(0, kindStarted, map[string]string{"scenario": "npm"})
+		_, _ = r.Emit(root, kindClassified, map[string]any{"band": band})
 		return harness.Outcome{DiffBytes: []byte("--- a/package.json\n"), Events: r.Events()}, nil
 	}
 }
@@ -49,7 +49,7 @@ func ExampleIterate_divergence() {
 	// Output:
 	// true
 	// run 7 of 50 - 2 distinct tapes
-	// event 1 band.classified Payload at byte 9
+	// event 1 score.classified Payload at byte 9
 	// ["band"]: "accept" != "borderline"
 }
 
@@ -75,7 +75,7 @@ func ExampleReadTape() {
 	file := harness.AppendTape(nil, out.Events)
 	evs, err := harness.ReadTape(file)
 	fmt.Println(err, len(evs), evs[1].Kind, string(evs[1].Payload))
-	// Output: <nil> 2 band.classified {"band":"accept"}
+	// Output: <nil> 2 score.classified {"band":"accept"}
 }
 
 func ExampleReport_Summary() {

@@ -21,8 +21,8 @@ import (
 	"github.com/codegenie/codegenie/replay"
 )
 
-// linear returns a scenario whose run i emits a run.started and a
-// band.classified event; band(i) decides the band and out(i) the output.
+// linear returns a scenario whose run i emits a job.started and a
+// score.classified event; band(i) decides the band and out(i) the output.
 func linear(band func(i int) string, out func(i int) string) harness.Scenario {
 	var n atomic.Int64
 	return func(ctx context.Context, i int) (harness.Outcome, error) {
@@ -30,11 +30,11 @@ func linear(band func(i int) string, out func(i int) string) harness.Scenario {
 			Clock: func() time.Time { return time.Unix(n.Add(1), 0) },
 			NewID: func() string { return fmt.Sprint("id-", n.Add(1)) },
 		})
-		root, err := r.Emit(0, events.KindRunStarted, map[string]any{"scenario": "npm"})
+		root, err := r.Emit(0, kindStarted, map[string]any{"scenario": "npm"})
 		if err != nil {
 			return harness.Outcome{}, err
 		}
-		if _, err := r.Emit(root, events.KindBandClassified, map[string]any{"band": band(i), "score": 0.8}); err != nil {
+		if _, err := r.Emit(root, kindClassified, map[string]any{"band": band(i), "score": 0.8}); err != nil {
 			return harness.Outcome{}, err
 		}
 		return harness.Outcome{DiffBytes: []byte(out(i)), Events: r.Events()}, nil
@@ -81,13 +81,13 @@ func TestIterateDivergence(t *testing.T) {
 	require.Equal(t, "diff a", d.Output.ExcerptA)
 	require.NotNil(t, d.Event)
 	require.Equal(t, 1, d.Event.Index)
-	require.Equal(t, events.KindBandClassified, d.Event.Kind)
+	require.Equal(t, kindClassified, d.Event.Kind)
 	require.Equal(t, events.FieldNamePayload, d.Event.Field)
 	require.Equal(t, []string{`["band"]: "accept" != "borderline"`}, d.Event.PayloadDiff)
 	require.Equal(t, "go test -run X", d.ReproCommand)
 
 	text := rep.String()
-	for _, want := range []string{"FAIL", "run 3", "band.classified", "offset 5", `"accept" != "borderline"`, "causal chain", "reproduce: go test -run X", "EmittedAt:"} {
+	for _, want := range []string{"FAIL", "run 3", "score.classified", "offset 5", `"accept" != "borderline"`, "causal chain", "reproduce: go test -run X", "EmittedAt:"} {
 		require.Contains(t, text, want)
 	}
 
@@ -354,9 +354,9 @@ func TestBubbleChild(t *testing.T) {
 func stuckWorker(ch chan int) { <-ch }
 
 func TestReadTapeErrors(t *testing.T) {
-	e := events.Event{Seq: 1, Kind: events.KindRunStarted, Payload: []byte(`{}`)}
+	e := events.Event{Seq: 1, Kind: kindStarted, Payload: []byte(`{}`)}
 	e.PayloadDigest = events.Sum(e.Payload)
-	good := harness.AppendTape(nil, []events.Event{e, {Seq: 2, Parent: 1, Kind: events.KindPromptBuilt, Payload: []byte(`1`), PayloadDigest: events.Sum([]byte(`1`))}})
+	good := harness.AppendTape(nil, []events.Event{e, {Seq: 2, Parent: 1, Kind: kindBuilt, Payload: []byte(`1`), PayloadDigest: events.Sum([]byte(`1`))}})
 	evs, err := harness.ReadTape(good)
 	require.NoError(t, err)
 	require.Len(t, evs, 2)
@@ -367,7 +367,7 @@ func TestReadTapeErrors(t *testing.T) {
 	require.Equal(t, 1, te.Record)
 	require.ErrorIs(t, err, events.ErrCorruptRecord)
 
-	bad := harness.AppendTape(nil, []events.Event{{Seq: 1, Kind: events.KindRunStarted, Payload: []byte(`{}`)}})
+	bad := harness.AppendTape(nil, []events.Event{{Seq: 1, Kind: kindStarted, Payload: []byte(`{}`)}})
 	_, err = harness.ReadTape(bad)
 	require.ErrorIs(t, err, harness.ErrCorruptTape)
 	require.ErrorContains(t, err, "payload digest")

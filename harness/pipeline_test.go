@@ -16,7 +16,7 @@ import (
 )
 
 // toyPipeline is a synthetic stand-in for the fallback tier with the same
-// event shape (run.started … transform.produced) and optional, deliberate
+// event shape (job.started … result.produced) and optional, deliberate
 // determinism bugs. It is fast, so the harness's sensitivity can be
 // measured over thousands of runs.
 type toyPipeline struct {
@@ -68,7 +68,7 @@ func (p toyPipeline) run(ctx context.Context, _ int) (Outcome, error) {
 		}
 		return seq
 	}
-	root := emit(0, events.KindRunStarted, map[string]any{"scenario": "toy-npm", "advisory": "GHSA-toy"})
+	root := emit(0, kindStarted, map[string]any{"scenario": "toy-npm", "advisory": "GHSA-toy"})
 
 	query := map[string]any{"text": "lodash prototype pollution", "k": 4}
 	if p.bug == "cache" {
@@ -80,7 +80,7 @@ func (p toyPipeline) run(ctx context.Context, _ int) (Outcome, error) {
 		toyCache["lodash"] = true
 		toyCacheMu.Unlock()
 	}
-	q := emit(root, events.KindRetrievalQueried, query)
+	q := emit(root, kindQueried, query)
 
 	// Scoring fans out over goroutines; the clean pipeline records each
 	// result by index, the "fanout" bug appends in completion order.
@@ -110,8 +110,8 @@ func (p toyPipeline) run(ctx context.Context, _ int) (Outcome, error) {
 	for i, r := range ranked {
 		ids[i] = r.ID
 	}
-	rk := emit(q, events.KindRetrievalRanked, map[string]any{"ids": ids})
-	band := emit(rk, events.KindBandClassified, map[string]any{"band": "accept", "score": 0.83})
+	rk := emit(q, kindRanked, map[string]any{"ids": ids})
+	band := emit(rk, kindClassified, map[string]any{"band": "accept", "score": 0.83})
 
 	// The prompt lists the examples; the "map" bug ranges over a map.
 	var sb strings.Builder
@@ -129,17 +129,17 @@ func (p toyPipeline) run(ctx context.Context, _ int) (Outcome, error) {
 			fmt.Fprintf(&sb, "example %s: %s\n", ex.ID, ex.Text)
 		}
 	}
-	pr := emit(band, events.KindPromptBuilt, map[string]any{"prompt": sb.String(), "template": "v1"})
+	pr := emit(band, kindBuilt, map[string]any{"prompt": sb.String(), "template": "v1"})
 
 	req := map[string]any{"model": "claude-toy", "temperature": 0}
 	if p.bug == "clock" {
 		req["sent_at"] = time.Now().Format(time.RFC3339Nano)
 	}
-	rq := emit(pr, events.KindLLMRequested, req)
+	rq := emit(pr, kindRequested, req)
 	if err := ctx.Err(); err != nil {
 		return Outcome{}, err
 	}
-	rs := emit(rq, events.KindLLMResponded, map[string]any{"text": "bump lodash to 4.17.21", "stop_reason": "end_turn"})
+	rs := emit(rq, kindResponded, map[string]any{"text": "bump lodash to 4.17.21", "stop_reason": "end_turn"})
 
 	diff := "--- a/package.json\n+++ b/package.json\n@@ -3 +3 @@\n-    \"lodash\": \"4.17.20\"\n+    \"lodash\": \"4.17.21\"\n"
 	tr := map[string]any{"files": []string{"package.json"}}
@@ -149,7 +149,7 @@ func (p toyPipeline) run(ctx context.Context, _ int) (Outcome, error) {
 		tr["transform_id"] = id
 	}
 	tr["diff_digest"] = events.Sum([]byte(diff)).String()
-	emit(rs, events.KindTransformProduced, tr)
+	emit(rs, kindProduced, tr)
 	return Outcome{DiffBytes: []byte(diff), Events: rec.Events()}, nil
 }
 

@@ -450,7 +450,7 @@ func TestVerifyMemory1M(t *testing.T) {
 		base := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 		for i := range n {
 			p := syntheticPayload(i, 256)
-			e := events.Event{Seq: uint64(i + 1), Parent: uint64(i), Kind: events.KindLLMResponded, Payload: p, PayloadDigest: events.Sum(p), EmittedAt: base.Add(time.Duration(i))}
+			e := events.Event{Seq: uint64(i + 1), Parent: uint64(i), Kind: kindResponded, Payload: p, PayloadDigest: events.Sum(p), EmittedAt: base.Add(time.Duration(i))}
 			if !yield(e) {
 				return
 			}

@@ -18,9 +18,9 @@ import (
 )
 
 var allKinds = []events.Kind{
-	events.KindRunStarted, events.KindRetrievalQueried, events.KindRetrievalRanked, events.KindBandClassified,
-	events.KindPromptBuilt, events.KindLLMRequested, events.KindLLMResponded, events.KindTransformProduced,
-	events.KindTransformFailed, "custom.kind",
+	kindStarted, kindQueried, kindRanked, kindClassified,
+	kindBuilt, kindRequested, kindResponded, kindProduced,
+	kindFailed, "custom.kind",
 }
 
 // genPayload draws a payload: usually a JSON object with the fields the

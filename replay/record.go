@@ -124,9 +124,9 @@ func (r *rec) isBlobRef() bool { return len(r.payload) == 0 && r.digest != empty
 
 // knownKinds are the kinds event() returns without allocating.
 var knownKinds = [...]events.Kind{
-	events.KindRunStarted, events.KindRetrievalQueried, events.KindRetrievalRanked,
-	events.KindBandClassified, events.KindPromptBuilt, events.KindLLMRequested,
-	events.KindLLMResponded, events.KindTransformProduced, events.KindTransformFailed,
+	kindStarted, kindQueried, kindRanked,
+	kindClassified, kindBuilt, kindRequested,
+	kindResponded, kindProduced, kindFailed,
 }
 
 func kindOf(b []byte) events.Kind {

@@ -98,12 +98,12 @@ func (s *State) Apply(e events.Event) error {
 		return ""
 	}
 	switch e.Kind {
-	case events.KindRunStarted:
+	case kindStarted:
 		s.Run = canonicalRaw(e.Payload)
 		s.RunKey = str("run_key", "run_key_digest", "RunKey")
-	case events.KindRetrievalQueried:
+	case kindQueried:
 		s.Query = canonicalRaw(e.Payload)
-	case events.KindRetrievalRanked:
+	case kindRanked:
 		var list []json.RawMessage
 		raw := []byte(e.Payload)
 		if object() {
@@ -121,20 +121,20 @@ func (s *State) Apply(e events.Event) error {
 				s.Examples = append(s.Examples, canonicalRaw(x))
 			}
 		}
-	case events.KindBandClassified:
+	case kindClassified:
 		s.Band = str("band", "top_band", "Band", "TopBand")
-	case events.KindPromptBuilt:
+	case kindBuilt:
 		s.System = str("system", "System")
 		s.Prompt = str("user", "prompt", "text", "User", "Prompt")
-	case events.KindLLMRequested:
+	case kindRequested:
 		s.Requests++
-	case events.KindLLMResponded:
+	case kindResponded:
 		s.Completion = str("completion", "text", "content", "Completion")
-	case events.KindTransformProduced:
+	case kindProduced:
 		s.Transform = canonicalRaw(e.Payload)
 		s.Diff = str("diff", "Diff")
 		s.Failure = ""
-	case events.KindTransformFailed:
+	case kindFailed:
 		s.Failure = str("error", "reason", "message", "Error")
 		if s.Failure == "" {
 			s.Failure = string(e.Kind)

@@ -19,15 +19,15 @@ import (
 func tape(t testing.TB, completion string) []events.Event {
 	t.Helper()
 	r := events.NewRecorder(events.Options{})
-	root, err := r.Emit(0, events.KindRunStarted, map[string]string{"run_key": "rk-1"})
+	root, err := r.Emit(0, kindStarted, map[string]string{"run_key": "rk-1"})
 	require.NoError(t, err)
-	p, err := r.Emit(root, events.KindPromptBuilt, map[string]string{"prompt": "fix lodash"})
+	p, err := r.Emit(root, kindBuilt, map[string]string{"prompt": "fix lodash"})
 	require.NoError(t, err)
-	q, err := r.Emit(p, events.KindLLMRequested, map[string]string{"model": "m"})
+	q, err := r.Emit(p, kindRequested, map[string]string{"model": "m"})
 	require.NoError(t, err)
-	s, err := r.Emit(q, events.KindLLMResponded, map[string]string{"completion": completion})
+	s, err := r.Emit(q, kindResponded, map[string]string{"completion": completion})
 	require.NoError(t, err)
-	_, err = r.Emit(s, events.KindTransformProduced, map[string]string{"diff": completion})
+	_, err = r.Emit(s, kindProduced, map[string]string{"diff": completion})
 	require.NoError(t, err)
 	return r.Events()
 }
@@ -98,7 +98,7 @@ func TestDiffJSONIsTheReport(t *testing.T) {
 	var d replay.DiffReport
 	require.NoError(t, json.Unmarshal([]byte(out), &d))
 	require.NotNil(t, d.Divergence)
-	require.Equal(t, events.KindLLMResponded, d.Divergence.Kind)
+	require.Equal(t, kindResponded, d.Divergence.Kind)
 	require.Equal(t, uint64(4), d.Divergence.Seq)
 	require.Len(t, d.Divergence.Chain, 4, "causal chain back to the root")
 }

@@ -13,11 +13,14 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/codegenie/codegenie/events"
-	"github.com/codegenie/codegenie/guard"
+	"github.com/codegenie/codegenie/internal/excerpt"
+	"github.com/codegenie/codegenie/internal/jsondiff"
+
 	"gopkg.in/dnaeon/go-vcr.v3/cassette"
 	"gopkg.in/dnaeon/go-vcr.v3/recorder"
 	"gopkg.in/yaml.v3"
+
+	"github.com/codegenie/codegenie/guard"
 )
 
 // Mode is how a cassette is opened.
@@ -413,11 +416,11 @@ func (c *Cassette) miss(cr *canonRequest, exhausted []int) error {
 			}
 		}
 		if !bytes.Equal(rc.body, cr.body) {
-			diff := events.PayloadDiff(rc.body, cr.body)
+			diff := jsondiff.Lines(rc.body, cr.body)
 			if diff == nil {
-				off, _ := events.FirstByteDiff(rc.body, cr.body)
+				off, _ := excerpt.FirstDiff(rc.body, cr.body)
 				diff = []string{fmt.Sprintf("(body) differs at byte %d: recorded %s, requested %s", off,
-					events.Excerpt(rc.body, off, events.ExcerptRadius), events.Excerpt(cr.body, off, events.ExcerptRadius))}
+					excerpt.Around(rc.body, off, excerpt.Radius), excerpt.Around(cr.body, off, excerpt.Radius))}
 			}
 			const maxLines = 20
 			if len(diff) > maxLines {
@@ -451,7 +454,7 @@ func (c *Cassette) nearest(cr *canonRequest) int {
 			}
 		}
 		if !bytes.Equal(rc.body, cr.body) {
-			d := len(events.PayloadDiff(rc.body, cr.body))
+			d := len(jsondiff.Lines(rc.body, cr.body))
 			if d == 0 {
 				d = 1 << 10
 			}

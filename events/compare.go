@@ -2,37 +2,30 @@ package events
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/codegenie/codegenie/internal/excerpt"
+	"github.com/codegenie/codegenie/internal/jsondiff"
 )
 
 // The names Divergence.Field takes: an Event struct field name, or "Length"
 // when one tape is a strict prefix of the other.
 const (
-	FieldNameSeq           = "Seq"
-	FieldNameParent        = "Parent"
-	FieldNameKind          = "Kind"
-	FieldNameLane          = "Lane"
-	FieldNamePayload       = "Payload"
-	FieldNamePayloadDigest = "PayloadDigest"
-	FieldNameEmittedAt     = "EmittedAt"
-	FieldNameAuditEventID  = "AuditEventID"
-	FieldNameBudgetTokenID = "BudgetTokenID"
-	FieldNameLength        = "Length"
+	fieldNameSeq           = "Seq"
+	fieldNameParent        = "Parent"
+	fieldNameKind          = "Kind"
+	fieldNameLane          = "Lane"
+	fieldNamePayload       = "Payload"
+	fieldNamePayloadDigest = "PayloadDigest"
+	fieldNameEmittedAt     = "EmittedAt"
+	fieldNameAuditEventID  = "AuditEventID"
+	fieldNameBudgetTokenID = "BudgetTokenID"
+	fieldNameLength        = "Length"
 )
-
-// ExcerptRadius is the number of bytes shown on each side of a differing
-// offset in Divergence excerpts.
-const ExcerptRadius = 48
-
-// longString is the length above which a differing string inside a payload
-// is shown as an excerpt around its first differing byte rather than whole.
-const longString = 120
 
 // Divergence is the first difference between two tapes, as data: Text and
 // String render it for people, encoding/json renders it for machines. Side
@@ -61,7 +54,7 @@ type Divergence struct {
 	LenA int `json:"len_a"`
 	LenB int `json:"len_b"`
 	// ExcerptA and ExcerptB are escaped windows of each payload around
-	// Offset (see Excerpt).
+	// Offset, escaped to print on one line.
 	ExcerptA string `json:"excerpt_a,omitempty"`
 	ExcerptB string `json:"excerpt_b,omitempty"`
 	// PayloadDiff lists the differing fields of the two payloads decoded as
@@ -109,11 +102,11 @@ func Scan(a, b []Event, strip Field) *Divergence {
 		d := newDivergence(a, b, i, ea)
 		d.Field, d.ValueA, d.ValueB = field, va, vb
 		d.LenA, d.LenB = len(ea.Payload), len(eb.Payload)
-		if off, ok := FirstByteDiff(ea.Payload, eb.Payload); ok {
+		if off, ok := excerpt.FirstDiff(ea.Payload, eb.Payload); ok {
 			d.Offset = off
-			d.ExcerptA = Excerpt(ea.Payload, off, ExcerptRadius)
-			d.ExcerptB = Excerpt(eb.Payload, off, ExcerptRadius)
-			d.PayloadDiff = PayloadDiff(ea.Payload, eb.Payload)
+			d.ExcerptA = excerpt.Around(ea.Payload, off, excerpt.Radius)
+			d.ExcerptB = excerpt.Around(eb.Payload, off, excerpt.Radius)
+			d.PayloadDiff = jsondiff.Lines(ea.Payload, eb.Payload)
 		}
 		return d
 	}
@@ -127,7 +120,7 @@ func Scan(a, b []Event, strip Field) *Divergence {
 		e = b[n]
 	}
 	d := newDivergence(a, b, n, e)
-	d.Field = FieldNameLength
+	d.Field = fieldNameLength
 	d.ValueA = fmt.Sprintf("%d events", len(a))
 	d.ValueB = fmt.Sprintf("%d events", len(b))
 	return d
@@ -156,23 +149,23 @@ func newDivergence(a, b []Event, i int, e Event) *Divergence {
 func firstFieldDiff(a, b Event) (field, va, vb string) {
 	switch {
 	case a.Kind != b.Kind:
-		return FieldNameKind, string(a.Kind), string(b.Kind)
+		return fieldNameKind, excerpt.Quote(string(a.Kind)), excerpt.Quote(string(b.Kind))
 	case !bytes.Equal(a.Payload, b.Payload):
-		return FieldNamePayload, "", ""
+		return fieldNamePayload, "", ""
 	case a.PayloadDigest != b.PayloadDigest:
-		return FieldNamePayloadDigest, a.PayloadDigest.String(), b.PayloadDigest.String()
+		return fieldNamePayloadDigest, a.PayloadDigest.String(), b.PayloadDigest.String()
 	case a.Parent != b.Parent:
-		return FieldNameParent, strconv.FormatUint(a.Parent, 10), strconv.FormatUint(b.Parent, 10)
+		return fieldNameParent, strconv.FormatUint(a.Parent, 10), strconv.FormatUint(b.Parent, 10)
 	case a.Lane != b.Lane:
-		return FieldNameLane, strconv.Quote(a.Lane), strconv.Quote(b.Lane)
+		return fieldNameLane, strconv.Quote(a.Lane), strconv.Quote(b.Lane)
 	case a.Seq != b.Seq:
-		return FieldNameSeq, strconv.FormatUint(a.Seq, 10), strconv.FormatUint(b.Seq, 10)
+		return fieldNameSeq, strconv.FormatUint(a.Seq, 10), strconv.FormatUint(b.Seq, 10)
 	case !a.EmittedAt.Equal(b.EmittedAt) || a.EmittedAt.IsZero() != b.EmittedAt.IsZero():
-		return FieldNameEmittedAt, a.EmittedAt.String(), b.EmittedAt.String()
+		return fieldNameEmittedAt, a.EmittedAt.String(), b.EmittedAt.String()
 	case a.AuditEventID != b.AuditEventID:
-		return FieldNameAuditEventID, strconv.Quote(a.AuditEventID), strconv.Quote(b.AuditEventID)
+		return fieldNameAuditEventID, strconv.Quote(a.AuditEventID), strconv.Quote(b.AuditEventID)
 	case a.BudgetTokenID != b.BudgetTokenID:
-		return FieldNameBudgetTokenID, strconv.Quote(a.BudgetTokenID), strconv.Quote(b.BudgetTokenID)
+		return fieldNameBudgetTokenID, strconv.Quote(a.BudgetTokenID), strconv.Quote(b.BudgetTokenID)
 	}
 	return "", "", ""
 }
@@ -207,226 +200,6 @@ func CausalChain(tape []Event, i int) []ChainLink {
 	}
 }
 
-// FirstByteDiff returns the offset of the first byte at which a and b
-// differ, and ok = false when they are equal. When one is a prefix of the
-// other the offset is the length of the shorter.
-func FirstByteDiff(a, b []byte) (offset int, ok bool) {
-	n := min(len(a), len(b))
-	// Compare in blocks first: bytes.Equal is vectorised.
-	const block = 64
-	i := 0
-	for ; i+block <= n; i += block {
-		if !bytes.Equal(a[i:i+block], b[i:i+block]) {
-			break
-		}
-	}
-	for ; i < n; i++ {
-		if a[i] != b[i] {
-			return i, true
-		}
-	}
-	if len(a) != len(b) {
-		return n, true
-	}
-	return 0, false
-}
-
-// Excerpt returns the bytes of b within radius of offset, escaped so that
-// they print on one line: printable UTF-8 is kept, a backslash is doubled,
-// \n \r \t are written as such and every other byte as \xNN. An ellipsis
-// marks each side that was cut. An offset at or past the end of b gives the
-// tail of b followed by "<end>".
-func Excerpt(b []byte, offset, radius int) string {
-	offset = max(0, min(offset, len(b)))
-	lo := max(0, offset-radius)
-	hi := min(len(b), offset+radius)
-	// Do not cut a UTF-8 sequence in half.
-	for lo > 0 && lo < len(b) && !utf8.RuneStart(b[lo]) {
-		lo--
-	}
-	for hi < len(b) && !utf8.RuneStart(b[hi]) {
-		hi++
-	}
-	var sb strings.Builder
-	if lo > 0 {
-		sb.WriteString("…")
-	}
-	escapeTo(&sb, b[lo:hi])
-	switch {
-	case offset >= len(b):
-		sb.WriteString("<end>")
-	case hi < len(b):
-		sb.WriteString("…")
-	}
-	return sb.String()
-}
-
-func escapeTo(sb *strings.Builder, b []byte) {
-	for len(b) > 0 {
-		r, size := utf8.DecodeRune(b)
-		switch {
-		case r == '\\':
-			sb.WriteString(`\\`)
-		case r == '\n':
-			sb.WriteString(`\n`)
-		case r == '\r':
-			sb.WriteString(`\r`)
-		case r == '\t':
-			sb.WriteString(`\t`)
-		case r == utf8.RuneError && size <= 1, !strconv.IsPrint(r):
-			for _, c := range b[:size] {
-				fmt.Fprintf(sb, `\x%02x`, c)
-			}
-		default:
-			sb.Write(b[:size])
-		}
-		b = b[size:]
-	}
-}
-
-// PayloadDiff decodes two JSON payloads and lists where they differ, one
-// line per differing leaf, in a deterministic order (object keys sorted).
-// Each line starts with the location (["key"][index]...) followed by both
-// values as canonical JSON; long strings are shown as the first differing
-// offset and an excerpt of each side. It returns nil when either payload is
-// not JSON or the decoded values are equal.
-//
-// It walks the decoded values itself rather than calling kr/pretty.Diff:
-// pretty visits map keys in Go map order, so its output would differ from
-// run to run, and it renders json.Number as a quoted string.
-func PayloadDiff(a, b []byte) []string {
-	va, err := decodeJSON(a)
-	if err != nil {
-		return nil
-	}
-	vb, err := decodeJSON(b)
-	if err != nil {
-		return nil
-	}
-	var out []string
-	diffJSON(&out, "", va, vb)
-	return out
-}
-
-func decodeJSON(b []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("trailing data")
-	}
-	return v, nil
-}
-
-func diffJSON(out *[]string, path string, a, b any) {
-	loc := path
-	if loc == "" {
-		loc = "(payload)"
-	}
-	switch x := a.(type) {
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok {
-			break
-		}
-		keys := make([]string, 0, len(x)+len(y))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		for k := range y {
-			if _, ok := x[k]; !ok {
-				keys = append(keys, k)
-			}
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			p := path + "[" + strconv.Quote(k) + "]"
-			va, inA := x[k]
-			vb, inB := y[k]
-			switch {
-			case !inB:
-				*out = append(*out, fmt.Sprintf("%s: %s != (missing)", p, render(va)))
-			case !inA:
-				*out = append(*out, fmt.Sprintf("%s: (missing) != %s", p, render(vb)))
-			default:
-				diffJSON(out, p, va, vb)
-			}
-		}
-		return
-	case []any:
-		y, ok := b.([]any)
-		if !ok {
-			break
-		}
-		for i := range min(len(x), len(y)) {
-			diffJSON(out, path+"["+strconv.Itoa(i)+"]", x[i], y[i])
-		}
-		if len(x) != len(y) {
-			*out = append(*out, fmt.Sprintf("%s: length %d != %d", loc, len(x), len(y)))
-			for i := len(y); i < len(x); i++ {
-				*out = append(*out, fmt.Sprintf("%s[%d]: %s != (missing)", path, i, render(x[i])))
-			}
-			for i := len(x); i < len(y); i++ {
-				*out = append(*out, fmt.Sprintf("%s[%d]: (missing) != %s", path, i, render(y[i])))
-			}
-		}
-		return
-	case string:
-		y, ok := b.(string)
-		if !ok {
-			break
-		}
-		if x == y {
-			return
-		}
-		if len(x) > longString || len(y) > longString {
-			off, _ := FirstByteDiff([]byte(x), []byte(y))
-			*out = append(*out, fmt.Sprintf("%s: strings differ at byte %d (len %d != %d): %q != %q",
-				loc, off, len(x), len(y),
-				Excerpt([]byte(x), off, ExcerptRadius), Excerpt([]byte(y), off, ExcerptRadius)))
-			return
-		}
-	}
-	if sameJSON(a, b) {
-		return
-	}
-	*out = append(*out, loc+": "+render(a)+" != "+render(b))
-}
-
-func sameJSON(a, b any) bool {
-	switch x := a.(type) {
-	case nil:
-		return b == nil
-	case bool:
-		y, ok := b.(bool)
-		return ok && x == y
-	case json.Number:
-		y, ok := b.(json.Number)
-		return ok && x == y
-	case string:
-		y, ok := b.(string)
-		return ok && x == y
-	}
-	return false
-}
-
-// render shows one decoded JSON value on a line as canonical JSON, long
-// strings cut to an excerpt of their start.
-func render(v any) string {
-	if s, ok := v.(string); ok && len(s) > longString {
-		return fmt.Sprintf("%q… (len %d)", Excerpt([]byte(s), 0, longString), len(s))
-	}
-	var buf []byte
-	buf, err := appendCanonical(buf, v)
-	if err != nil {
-		return fmt.Sprintf("%v", v)
-	}
-	return string(buf)
-}
-
 // String renders d for people; see Text.
 func (d *Divergence) String() string {
 	var sb strings.Builder
@@ -443,7 +216,7 @@ func (d *Divergence) Text(w io.Writer) error {
 		return err
 	}
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "first divergent event: index %d, kind %s, seq %d, parent %d", d.Index, d.Kind, d.Seq, d.Parent)
+	fmt.Fprintf(&sb, "first divergent event: index %d, kind %s, seq %d, parent %d", d.Index, excerpt.Quote(string(d.Kind)), d.Seq, d.Parent)
 	if d.Lane != "" {
 		fmt.Fprintf(&sb, ", lane %q", d.Lane)
 	}
@@ -468,7 +241,7 @@ func (d *Divergence) Text(w io.Writer) error {
 	if len(d.Chain) > 0 {
 		sb.WriteString("  causal chain (event → root):\n")
 		for _, c := range d.Chain {
-			fmt.Fprintf(&sb, "    seq %d %s", c.Seq, c.Kind)
+			fmt.Fprintf(&sb, "    seq %d %s", c.Seq, excerpt.Quote(string(c.Kind)))
 			if c.Lane != "" {
 				fmt.Fprintf(&sb, " (lane %q)", c.Lane)
 			}

@@ -40,11 +40,11 @@ func TestCompareEqual(t *testing.T) {
 	// Without stripping, the clock and IDs differ and are reported.
 	d := events.Compare(a, b, 0)
 	require.NotNil(t, d)
-	require.Equal(t, events.FieldNameEmittedAt, d.Field)
+	require.Equal(t, "EmittedAt", d.Field)
 	require.Equal(t, 0, d.Index)
 	d = events.Compare(a, b, events.FieldEmittedAt)
 	require.NotNil(t, d)
-	require.Equal(t, events.FieldNameAuditEventID, d.Field)
+	require.Equal(t, "AuditEventID", d.Field)
 }
 
 func TestComparePayload(t *testing.T) {
@@ -56,7 +56,7 @@ func TestComparePayload(t *testing.T) {
 	require.Equal(t, kindClassified, d.Kind)
 	require.Equal(t, uint64(4), d.Seq)
 	require.Equal(t, uint64(3), d.Parent)
-	require.Equal(t, events.FieldNamePayload, d.Field)
+	require.Equal(t, "Payload", d.Field)
 	off := strings.Index(string(a[3].Payload), "accept")
 	require.Equal(t, off, d.Offset)
 	require.Equal(t, len(a[3].Payload), d.LenA)
@@ -95,13 +95,13 @@ func TestCompareFields(t *testing.T) {
 		field string
 		index int
 	}{
-		{"kind", mutate(func(e *events.Event) { e.Kind = kindBuilt }), events.FieldNameKind, 2},
-		{"parent", mutate(func(e *events.Event) { e.Parent = 1 }), events.FieldNameParent, 2},
-		{"lane", mutate(func(e *events.Event) { e.Lane = "x" }), events.FieldNameLane, 2},
-		{"seq", mutate(func(e *events.Event) { e.Seq = 9 }), events.FieldNameSeq, 2},
-		{"digest", mutate(func(e *events.Event) { e.PayloadDigest[0] ^= 1 }), events.FieldNamePayloadDigest, 2},
-		{"shorter", base[:3], events.FieldNameLength, 3},
-		{"budget-token-not-stripped", mutate(func(e *events.Event) { e.BudgetTokenID = "tok" }), events.FieldNameBudgetTokenID, 2},
+		{"kind", mutate(func(e *events.Event) { e.Kind = kindBuilt }), "Kind", 2},
+		{"parent", mutate(func(e *events.Event) { e.Parent = 1 }), "Parent", 2},
+		{"lane", mutate(func(e *events.Event) { e.Lane = "x" }), "Lane", 2},
+		{"seq", mutate(func(e *events.Event) { e.Seq = 9 }), "Seq", 2},
+		{"digest", mutate(func(e *events.Event) { e.PayloadDigest[0] ^= 1 }), "PayloadDigest", 2},
+		{"shorter", base[:3], "Length", 3},
+		{"budget-token-not-stripped", mutate(func(e *events.Event) { e.BudgetTokenID = "tok" }), "BudgetTokenID", 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -117,7 +117,7 @@ func TestCompareFields(t *testing.T) {
 	t.Run("longer-b", func(t *testing.T) {
 		d := events.Compare(base[:2], base, 0)
 		require.NotNil(t, d)
-		require.Equal(t, events.FieldNameLength, d.Field)
+		require.Equal(t, "Length", d.Field)
 		require.Equal(t, kindRanked, d.Kind) // b's event at index 2
 		require.Equal(t, "2 events", d.ValueA)
 		require.Equal(t, "4 events", d.ValueB)
@@ -133,93 +133,6 @@ func TestCausalChainMalformed(t *testing.T) {
 	require.Len(t, events.CausalChain(tp, 1), 1)
 	require.Len(t, events.CausalChain(tp, 2), 1)
 	require.Nil(t, events.CausalChain(tp, 5))
-}
-
-func TestFirstByteDiff(t *testing.T) {
-	long := strings.Repeat("x", 1000)
-	tests := []struct {
-		name string
-		a, b string
-		off  int
-		ok   bool
-	}{
-		{"equal", "abc", "abc", 0, false},
-		{"empty", "", "", 0, false},
-		{"first", "abc", "xbc", 0, true},
-		{"middle", "abc", "abd", 2, true},
-		{"prefix", "ab", "abc", 2, true},
-		{"long", long + "a" + long, long + "b" + long, 1000, true},
-		{"long-prefix", long, long + "z", 1000, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			off, ok := events.FirstByteDiff([]byte(tt.a), []byte(tt.b))
-			require.Equal(t, tt.ok, ok)
-			require.Equal(t, tt.off, off)
-		})
-	}
-}
-
-func TestExcerpt(t *testing.T) {
-	tests := []struct {
-		name   string
-		in     string
-		off, r int
-		want   string
-	}{
-		{"whole", "hello", 2, 10, "hello"},
-		{"cut-both", "0123456789", 5, 2, "…3456…"},
-		{"escapes", "a\nb\tc\x00\\", 0, 20, `a\nb\tc\x00\\`},
-		{"end", "abc", 3, 2, "…bc<end>"},
-		{"utf8", "ééééé", 5, 2, "…ééé…"},
-		{"invalid-utf8", "a\xffb", 0, 5, `a\xffb`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			require.Equal(t, tt.want, events.Excerpt([]byte(tt.in), tt.off, tt.r))
-		})
-	}
-}
-
-func TestPayloadDiff(t *testing.T) {
-	long := strings.Repeat("p", 300)
-	tests := []struct {
-		name string
-		a, b string
-		want []string
-	}{
-		{"equal", `{"a":1}`, `{"a":1}`, nil},
-		{"not-json", `{"a":`, `{"a":1}`, nil},
-		{"number", `{"a":1}`, `{"a":2}`, []string{`["a"]: 1 != 2`}},
-		{"missing", `{"a":1,"b":true}`, `{"a":1}`, []string{`["b"]: true != (missing)`}},
-		{"added", `{"a":1}`, `{"a":1,"c":null}`, []string{`["c"]: (missing) != null`}},
-		{"nested-array", `{"x":[1,{"y":"u"}]}`, `{"x":[1,{"y":"v"}]}`, []string{`["x"][1]["y"]: "u" != "v"`}},
-		{"array-length", `[1,2]`, `[1]`, []string{`(payload): length 2 != 1`, `[1]: 2 != (missing)`}},
-		{"type", `{"a":"1"}`, `{"a":1}`, []string{`["a"]: "1" != 1`}},
-		{"long-string", `{"p":"` + long + `a"}`, `{"p":"` + long + `b"}`, nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := events.PayloadDiff([]byte(tt.a), []byte(tt.b))
-			if tt.name == "long-string" {
-				require.Len(t, got, 1)
-				require.Contains(t, got[0], `["p"]: strings differ at byte 300 (len 301 != 301)`)
-				require.Less(t, len(got[0]), 400, "long strings are excerpted")
-				return
-			}
-			require.Equal(t, tt.want, got)
-		})
-	}
-}
-
-func TestPayloadDiffDeterministic(t *testing.T) {
-	a := []byte(`{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9}`)
-	b := []byte(`{"a":0,"b":0,"c":0,"d":0,"e":0,"f":0,"g":0,"h":0,"i":0}`)
-	first := events.PayloadDiff(a, b)
-	require.Len(t, first, 9)
-	for range 20 {
-		require.Equal(t, first, events.PayloadDiff(a, b))
-	}
 }
 
 func BenchmarkCompareEqual(b *testing.B) {
@@ -257,30 +170,6 @@ func ExampleCompare() {
 	//   causal chain (event → root):
 	//     seq 2 score.classified ← parent 1
 	//     seq 1 job.started
-}
-
-func ExampleFirstByteDiff() {
-	fmt.Println(events.FirstByteDiff([]byte("lodash@4.17.21"), []byte("lodash@4.17.20")))
-	fmt.Println(events.FirstByteDiff([]byte("same"), []byte("same")))
-	// Output:
-	// 13 true
-	// 0 false
-}
-
-func ExampleExcerpt() {
-	fmt.Println(events.Excerpt([]byte("line one\nline two\nline three"), 14, 6))
-	// Output: …\nline two\nli…
-}
-
-func ExamplePayloadDiff() {
-	a := []byte(`{"band":"accept","examples":["ex-1","ex-2"],"score":0.82}`)
-	b := []byte(`{"band":"accept","examples":["ex-2","ex-1"],"score":0.82}`)
-	for _, l := range events.PayloadDiff(a, b) {
-		fmt.Println(l)
-	}
-	// Output:
-	// ["examples"][0]: "ex-1" != "ex-2"
-	// ["examples"][1]: "ex-2" != "ex-1"
 }
 
 func ExampleCausalChain() {

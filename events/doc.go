@@ -26,13 +26,16 @@
 // # Canonical payload encoding
 //
 // Payloads are canonical JSON (see Canonical): the value is marshalled with
-// encoding/json (HTML escaping off), then re-emitted with object keys sorted
-// by their UTF-8 bytes, no insignificant whitespace, strings escaped as
-// encoding/json escapes them, and numbers written as encoding/json writes a
-// float64: the shortest decimal that round-trips, in the ECMAScript number
-// format, the same on every platform. Numbers that are integers fitting an
-// int64 or uint64 are written as their exact digits instead. NaN and
-// infinities are rejected. Go map order therefore never reaches the bytes.
+// encoding/json (HTML escaping off), then rewritten in one pass with object
+// keys sorted by the bytes of their UTF-8 (a repeated key keeps its last
+// value), no insignificant whitespace, strings escaped as encoding/json
+// escapes them, and numbers written as encoding/json writes a float64: the
+// shortest decimal that round-trips, in the ECMAScript number format, the
+// same on every platform, zero of either sign as 0. Numbers that are
+// integers fitting an int64 or uint64 are written as their exact digits
+// instead. Infinities and NaN are rejected, and so is nesting deeper than
+// 10000 levels. Go map order therefore never reaches the bytes, and the
+// canonical form of canonical bytes is the same bytes.
 //
 // # Canonical record encoding
 //

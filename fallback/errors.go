@@ -4,7 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode/utf8"
+
+	excerptpkg "github.com/codegenie/codegenie/internal/excerpt"
 )
 
 // MaxExcerpt bounds UnusableCompletionError.Excerpt and the excerpt a
@@ -99,16 +100,7 @@ func (e *PanicError) Error() string {
 func (e *PanicError) Unwrap() error { return ErrPanic }
 
 // excerpt bounds s to MaxExcerpt bytes without splitting a UTF-8 sequence.
-func excerpt(s string) string {
-	if len(s) <= MaxExcerpt {
-		return s
-	}
-	cut := MaxExcerpt
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut]
-}
+func excerpt(s string) string { return excerptpkg.Head(s, MaxExcerpt) }
 
 // guard runs f and turns a panic into a *PanicError.
 func guard(op string, f func() error) (err error) {

@@ -2,16 +2,14 @@ package harness
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/codegenie/codegenie/internal/hint"
 )
 
 // Check is Iterate for tests: it runs the gate and marks t failed (t.Error)
@@ -132,49 +130,10 @@ func (b *bubbleRunner) bubbled() []Goroutine {
 }
 
 // ReproCommand returns the go test command that reruns exactly the test t
-// (anchored -run pattern, -count=1, -artifacts to keep the evidence), run
-// from the module root. It is the default Config.ReproCommand in Check.
+// (anchored -run pattern, -count=1, -artifacts to keep the evidence), from
+// the root of the module under test. It is the default Config.ReproCommand
+// in Check.
 func ReproCommand(t testing.TB) string {
-	parts := strings.Split(t.Name(), "/")
-	for i, p := range parts {
-		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
-	}
-	pattern := strings.Join(parts, "/")
-	kind := "-run"
-	if _, ok := t.(*testing.B); ok {
-		kind = "-bench"
-	}
-	pkg := "."
-	if wd, err := os.Getwd(); err == nil {
-		if root, err := moduleRoot(wd); err == nil {
-			if rel, err := filepath.Rel(root, wd); err == nil {
-				pkg = "./" + filepath.ToSlash(rel)
-				if rel == "." {
-					pkg = "."
-				}
-				return fmt.Sprintf("cd %s && go test %s %s -count=1 -artifacts %s", shellQuote(root), kind, shellQuote(pattern), pkg)
-			}
-		}
-	}
-	return fmt.Sprintf("go test %s %s -count=1 -artifacts %s", kind, shellQuote(pattern), pkg)
-}
-
-func moduleRoot(dir string) (string, error) {
-	for d := dir; ; {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d, nil
-		}
-		up := filepath.Dir(d)
-		if up == d {
-			return "", errors.New("no go.mod above " + dir)
-		}
-		d = up
-	}
-}
-
-func shellQuote(s string) string {
-	if s != "" && !strings.ContainsAny(s, " '\"\\$`!*?[]{}()<>|&;#~^") {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	_, bench := t.(*testing.B)
+	return hint.GoTest(t.Name(), bench, "-artifacts")
 }

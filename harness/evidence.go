@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
+
+	"github.com/codegenie/codegenie/internal/hint"
+	"github.com/codegenie/codegenie/internal/safename"
 
 	"github.com/codegenie/codegenie/events"
 	"github.com/codegenie/codegenie/internal/atomicfile"
@@ -80,25 +82,11 @@ func evidenceDir(rc resolved, e env, scenario string) (string, error) {
 		}
 		base = d
 	}
-	dir := filepath.Join(base, safeName(scenario))
+	dir := filepath.Join(base, safename.Of(scenario))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("harness: evidence directory: %w", err)
 	}
 	return filepath.Abs(dir)
-}
-
-// safeName maps a scenario name to one path element.
-func safeName(s string) string {
-	if s == "" {
-		return "scenario"
-	}
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
-			return r
-		}
-		return '_'
-	}, s)
 }
 
 // writeEvidence writes, for run 0 and the divergent run, the tape (binary
@@ -128,10 +116,10 @@ func writeEvidence(dir string, ref, other *runRecord, rep *Report) ([]Evidence, 
 		if err != nil {
 			return ev, err
 		}
-		ev = append(ev, Evidence{Run: r.run, What: "bundle", Path: p, Note: "replay bundle; open with go run ./cmd/replay show"})
+		ev = append(ev, Evidence{Run: r.run, What: "bundle", Path: p, Note: "replay bundle; open with " + hint.Tool("replay", "show", p)})
 		bundles = append(bundles, p)
 	}
-	rep.Divergence.ReplayDiffCommand = "go run ./cmd/replay diff " + shellQuote(bundles[0]) + " " + shellQuote(bundles[1])
+	rep.Divergence.ReplayDiffCommand = hint.Tool("replay", "diff", bundles[0], bundles[1])
 	// The divergence is written before the report so that the report can
 	// list every file, including itself.
 	divPath := filepath.Join(dir, "divergence.json")

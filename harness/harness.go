@@ -8,6 +8,8 @@ import (
 	"runtime/debug"
 	"sync"
 
+	"github.com/codegenie/codegenie/internal/excerpt"
+
 	"github.com/codegenie/codegenie/events"
 	"github.com/codegenie/codegenie/replay"
 )
@@ -203,15 +205,15 @@ func diverge(ref, other *runRecord, rc resolved, rep *Report) *Divergence {
 	}
 	if ref.output != other.output {
 		a, b := ref.out.DiffBytes, other.out.DiffBytes
-		off, _ := events.FirstByteDiff(a, b)
+		off, _ := excerpt.FirstDiff(a, b)
 		d.Output = &OutputDiff{
 			Offset:   off,
 			LenA:     len(a),
 			LenB:     len(b),
 			DigestA:  ref.output,
 			DigestB:  other.output,
-			ExcerptA: events.Excerpt(a, off, events.ExcerptRadius),
-			ExcerptB: events.Excerpt(b, off, events.ExcerptRadius),
+			ExcerptA: excerpt.Around(a, off, excerpt.Radius),
+			ExcerptB: excerpt.Around(b, off, excerpt.Radius),
 		}
 	}
 	if ref.chain != other.chain {

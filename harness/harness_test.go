@@ -82,7 +82,7 @@ func TestIterateDivergence(t *testing.T) {
 	require.NotNil(t, d.Event)
 	require.Equal(t, 1, d.Event.Index)
 	require.Equal(t, kindClassified, d.Event.Kind)
-	require.Equal(t, events.FieldNamePayload, d.Event.Field)
+	require.Equal(t, "Payload", d.Event.Field)
 	require.Equal(t, []string{`["band"]: "accept" != "borderline"`}, d.Event.PayloadDiff)
 	require.Equal(t, "go test -run X", d.ReproCommand)
 
@@ -115,8 +115,8 @@ func TestIterateDivergence(t *testing.T) {
 	rd, err := replay.Diff(t.Context(), d.Evidence[3].Path, d.Evidence[7].Path)
 	require.NoError(t, err)
 	require.Equal(t, d.Event, rd.Divergence)
-	require.Contains(t, d.ReplayDiffCommand, "go run ./cmd/replay diff ")
-	require.Contains(t, text, "compare the bundles: go run ./cmd/replay diff")
+	require.Contains(t, d.ReplayDiffCommand, "go run github.com/codegenie/codegenie/cmd/replay diff ")
+	require.Contains(t, text, "compare the bundles: go run github.com/codegenie/codegenie/cmd/replay diff")
 
 	js, err := os.ReadFile(d.Evidence[8].Path)
 	require.NoError(t, err)
@@ -147,7 +147,7 @@ func TestAllowlistIsHonoured(t *testing.T) {
 	s := linear(constant("accept"), constant("x"))
 	rep, err := harness.Iterate(t.Context(), harness.Config{Allowlist: []harness.AllowEntry{}}, "strict", s)
 	require.ErrorIs(t, err, harness.ErrNondeterministic, "with an empty allowlist the clock and IDs are compared")
-	require.Equal(t, events.FieldNameEmittedAt, rep.Divergence.Event.Field)
+	require.Equal(t, "EmittedAt", rep.Divergence.Event.Field)
 	require.Contains(t, rep.String(), "(none: every field is compared)")
 
 	_, err = harness.Iterate(t.Context(), harness.Config{Allowlist: []harness.AllowEntry{

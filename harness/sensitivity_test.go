@@ -45,11 +45,11 @@ func TestSensitivity(t *testing.T) {
 		output    bool // the output bytes differ too
 		payloadAt string
 	}{
-		{"map-iteration-into-prompt", "map", toyIdxPrompt, kindBuilt, events.FieldNamePayload, false, `["prompt"]`},
-		{"fan-out-completion-order", "fanout", toyIdxRanked, kindRanked, events.FieldNamePayload, false, `["ids"]`},
-		{"time-now-in-payload", "clock", toyIdxRequested, kindRequested, events.FieldNamePayload, false, `["sent_at"]`},
-		{"package-cache-across-runs", "cache", toyIdxQueried, kindQueried, events.FieldNamePayload, false, `["cached"]`},
-		{"random-id-in-output", "random", toyIdxTransform, kindProduced, events.FieldNamePayload, true, `["diff_digest"]`},
+		{"map-iteration-into-prompt", "map", toyIdxPrompt, kindBuilt, "Payload", false, `["prompt"]`},
+		{"fan-out-completion-order", "fanout", toyIdxRanked, kindRanked, "Payload", false, `["ids"]`},
+		{"time-now-in-payload", "clock", toyIdxRequested, kindRequested, "Payload", false, `["sent_at"]`},
+		{"package-cache-across-runs", "cache", toyIdxQueried, kindQueried, "Payload", false, `["cached"]`},
+		{"random-id-in-output", "random", toyIdxTransform, kindProduced, "Payload", true, `["diff_digest"]`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -7,7 +7,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"unicode/utf8"
+
+	excerptpkg "github.com/codegenie/codegenie/internal/excerpt"
 )
 
 // Provider names reported in Settings.Provider and APIError.Provider.
@@ -125,14 +126,10 @@ func (e *APIError) Unwrap() error { return e.Err }
 // sequence, trimming surrounding whitespace.
 func excerpt(s string) string {
 	s = strings.TrimSpace(s)
-	if len(s) <= MaxBodyExcerpt {
-		return s
+	if h := excerptpkg.Head(s, MaxBodyExcerpt); len(h) < len(s) {
+		return h + "…"
 	}
-	cut := MaxBodyExcerpt
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
+	return s
 }
 
 func configError(provider, msg string) error {

@@ -7,7 +7,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"unicode/utf8"
+
+	excerptpkg "github.com/codegenie/codegenie/internal/excerpt"
 
 	"github.com/codegenie/codegenie/events"
 )
@@ -170,12 +171,8 @@ func appendLenBytes(dst []byte, s string) []byte {
 // excerpt returns at most n bytes of s, cut at a rune boundary, with "..."
 // appended when it was cut.
 func excerpt(s string, n int) string {
-	if len(s) <= n {
-		return s
+	if h := excerptpkg.Head(s, n); len(h) < len(s) {
+		return h + "..."
 	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "..."
+	return s
 }

@@ -248,14 +248,3 @@ func TestNoGoroutineOutlivesVerify(t *testing.T) {
 	}
 	noGoroutineLeft(t, before)
 }
-
-func TestShellQuote(t *testing.T) {
-	for _, tc := range []struct{ name, in, want string }{
-		{"plain", "/tmp/a/run-01.bundle.zst", "/tmp/a/run-01.bundle.zst"},
-		{"space", "/tmp/my dir/a", "'/tmp/my dir/a'"},
-		{"quote", "it's", `'it'\''s'`},
-		{"empty", "", "''"},
-	} {
-		t.Run(tc.name, func(t *testing.T) { require.Equal(t, tc.want, shellQuote(tc.in)) })
-	}
-}

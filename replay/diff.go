@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/codegenie/codegenie/internal/hint"
+
 	"github.com/kr/pretty"
 
 	"github.com/codegenie/codegenie/events"
@@ -97,19 +99,8 @@ func (d *DiffReport) Text(w io.Writer) error {
 		return err
 	}
 	if d.Diverged() {
-		_, err := fmt.Fprintf(w, "reproduce: go run ./cmd/replay diff %s %s\n", shellQuote(d.A.Path), shellQuote(d.B.Path))
+		_, err := fmt.Fprintf(w, "reproduce: %s\n", hint.Tool("replay", "diff", d.A.Path, d.B.Path))
 		return err
 	}
 	return nil
-}
-
-// shellQuote quotes s for a POSIX shell when it holds anything but
-// letters, digits and /._-+=:,@%.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+=:,@%", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -236,7 +236,7 @@ func ExampleDiffReport_Text() {
 	// Output:
 	// first divergent event: index 3, kind llm.responded, seq 4, parent 3
 	//   differing field: Payload
-	// reproduce: go run ./cmd/replay diff a.bundle.zst b.bundle.zst
+	// reproduce: go run github.com/codegenie/codegenie/cmd/replay diff a.bundle.zst b.bundle.zst
 }
 
 func ExampleReplayTo() {

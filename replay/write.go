@@ -18,6 +18,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/codegenie/codegenie/internal/safename"
+
 	"github.com/klauspost/compress/zstd"
 	"lukechampine.com/blake3"
 
@@ -419,9 +421,9 @@ func WriteRun(dir string, meta Metadata, evs []events.Event) (string, error) {
 	if meta.Status == "" {
 		meta.Status = StatusCaptured
 	}
-	name := sanitize(meta.Scenario)
+	name := safename.Of(meta.Scenario)
 	if meta.Run != "" {
-		name += "-" + sanitize(meta.Run)
+		name += "-" + safename.Of(meta.Run)
 	}
 	name += "-" + events.ChainDigest(evs).String()[:12] + FileExt
 	path := filepath.Join(dir, name)
@@ -429,23 +431,4 @@ func WriteRun(dir string, meta Metadata, evs []events.Event) (string, error) {
 		return "", writeErr(path, err)
 	}
 	return path, WriteFile(context.Background(), path, &Bundle{Metadata: meta, Events: evs})
-}
-
-func sanitize(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('_')
-		}
-		if b.Len() >= 64 {
-			break
-		}
-	}
-	if out := strings.TrimLeft(b.String(), "."); out != "" {
-		return out
-	}
-	return "run"
 }

@@ -30,6 +30,8 @@ import (
 	"os/signal"
 	"strings"
 
+	"github.com/codegenie/codegenie/internal/excerpt"
+
 	"github.com/codegenie/codegenie/events"
 	"github.com/codegenie/codegenie/replay"
 )
@@ -205,7 +207,7 @@ func show(ctx context.Context, w io.Writer, path string, from, to uint64, payloa
 		if payload {
 			fmt.Fprintf(w, "\n    %s\n", e.Payload)
 		} else {
-			fmt.Fprintf(w, "\n    %s\n", events.Excerpt(e.Payload, 0, 120))
+			fmt.Fprintf(w, "\n    %s\n", excerpt.Around(e.Payload, 0, 120))
 		}
 	}
 }

@@ -1,0 +1,139 @@
+package canonjson
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// reference is the canonical form computed the slow, obviously correct way:
+// decode with encoding/json into Go values (UseNumber), then write them
+// back with sorted keys. Append must agree with it on every valid input.
+func reference(raw []byte) ([]byte, error) {
+	if !json.Valid(raw) {
+		return nil, errors.New("not one valid JSON value")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var x any
+	if err := dec.Decode(&x); err != nil {
+		return nil, err
+	}
+	return refValue(nil, x)
+}
+
+func refValue(dst []byte, x any) ([]byte, error) {
+	switch v := x.(type) {
+	case nil:
+		return append(dst, "null"...), nil
+	case bool:
+		return strconv.AppendBool(dst, v), nil
+	case string:
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
+			return nil, err
+		}
+		return append(dst, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...), nil
+	case json.Number:
+		return AppendNumber(dst, string(v))
+	case []any:
+		dst = append(dst, '[')
+		for i, e := range v {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			var err error
+			if dst, err = refValue(dst, e); err != nil {
+				return nil, err
+			}
+		}
+		return append(dst, ']'), nil
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		dst = append(dst, '{')
+		for i, k := range keys {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			var err error
+			if dst, err = refValue(dst, k); err != nil {
+				return nil, err
+			}
+			dst = append(dst, ':')
+			if dst, err = refValue(dst, v[k]); err != nil {
+				return nil, err
+			}
+		}
+		return append(dst, '}'), nil
+	}
+	return nil, fmt.Errorf("unexpected %T", x)
+}
+
+var seeds = []string{
+	`{"b":1,"a":[true,false,null],"c":{"z":"x","y":"w"}}`,
+	` {"a" : 1 , "a" : 2} `,
+	`"\u00e9\ud83d\ude00\ud800x\u2028\/\b\f\n\r\t\u0001"`,
+	"\"\xff\xfe raw \u2029 é\"",
+	`[1.0, -0, 1e2, 1E-7, 123456789012345678901234567890, -9223372036854775808, 18446744073709551615, 0.1, 5e-324]`,
+	`{"\u0062":1,"a":2,"b":3}`,
+	`[]`, `{}`, `[[[]]]`, `"x"`, `0`, `-1.5e+10`,
+	`{"é":1,"e":2,"\u00e9":3}`,
+	`<html>&amp;`, `{"a":}`, `[1,]`, `1e400`, `"\x"`, `"unterminated`, `{"a" 1}`, `tru`, `01`, `-`, `1.`, `1e`,
+	"\"ctl\x01\"", `{} ]`, `{}x`,
+}
+
+func TestAppendAgreesWithReference(t *testing.T) {
+	for _, s := range seeds {
+		t.Run(s, func(t *testing.T) { checkAgainstReference(t, []byte(s)) })
+	}
+}
+
+func FuzzAppend(f *testing.F) {
+	for _, s := range seeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(checkAgainstReference)
+}
+
+func checkAgainstReference(t *testing.T, raw []byte) {
+	got, err := Append(nil, raw)
+	want, rerr := reference(raw)
+	if rerr != nil {
+		require.Error(t, err, "Append accepted input the reference rejects (%v): %q -> %q", rerr, raw, got)
+		require.ErrorIs(t, err, ErrSyntax)
+		return
+	}
+	require.NoError(t, err, "Append rejected input the reference accepts: %q", raw)
+	require.Equal(t, string(want), string(got), "input %q", raw)
+	again, err := Append(nil, got)
+	require.NoError(t, err)
+	require.Equal(t, string(got), string(again), "canonical form is a fixed point")
+}
+
+func TestDepthLimit(t *testing.T) {
+	deep := strings.Repeat("[", MaxDepth+1) + strings.Repeat("]", MaxDepth+1)
+	_, err := Append(nil, []byte(deep))
+	require.ErrorIs(t, err, ErrSyntax)
+	require.Contains(t, err.Error(), "nesting deeper")
+	ok := strings.Repeat("[", MaxDepth) + strings.Repeat("]", MaxDepth)
+	_, err = Append(nil, []byte(ok))
+	require.NoError(t, err)
+}
+
+func TestErrorNamesTheOffset(t *testing.T) {
+	_, err := Append(nil, []byte(`{"a":1,"b":}`))
+	require.ErrorContains(t, err, "at byte 11")
+}

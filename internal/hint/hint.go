@@ -1,0 +1,111 @@
+package hint
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime/debug"
+	"strings"
+
+	"github.com/codegenie/codegenie/internal/shell"
+)
+
+// Module is codegenie's module path.
+const Module = "github.com/codegenie/codegenie"
+
+// Tool returns the command line that runs codegenie's command cmd/name
+// with args (each quoted for a shell) from the caller's module.
+func Tool(name string, args ...string) string {
+	info, _ := debug.ReadBuildInfo()
+	return toolFor(info, name, args...)
+}
+
+func toolFor(info *debug.BuildInfo, name string, args ...string) string {
+	pkg := Module + "/cmd/" + name
+	switch v := moduleVersion(info); v {
+	case "":
+		// Inside this module, or replaced: go.mod resolves the path.
+	case "(devel)":
+		pkg += "@latest"
+	default:
+		pkg += "@" + v
+	}
+	if len(args) == 0 {
+		return "go run " + pkg
+	}
+	return "go run " + pkg + " " + shell.Join(args...)
+}
+
+// moduleVersion returns "" when the go command resolves Module from the
+// caller's go.mod (Module is the main module, or a dependency replaced by
+// another directory or version), the required version otherwise, and
+// "(devel)" when the build has no usable version.
+func moduleVersion(info *debug.BuildInfo) string {
+	if info == nil {
+		return "(devel)"
+	}
+	if info.Main.Path == Module {
+		return ""
+	}
+	for _, d := range info.Deps {
+		if d.Path != Module {
+			continue
+		}
+		if d.Replace != nil {
+			return ""
+		}
+		if d.Version == "" || d.Version == "(devel)" {
+			return "(devel)"
+		}
+		return d.Version
+	}
+	return "(devel)"
+}
+
+// GoTest returns the command that reruns the test or benchmark named name
+// (testing.TB.Name()) of the package in the working directory, from its
+// module root: an anchored -run (or -bench) pattern, -count=1, then flags
+// as given (each quoted for a shell).
+func GoTest(name string, bench bool, flags ...string) string {
+	parts := strings.Split(name, "/")
+	for i, p := range parts {
+		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
+	}
+	kind := "-run"
+	if bench {
+		kind = "-bench"
+	}
+	args := []string{"go", "test", kind, strings.Join(parts, "/"), "-count=1"}
+	args = append(args, flags...)
+	wd, err := os.Getwd()
+	if err != nil {
+		return shell.Join(append(args, ".")...)
+	}
+	root, err := moduleRoot(wd)
+	if err != nil {
+		return shell.Join(append(args, ".")...)
+	}
+	rel, err := filepath.Rel(root, wd)
+	if err != nil {
+		return shell.Join(append(args, ".")...)
+	}
+	pkg := "./" + filepath.ToSlash(rel)
+	if rel == "." {
+		pkg = "."
+	}
+	return "cd " + shell.Quote(root) + " && " + shell.Join(append(args, pkg)...)
+}
+
+func moduleRoot(dir string) (string, error) {
+	for d := dir; ; {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d, nil
+		}
+		up := filepath.Dir(d)
+		if up == d {
+			return "", errors.New("no go.mod above " + dir)
+		}
+		d = up
+	}
+}

@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/codegenie/codegenie/events"
 )
@@ -119,6 +121,20 @@ func (m *Manifest) update(e Entry, forced bool, reason, at string) error {
 	return nil
 }
 
+// entryError is a check failure in one element of "cassettes" or
+// "history" (index from 0), so that the reader can name its line.
+type entryError struct {
+	field string
+	index int
+	err   error
+}
+
+func (e *entryError) Error() string { return e.err.Error() }
+
+func entryErrf(field string, index int, format string, args ...any) error {
+	return &entryError{field: field, index: index, err: fmt.Errorf(format, args...)}
+}
+
 // check validates the manifest's structure and history chain.
 func (m *Manifest) check() error {
 	if m.Format != ManifestFormat {
@@ -126,34 +142,34 @@ func (m *Manifest) check() error {
 	}
 	for i, e := range m.Cassettes {
 		if i > 0 && m.Cassettes[i-1].File >= e.File {
-			return fmt.Errorf("cassettes are not sorted by file, or %q is listed twice", e.File)
+			return entryErrf("cassettes", i, "cassettes are not sorted by file, or %q is listed twice", e.File)
 		}
 		if _, err := events.ParseDigest(e.Digest); err != nil {
-			return fmt.Errorf("cassette %q: digest: %v", e.File, err)
+			return entryErrf("cassettes", i, "cassette %q: digest: %v", e.File, err)
 		}
 	}
 	last := map[string]string{}
 	prev := ""
 	for i, h := range m.History {
 		if h.Seq != i+1 {
-			return fmt.Errorf("history entry %d has seq %d: history is append-only and dense", i+1, h.Seq)
+			return entryErrf("history", i, "history entry %d has seq %d: history is append-only and dense", i+1, h.Seq)
 		}
 		c, err := chainOf(prev, h)
 		if err != nil {
-			return fmt.Errorf("history entry %d: %v", h.Seq, err)
+			return entryErrf("history", i, "history entry %d: %v", h.Seq, err)
 		}
 		if c != h.Chain {
-			return fmt.Errorf("history entry %d: chain %s, computed %s: the history was edited", h.Seq, h.Chain, c)
+			return entryErrf("history", i, "history entry %d: chain %s, computed %s: the history was edited", h.Seq, h.Chain, c)
 		}
 		if h.OldDigest != last[h.File] {
-			return fmt.Errorf("history entry %d: old digest %s of %q, previous entry says %s", h.Seq, h.OldDigest, h.File, last[h.File])
+			return entryErrf("history", i, "history entry %d: old digest %s of %q, previous entry says %s", h.Seq, h.OldDigest, h.File, last[h.File])
 		}
 		last[h.File] = h.NewDigest
 		prev = h.Chain
 	}
-	for _, e := range m.Cassettes {
+	for i, e := range m.Cassettes {
 		if last[e.File] != e.Digest {
-			return fmt.Errorf("cassette %q: digest %s is not the last one its history records (%s)", e.File, e.Digest, last[e.File])
+			return entryErrf("cassettes", i, "cassette %q: digest %s is not the last one its history records (%s)", e.File, e.Digest, last[e.File])
 		}
 	}
 	return nil
@@ -178,32 +194,106 @@ func (m *Manifest) encode() ([]byte, error) {
 }
 
 // ReadManifest reads and checks the manifest at path. A missing file is an
-// error wrapping fs.ErrNotExist.
+// error wrapping fs.ErrNotExist. The file must hold exactly one JSON object
+// of the manifest format: unknown fields, duplicate keys and anything after
+// the object are errors naming the line. The caller owns the result.
 func ReadManifest(path string) (*Manifest, error) {
-	raw, err := os.ReadFile(path)
+	m, err := readManifest(path)
+	if err != nil {
+		return nil, err
+	}
+	return m.clone(), nil
+}
+
+func (m *Manifest) clone() *Manifest {
+	return &Manifest{Format: m.Format, Cassettes: slices.Clone(m.Cassettes), History: slices.Clone(m.History)}
+}
+
+// manifestCache holds checked manifests by the blake3 of their bytes, so a
+// manifest is parsed and its history chain verified once per content, and
+// any change to the file is still seen. Cached manifests are never
+// modified.
+var manifestCache struct {
+	sync.Mutex
+	m map[events.Digest]*Manifest
+}
+
+// maxCachedManifests bounds manifestCache; past it the cache starts over.
+const maxCachedManifests = 64
+
+// readManifest is ReadManifest without the copy: the result is shared and
+// must not be modified.
+func readManifest(path string) (*Manifest, error) {
+	raw, err := readBounded(path, maxManifestBytes)
 	if err != nil {
 		return nil, newErr(path, 0, "manifest", err)
+	}
+	sum := events.Sum(raw)
+	manifestCache.Lock()
+	m, ok := manifestCache.m[sum]
+	manifestCache.Unlock()
+	if ok {
+		return m, nil
+	}
+	m, err = parseManifest(path, raw)
+	if err != nil {
+		return nil, err
+	}
+	manifestCache.Lock()
+	if manifestCache.m == nil || len(manifestCache.m) >= maxCachedManifests {
+		manifestCache.m = map[events.Digest]*Manifest{}
+	}
+	manifestCache.m[sum] = m
+	manifestCache.Unlock()
+	return m, nil
+}
+
+func parseManifest(path string, raw []byte) (*Manifest, error) {
+	invalid := func(line int, err error) error {
+		return newErr(path, line, "manifest", detailf(ErrInvalidManifest,
+			"%v: %v; restore it from version control, then re-record with refresh-cassettes", ErrInvalidManifest, err))
+	}
+	lines, line, err := strictJSON(raw)
+	if err != nil {
+		return nil, invalid(line, err)
 	}
 	var m Manifest
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&m); err != nil {
 		line := 0
-		var se *json.SyntaxError
 		var te *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &se):
-			line = bytes.Count(raw[:min(int(se.Offset), len(raw))], []byte("\n")) + 1
-		case errors.As(err, &te):
-			line = bytes.Count(raw[:min(int(te.Offset), len(raw))], []byte("\n")) + 1
+		if errors.As(err, &te) {
+			line = lineOfOffset(raw, int(te.Offset))
 		}
-		return nil, newErr(path, line, "manifest", detailf(ErrInvalidManifest, "%v: %v", ErrInvalidManifest, err))
+		return nil, invalid(line, err)
 	}
 	if err := m.check(); err != nil {
-		return nil, newErr(path, 0, "manifest", detailf(ErrInvalidManifest,
-			"%v: %v; restore it from version control, then re-record with refresh-cassettes", ErrInvalidManifest, err))
+		line := 0
+		var ee *entryError
+		if errors.As(err, &ee) && ee.index < len(lines[ee.field]) {
+			line = lines[ee.field][ee.index]
+		}
+		return nil, invalid(line, err)
 	}
 	return &m, nil
+}
+
+// readBounded reads path, refusing a file larger than limit bytes.
+func readBounded(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("larger than %d bytes, the most this package reads", limit)
+	}
+	return b, nil
 }
 
 // verifyManifest checks the opened cassette against its manifest entry.
@@ -215,7 +305,7 @@ func (c *Cassette) verifyManifest(p *parsed) error {
 			return nil
 		}
 	}
-	m, err := ReadManifest(mpath)
+	m, err := readManifest(mpath)
 	if err != nil {
 		return err
 	}
@@ -251,7 +341,7 @@ func verifyEntry(m *Manifest, rel, path string, p *parsed, refresh string) error
 // *CassetteError, or nil.
 func Verify(dir string) error {
 	mpath := filepath.Join(dir, ManifestName)
-	m, err := ReadManifest(mpath)
+	m, err := readManifest(mpath)
 	if err != nil {
 		return err
 	}

@@ -277,3 +277,61 @@ func TestResponseInfoSSE(t *testing.T) {
 	info := responseInfo(body, map[string][]string{"Content-Type": {"text/event-stream; charset=utf-8"}})
 	require.Equal(t, respInfo{model: "claude-s", text: "hello", usage: Usage{InputTokens: 7, OutputTokens: 4}}, info)
 }
+
+func TestManifestParsedStrictly(t *testing.T) {
+	dir := t.TempDir()
+	_, err := Apply(dir, []Update{{File: "s.happy.yaml", Staged: stage(t, dir, "s.happy", []plainReq{reqA})}}, "")
+	require.NoError(t, err)
+	mpath := filepath.Join(dir, ManifestName)
+	good, err := os.ReadFile(mpath)
+	require.NoError(t, err)
+	lines := strings.Count(string(good), "\n")
+	tests := []struct {
+		name     string
+		content  string
+		wantLine int
+		want     string
+	}{
+		{"trailing garbage", string(good) + "garbage\n", lines + 1, "trailing data after the JSON document"},
+		{"second object", string(good) + "{}", lines + 1, "trailing data"},
+		{"duplicate top-level key", strings.Replace(string(good), `"format": 1,`, `"format": 1,`+"\n"+`"format": 1,`, 1), 3, `duplicate key "format"`},
+		{"duplicate entry key", strings.Replace(string(good), `"pinned": true`, `"pinned": true,`+"\n"+`"pinned": false`, 1), 9, `duplicate key "pinned"`},
+		{"truncated", string(good[:len(good)/2]), strings.Count(string(good[:len(good)/2]), "\n") + 1, "truncated"},
+		{"empty", "", 1, "truncated"},
+		{"unknown field", strings.Replace(string(good), `"format": 1,`, `"format": 1, "extra": 2,`, 1), 0, `unknown field "extra"`},
+		{"wrong type", strings.Replace(string(good), `"interactions": 1,`, `"interactions": "one",`, 1), 7, "cannot unmarshal"},
+		{"edited history names its line", strings.Replace(string(good), `"seq": 1,`, `"seq": 2,`, 1), 12, "append-only"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			require.NoError(t, os.WriteFile(mpath, []byte(tt.content), 0o644))
+			for _, f := range []func() error{
+				func() error { return Verify(dir) },
+				func() error { _, err := ReadManifest(mpath); return err },
+				func() error { _, err := Open(filepath.Join(dir, "s.happy.yaml"), Options{AllowUnused: true}); return err },
+			} {
+				err := f()
+				require.ErrorIs(t, err, ErrInvalidManifest)
+				require.ErrorContains(t, err, tt.want)
+				var ce *CassetteError
+				require.ErrorAs(t, err, &ce)
+				require.Equal(t, mpath, ce.Path)
+				if tt.wantLine > 0 {
+					require.Equal(t, tt.wantLine, ce.Line, "%v", err)
+				}
+			}
+		})
+	}
+}
+
+func TestManifestChangeSeenThroughTheCache(t *testing.T) {
+	dir := t.TempDir()
+	_, err := Apply(dir, []Update{{File: "s.happy.yaml", Staged: stage(t, dir, "s.happy", []plainReq{reqA})}}, "")
+	require.NoError(t, err)
+	require.NoError(t, Verify(dir))
+	editManifest(t, dir, func(m *Manifest) { m.History[0].Reason = "rewritten" })
+	require.ErrorIs(t, Verify(dir), ErrInvalidManifest)
+	m, err := ReadManifest(filepath.Join(dir, ManifestName))
+	require.Nil(t, m)
+	require.ErrorIs(t, err, ErrInvalidManifest)
+}

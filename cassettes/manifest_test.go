@@ -308,7 +308,10 @@ func TestManifestParsedStrictly(t *testing.T) {
 			for _, f := range []func() error{
 				func() error { return Verify(dir) },
 				func() error { _, err := ReadManifest(mpath); return err },
-				func() error { _, err := Open(filepath.Join(dir, "s.happy.yaml"), Options{AllowUnused: true}); return err },
+				func() error {
+					_, err := Open(filepath.Join(dir, "s.happy.yaml"), Options{AllowUnused: true})
+					return err
+				},
 			} {
 				err := f()
 				require.ErrorIs(t, err, ErrInvalidManifest)

@@ -82,6 +82,9 @@ type Options struct {
 
 	// createTemp is a test seam for atomic writes.
 	createTemp func(dir, pattern string) (tempFile, error)
+	// skipSecretCheck (tests only) opens a cassette that holds a secret
+	// on purpose.
+	skipSecretCheck bool
 	// replayable (benchmarks only) lets every interaction replay any
 	// number of times, so lookups can be measured without reopening.
 	replayable bool
@@ -165,6 +168,9 @@ func Open(path string, opts Options) (*Cassette, error) {
 			return nil, err
 		}
 		if err := c.verifyManifest(p); err != nil {
+			return nil, err
+		}
+		if err := secretError(p, "open", c.opts.APIKey, c.refresh); err != nil && !opts.skipSecretCheck {
 			return nil, err
 		}
 		c.fallback = guard.Transport()
@@ -416,11 +422,15 @@ func (c *Cassette) miss(cr *canonRequest, exhausted []int) error {
 			}
 		}
 		if !bytes.Equal(rc.body, cr.body) {
-			diff := jsondiff.Lines(rc.body, cr.body)
+			// Mask whole bodies before any excerpt: an excerpt can start
+			// inside a secret, where no rule would recognise it.
+			recBody := []byte(maskSecrets(string(rc.body), c.opts.APIKey))
+			reqBody := []byte(maskSecrets(string(cr.body), c.opts.APIKey))
+			diff := jsondiff.Lines(recBody, reqBody)
 			if diff == nil {
-				off, _ := excerpt.FirstDiff(rc.body, cr.body)
+				off, _ := excerpt.FirstDiff(recBody, reqBody)
 				diff = []string{fmt.Sprintf("(body) differs at byte %d: recorded %s, requested %s", off,
-					excerpt.Around(rc.body, off, excerpt.Radius), excerpt.Around(cr.body, off, excerpt.Radius))}
+					excerpt.Around(recBody, off, excerpt.Radius), excerpt.Around(reqBody, off, excerpt.Radius))}
 			}
 			const maxLines = 20
 			if len(diff) > maxLines {
@@ -432,7 +442,7 @@ func (c *Cassette) miss(cr *canonRequest, exhausted []int) error {
 		b.WriteString("\nthe cassette has no interactions")
 	}
 	fmt.Fprintf(&b, "\nif the request change is intended, re-record with: %s", c.refresh)
-	msg := redactText(b.String(), c.opts.APIKey)
+	msg := maskSecrets(b.String(), c.opts.APIKey)
 	return newErr(c.path, line, "replay", &detailError{sentinel: ErrInteractionNotFound, msg: msg})
 }
 
@@ -517,14 +527,14 @@ func (c *Cassette) save() error {
 		return newErr(c.path, 0, "save", err)
 	}
 	data = append([]byte("---\n"), data...)
-	if f := scanSecrets(data, c.opts.APIKey); f != nil {
-		return newErr(c.path, f.line, "save", detailf(ErrSecret,
-			"%v: %s (%s at byte %d of the serialized cassette) survived redaction; nothing was written. Keep credentials out of request and response bodies, then re-record",
-			ErrSecret, f.what, f.masked, f.offset))
-	}
 	p, err := parseCassette(c.path, data)
 	if err != nil {
 		return err
+	}
+	if f := findSecret(p, c.opts.APIKey); f != nil {
+		return newErr(c.path, f.line, "save", detailf(ErrSecret,
+			"%v: %s at line %d of the serialized cassette survived redaction (the value is not shown); nothing was written. Keep credentials out of request and response bodies and headers, then re-record",
+			ErrSecret, f.what, f.line))
 	}
 	if err := os.MkdirAll(filepath.Dir(c.path), 0o755); err != nil {
 		return newErr(c.path, 0, "write", err)

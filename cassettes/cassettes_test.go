@@ -69,7 +69,7 @@ func TestMatching(t *testing.T) {
 		"X-Stainless-Timeout":         {"600"},
 		"X-Stainless-Retry-Count":     {"0"},
 		"Idempotency-Key":             {"stainless-go-retry-aaaa"},
-		"X-Api-Key":                   {"recording-key"},
+		"X-Api-Key":                   {"[REDACTED]"}, // as another recorder leaves it
 	}
 	base := plainReq{method: "POST", path: "/v1/messages?beta=true", body: `{"model":"m","max_tokens":5,"messages":[{"role":"user","content":"hi"}]}`, header: sdkHeaders}
 	path := recordPlain(t, dir, "m", srv, []plainReq{base})
@@ -358,7 +358,7 @@ func TestSecretRefusedAtSave(t *testing.T) {
 	}{
 		{"recording key echoed in the body", `{"echo":"my-recording-key"}`, "the API key used for recording"},
 		{"anthropic key shape", `{"k":"sk-ant-api03-abcdefghijklmnop"}`, "an Anthropic API key"},
-		{"bearer token", `{"h":"Bearer abcdefghijklmnopqrstuvwxyz"}`, "a bearer token"},
+		{"bearer token", `{"h":"Bearer Q8wE3rT6yU1iO9pA4sD7fG2hJ5kL"}`, "a bearer token"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

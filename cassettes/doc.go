@@ -66,8 +66,8 @@
 // interaction (same method and URL first, then fewest differing JSON
 // fields) with its line and a field-level diff of the two bodies (or the
 // first differing byte for non-JSON bodies), and the refresh-cassettes
-// command that re-records the cassette. Anything shaped like a secret is
-// masked in the message.
+// command that re-records the cassette. Secrets are masked in the message
+// (see Redaction and secrets).
 //
 // # Concurrency
 //
@@ -99,10 +99,37 @@
 // redacted and user info removed from URLs; the recorded duration is zero.
 // A re-record's diff therefore shows only what the API said differently.
 //
-// Then the serialized bytes are scanned. If they contain Options.APIKey or
-// anything shaped like an Anthropic or OpenAI key, a bearer token, an AWS
-// access key id, a GitHub, Slack or Google API key, nothing is written and
-// Close returns ErrSecret naming the line and kind, never the secret.
+// Then the serialized bytes are scanned, and nothing is written (Close
+// returns ErrSecret naming the line and the kind of secret, never any of
+// its bytes) if they hold any of:
+//
+//   - Options.APIKey, when it is at least 8 bytes long;
+//   - a credential header (Authorization, Proxy-Authorization, X-Api-Key,
+//     Api-Key, Cookie, Set-Cookie) whose value is not a placeholder (a value
+//     with no letter or digit, or one that says redacted, filtered, removed
+//     or masked);
+//   - anything the default ruleset of gitleaks finds, in the file or in a
+//     header written as "Name: value": its 222 rules, which among others
+//     catch JWTs, PEM private keys, AWS access key ids, GitHub, GitLab,
+//     Slack, Stripe (sk_live_, sk_test_, rk_...), Google (AIza...), Hugging
+//     Face (hf_), Anthropic and OpenAI keys of their published lengths, and
+//     generic "key/token/secret/password = value" assignments with enough
+//     entropy (a 32-hex x-api-key, an aws_secret_access_key). The rules are
+//     gitleaks v8.30.1's config/gitleaks.toml, applied as gitleaks applies
+//     them to a file without a path (see internal/secrets);
+//   - anything the package's own rules find, for shapes that ruleset lets
+//     through: Google OAuth access tokens (ya29.), Groq keys (gsk_), a
+//     password in a URL's user info (scheme://user:password@host), bearer
+//     tokens, AWS secret access keys named as such, and Anthropic (sk-ant-),
+//     OpenAI (sk-, sk-proj-), Hugging Face (hf_) and GitHub fine-grained
+//     (github_pat_) keys of any length.
+//
+// Open and Verify apply the same scan to a cassette they read (a cassette
+// another recorder wrote may hold an X-Api-Key header): a finding is an
+// ErrSecret naming the file and line, never the value. The ruleset runs
+// once per cassette content in a process. Error messages mask everything
+// these rules find, and Options.APIKey wherever it appears, in whole
+// bodies before any excerpt is cut from them.
 //
 // # File format
 //

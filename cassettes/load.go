@@ -16,13 +16,14 @@ import (
 // parsed is a cassette file decoded and checked, with what matching and
 // error messages need precomputed.
 type parsed struct {
-	path   string
-	raw    []byte
-	c      *cassette.Cassette
-	lines  []int // 1-based line of each interaction
-	canon  []*canonRequest
-	keys   []key
-	digest events.Digest
+	path    string
+	raw     []byte
+	c       *cassette.Cassette
+	lines   []int // 1-based line of each interaction
+	canon   []*canonRequest
+	keys    []key
+	digest  events.Digest
+	headers []headerRef // every header and trailer value, for the secret scan
 }
 
 var yamlLine = regexp.MustCompile(`line (\d+)`)
@@ -99,6 +100,7 @@ func parseCassette(path string, raw []byte) (*parsed, error) {
 		}
 		for _, n := range interactionsNode.Content {
 			p.lines = append(p.lines, n.Line)
+			p.headers = appendHeaderRefs(p.headers, n)
 		}
 	}
 	if len(p.lines) != len(c.Interactions) {
@@ -180,4 +182,43 @@ func Digest(path string) (string, error) {
 		return "", err
 	}
 	return p.digest.String(), nil
+}
+
+// appendHeaderRefs appends the header and trailer values of one
+// interaction node (request and response) with their lines.
+func appendHeaderRefs(out []headerRef, in *yaml.Node) []headerRef {
+	for _, side := range mappingValues(in, "request", "response") {
+		for _, hs := range mappingValues(side, "headers", "trailer") {
+			if hs.Kind != yaml.MappingNode {
+				continue
+			}
+			for i := 0; i+1 < len(hs.Content); i += 2 {
+				name, vals := hs.Content[i], hs.Content[i+1]
+				if vals.Kind == yaml.ScalarNode {
+					out = append(out, headerRef{name: name.Value, value: vals.Value, line: vals.Line})
+				}
+				for _, v := range vals.Content {
+					out = append(out, headerRef{name: name.Value, value: v.Value, line: v.Line})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// mappingValues returns the values of the given keys of mapping node n, in
+// the order of keys, skipping absent ones.
+func mappingValues(n *yaml.Node, keys ...string) []*yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	var out []*yaml.Node
+	for _, k := range keys {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == k {
+				out = append(out, n.Content[i+1])
+			}
+		}
+	}
+	return out
 }

@@ -357,6 +357,9 @@ func Verify(dir string) error {
 		if err := verifyEntry(m, e.File, path, p, refresh); err != nil {
 			errs = append(errs, err)
 		}
+		if err := secretError(p, "verify", "", refresh); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
 	if err != nil {

@@ -1,11 +1,8 @@
 package cassettes
 
 import (
-	"bytes"
-	"fmt"
 	"maps"
 	"net/http"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -102,67 +99,4 @@ func redactInteraction(i *cassette.Interaction) *cassette.Interaction {
 	}
 	c.Response.Duration = 0
 	return c
-}
-
-// secretPatterns are shapes of credentials the scanner refuses to save.
-var secretPatterns = []struct {
-	what string
-	re   *regexp.Regexp
-}{
-	{"an Anthropic API key", regexp.MustCompile(`sk-ant-[A-Za-z0-9_\-]{8,}`)},
-	{"an OpenAI-style API key", regexp.MustCompile(`\bsk-(?:proj-)?[A-Za-z0-9_\-]{16,}`)},
-	{"a bearer token", regexp.MustCompile(`(?i)\bbearer\s+[A-Za-z0-9._~+/\-]{12,}=*`)},
-	{"an AWS access key id", regexp.MustCompile(`\bAKIA[0-9A-Z]{16}\b`)},
-	{"a GitHub token", regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{30,}`)},
-	{"a Slack token", regexp.MustCompile(`\bxox[abprs]-[A-Za-z0-9\-]{10,}`)},
-	{"a Google API key", regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{35}`)},
-}
-
-// secretFinding locates a secret without revealing it.
-type secretFinding struct {
-	what   string
-	line   int
-	offset int
-	masked string
-}
-
-// scanSecrets returns the first secret in b: the recording key itself
-// (when apiKey is at least 8 bytes: shorter test keys would match ordinary
-// text) or anything matching secretPatterns.
-func scanSecrets(b []byte, apiKey string) *secretFinding {
-	best := -1
-	var what string
-	var n int
-	if len(apiKey) >= 8 {
-		if i := bytes.Index(b, []byte(apiKey)); i >= 0 {
-			best, what, n = i, "the API key used for recording", len(apiKey)
-		}
-	}
-	for _, p := range secretPatterns {
-		loc := p.re.FindIndex(b)
-		if loc != nil && (best < 0 || loc[0] < best) {
-			best, what, n = loc[0], p.what, loc[1]-loc[0]
-		}
-	}
-	if best < 0 {
-		return nil
-	}
-	prefix := min(4, n)
-	return &secretFinding{
-		what:   what,
-		line:   bytes.Count(b[:best], []byte("\n")) + 1,
-		offset: best,
-		masked: fmt.Sprintf("%q…(%d bytes)", b[best:best+prefix], n),
-	}
-}
-
-// redactText masks anything secret-shaped in s, for error messages.
-func redactText(s, apiKey string) string {
-	if len(apiKey) >= 8 {
-		s = strings.ReplaceAll(s, apiKey, redacted)
-	}
-	for _, p := range secretPatterns {
-		s = p.re.ReplaceAllString(s, redacted)
-	}
-	return s
 }

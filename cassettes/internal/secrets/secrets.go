@@ -1,0 +1,339 @@
+package secrets
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// GitleaksVersion is the gitleaks release gitleaks.json was generated from.
+const GitleaksVersion = "v8.30.1"
+
+//go:generate sh -c "go mod download github.com/zricethezav/gitleaks/v8@v8.30.1 && go run github.com/pelletier/go-toml/v2/cmd/tomljson@v2.2.4 \"$(go env GOMODCACHE)/github.com/zricethezav/gitleaks/v8@v8.30.1/config/gitleaks.toml\" > gitleaks.json"
+
+//go:embed gitleaks.json
+var gitleaksJSON []byte
+
+// Finding locates one secret in the scanned text without holding it.
+type Finding struct {
+	// Rule is the rule's id, e.g. "github-fine-grained-pat".
+	Rule string
+	// Description says what the secret is.
+	Description string
+	// Start and End delimit the secret's bytes in the text.
+	Start, End int
+}
+
+// Rule describes one rule in force.
+type Rule struct {
+	ID, Description string
+	// Source is "gitleaks" or "codegenie".
+	Source string
+}
+
+type allowlist struct {
+	Condition   string   `json:"condition"`
+	Paths       []string `json:"paths"`
+	RegexTarget string   `json:"regexTarget"`
+	Regexes     []string `json:"regexes"`
+	StopWords   []string `json:"stopwords"`
+
+	regexes *regexp.Regexp
+}
+
+type rule struct {
+	ID          string       `json:"id"`
+	Description string       `json:"description"`
+	Regex       string       `json:"regex"`
+	Path        string       `json:"path"`
+	SecretGroup int          `json:"secretGroup"`
+	Entropy     float64      `json:"entropy"`
+	Keywords    []string     `json:"keywords"`
+	Allowlists  []*allowlist `json:"allowlists"`
+
+	source string
+	re     *regexp.Regexp
+}
+
+type ruleset struct {
+	Allowlist *allowlist `json:"allowlist"`
+	Rules     []*rule    `json:"rules"`
+}
+
+// extraRules catch credential shapes the gitleaks ruleset lets through.
+var extraRules = []*rule{
+	{ID: "google-oauth-access-token", Description: "a Google OAuth 2.0 access token (ya29.)",
+		Regex: `\bya29\.[0-9A-Za-z_\-]{20,}`},
+	{ID: "groq-api-key", Description: "a Groq API key (gsk_)",
+		Regex: `\bgsk_[0-9A-Za-z]{20,}`},
+	{ID: "anthropic-key-any-length", Description: "an Anthropic API key (sk-ant-) of any length",
+		Regex: `\bsk-ant-[0-9A-Za-z_\-]{16,}`},
+	{ID: "openai-key-any-length", Description: "an OpenAI-style API key (sk-, sk-proj-) of any length",
+		Regex: `\bsk-(?:proj-|svcacct-|admin-)?[0-9A-Za-z_\-]{32,}`, Entropy: 3},
+	{ID: "huggingface-token-any-length", Description: "a Hugging Face token (hf_) of any length",
+		Regex: `\bhf_[0-9A-Za-z]{30,}`, Entropy: 3},
+	{ID: "github-fine-grained-pat-any-length", Description: "a GitHub fine-grained personal access token (github_pat_) of any length",
+		Regex: `\bgithub_pat_[0-9A-Za-z_]{40,}`},
+	{ID: "url-userinfo-password", Description: "a password in a URL's user info (scheme://user:password@host)",
+		Regex: `(?i)\b[a-z][a-z0-9+.\-]{1,15}://[^\s:/?#@'"\\]{1,256}:([^\s/?#@'"\\]{1,256})@[^\s/?#@'"\\]`, SecretGroup: 1},
+	{ID: "bearer-token", Description: "a bearer token (Bearer ...)",
+		Regex: `(?i)\bbearer\s+([0-9A-Za-z._~+/\-]{16,}=*)`, SecretGroup: 1, Entropy: 3},
+	{ID: "aws-secret-access-key", Description: "an AWS secret access key (40 characters named as one)",
+		Regex:       `(?i)(?:aws|secret)[\w.\-]{0,30}?(?:key|secret)[\w.\-]{0,10}["']?\s{0,3}(?:=|:|=>|,)\s{0,3}["']?([0-9A-Za-z/+]{40})(?:[^0-9A-Za-z/+=]|$)`,
+		SecretGroup: 1, Entropy: 3.5},
+}
+
+var (
+	loadOnce sync.Once
+	loaded   *ruleset
+	loadErr  error
+)
+
+// load parses and compiles the rules once.
+func load() (*ruleset, error) {
+	loadOnce.Do(func() {
+		var rs ruleset
+		if err := json.Unmarshal(gitleaksJSON, &rs); err != nil {
+			loadErr = fmt.Errorf("secrets: gitleaks.json: %w", err)
+			return
+		}
+		for _, r := range rs.Rules {
+			r.source = "gitleaks"
+		}
+		for _, r := range extraRules {
+			r.source = "codegenie"
+			r.Keywords = nil
+		}
+		rs.Rules = append(rs.Rules, extraRules...)
+		for _, r := range rs.Rules {
+			if r.Regex == "" || r.Path != "" {
+				continue // needs a file path
+			}
+			re, err := regexp.Compile(r.Regex)
+			if err != nil {
+				loadErr = fmt.Errorf("secrets: rule %s: %w", r.ID, err)
+				return
+			}
+			r.re = re
+			for i, k := range r.Keywords {
+				r.Keywords[i] = strings.ToLower(k)
+			}
+			for _, a := range r.Allowlists {
+				if err := a.compile(); err != nil {
+					loadErr = fmt.Errorf("secrets: rule %s: allowlist: %w", r.ID, err)
+					return
+				}
+			}
+		}
+		if rs.Allowlist != nil {
+			if err := rs.Allowlist.compile(); err != nil {
+				loadErr = fmt.Errorf("secrets: global allowlist: %w", err)
+				return
+			}
+		}
+		loaded = &rs
+	})
+	return loaded, loadErr
+}
+
+func (a *allowlist) compile() error {
+	for i, w := range a.StopWords {
+		a.StopWords[i] = strings.ToLower(w)
+	}
+	if len(a.Regexes) == 0 {
+		return nil
+	}
+	re, err := regexp.Compile("(?:" + strings.Join(a.Regexes, ")|(?:") + ")")
+	a.regexes = re
+	return err
+}
+
+// Rules lists the rules in force, gitleaks' first, in file order.
+func Rules() []Rule {
+	rs, err := load()
+	if err != nil {
+		panic(err) // the embedded rules are part of the build
+	}
+	var out []Rule
+	for _, r := range rs.Rules {
+		if r.re != nil {
+			out = append(out, Rule{ID: r.ID, Description: r.Description, Source: r.source})
+		}
+	}
+	return out
+}
+
+// Scan returns every secret in text, ordered by Start then End.
+func Scan(text string) []Finding {
+	rs, err := load()
+	if err != nil {
+		panic(err) // the embedded rules are part of the build
+	}
+	lower := strings.ToLower(text)
+	present := map[string]bool{}
+	has := func(k string) bool {
+		v, ok := present[k]
+		if !ok {
+			v = strings.Contains(lower, k)
+			present[k] = v
+		}
+		return v
+	}
+	var out []Finding
+	for _, r := range rs.Rules {
+		if r.re == nil || (len(r.Keywords) > 0 && !slices.ContainsFunc(r.Keywords, has)) {
+			continue
+		}
+		out = append(out, r.scan(text, rs.Allowlist)...)
+	}
+	slices.SortFunc(out, func(a, b Finding) int {
+		if a.Start != b.Start {
+			return a.Start - b.Start
+		}
+		return a.End - b.End
+	})
+	return out
+}
+
+func (r *rule) scan(text string, global *allowlist) []Finding {
+	var out []Finding
+	for _, m := range r.re.FindAllStringIndex(text, -1) {
+		match := strings.Trim(text[m[0]:m[1]], "\n")
+		mStart := m[0] + strings.Index(text[m[0]:m[1]], match)
+		start, end := mStart, mStart+len(match)
+		if g := r.re.FindStringSubmatchIndex(match); len(g) >= 4 {
+			switch {
+			case r.SecretGroup > 0 && 2*r.SecretGroup+1 < len(g):
+				if g[2*r.SecretGroup] >= 0 {
+					start, end = mStart+g[2*r.SecretGroup], mStart+g[2*r.SecretGroup+1]
+				}
+			case r.SecretGroup == 0:
+				for i := 2; i+1 < len(g); i += 2 {
+					if g[i] >= 0 && g[i+1] > g[i] {
+						start, end = mStart+g[i], mStart+g[i+1]
+						break
+					}
+				}
+			}
+		}
+		secret := text[start:end]
+		if r.Entropy != 0 && entropy(secret) <= r.Entropy {
+			continue
+		}
+		line := lineAround(text, mStart, mStart+len(match))
+		if global.allows(secret, match, line) || slices.ContainsFunc(r.Allowlists, func(a *allowlist) bool { return a.allows(secret, match, line) }) {
+			continue
+		}
+		out = append(out, Finding{Rule: r.ID, Description: r.Description, Start: start, End: end})
+	}
+	return out
+}
+
+// allows applies one allowlist as gitleaks does to a finding without a
+// path or commit.
+func (a *allowlist) allows(secret, match, line string) bool {
+	if a == nil {
+		return false
+	}
+	target := secret
+	switch a.RegexTarget {
+	case "match":
+		target = match
+	case "line":
+		target = line
+	}
+	regexAllowed := a.regexes != nil && target != "" && a.regexes.MatchString(target)
+	lower := strings.ToLower(secret)
+	stopAllowed := secret != "" && slices.ContainsFunc(a.StopWords, func(w string) bool { return strings.Contains(lower, w) })
+	if strings.EqualFold(a.Condition, "AND") {
+		if len(a.Paths) > 0 {
+			return false // no path to allow
+		}
+		return (len(a.Regexes) == 0 || regexAllowed) && (len(a.StopWords) == 0 || stopAllowed) &&
+			(len(a.Regexes) > 0 || len(a.StopWords) > 0)
+	}
+	return regexAllowed || stopAllowed
+}
+
+// lineAround returns the lines of text that hold [start, end).
+func lineAround(text string, start, end int) string {
+	ls := strings.LastIndexByte(text[:start], '\n') + 1
+	le := strings.IndexByte(text[end:], '\n')
+	if le < 0 {
+		return text[ls:]
+	}
+	return text[ls : end+le]
+}
+
+// entropy is the Shannon entropy of s's runes in bits, per byte of s, as
+// gitleaks computes it, summed in rune order so the result never depends on
+// map order.
+func entropy(s string) float64 {
+	if s == "" {
+		return 0
+	}
+	counts := map[rune]int{}
+	for _, c := range s {
+		counts[c]++
+	}
+	runes := make([]rune, 0, len(counts))
+	for c := range counts {
+		runes = append(runes, c)
+	}
+	slices.Sort(runes)
+	inv := 1.0 / float64(len(s))
+	var e float64
+	for _, c := range runes {
+		f := float64(counts[c]) * inv
+		e -= f * math.Log2(f)
+	}
+	return e
+}
+
+// Mask returns text with every secret Scan finds, and every occurrence of
+// each literal at least 8 bytes long, replaced by repl.
+func Mask(text, repl string, literals ...string) string {
+	type span struct{ start, end int }
+	var spans []span
+	for _, lit := range literals {
+		if len(lit) < 8 {
+			continue
+		}
+		for off := 0; ; {
+			i := strings.Index(text[off:], lit)
+			if i < 0 {
+				break
+			}
+			spans = append(spans, span{off + i, off + i + len(lit)})
+			off += i + len(lit)
+		}
+	}
+	for _, f := range Scan(text) {
+		spans = append(spans, span{f.Start, f.End})
+	}
+	if len(spans) == 0 {
+		return text
+	}
+	slices.SortFunc(spans, func(a, b span) int { return a.start - b.start })
+	var b strings.Builder
+	pos := 0
+	for _, s := range spans {
+		if s.end <= pos {
+			continue
+		}
+		if s.start > pos {
+			b.WriteString(text[pos:s.start])
+			b.WriteString(repl)
+		} else if pos == 0 && s.start == 0 {
+			b.WriteString(repl)
+		}
+		pos = s.end
+	}
+	b.WriteString(text[pos:])
+	return b.String()
+}

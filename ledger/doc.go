@@ -1,0 +1,109 @@
+// Package ledger is the append-only, tamper-evident history of gate
+// verdicts: one entry per verdict (per scenario and path), chained by
+// hash, with the verify, audit-replay and flake-count operations that read
+// it. It keeps the claim "a pinned run key gives byte-identical outcomes"
+// checkable across months and across CI runners.
+//
+// It is not a database, a scheduler or a place for evidence: entries point
+// at evidence bundles, they do not hold them. It knows nothing of the
+// harness: an Entry is plain data any gate can fill, and re-evaluation
+// goes through the Evaluator interface (cmd/ledger's runs the entry's Go
+// test through the gate).
+//
+// # Entries
+//
+// An Entry is encoded as its canonical JSON (events.Canonical: keys
+// sorted, no insignificant space, empty optional members omitted). Members:
+//
+//	schema         entry schema version (SchemaVersion, 1)
+//	seq            1, 2, 3, ... gapless, assigned by Append
+//	kind           "verdict" | "replay" | "admin"
+//	scenario, path what was gated
+//	key            the run key; components: its named component strings
+//	verdict        "PASS" | "NONDETERMINISTIC" | "BROKEN"
+//	classes        [{runs, output_digest, chain_digest, error}]: the runs
+//	               grouped by outcome
+//	runs           runs made
+//	output_digest, chain_digest  hex blake3 digests of run 0
+//	revision       the code revision; ci_job the CI job identity
+//	evidence       where the evidence bundle was written
+//	test, package  the Go test (go test -run form, subtests with /) and
+//	               the package directory relative to the module root that
+//	               produced it: what replay re-runs
+//	replays        (kind replay) the seq of the entry re-evaluated;
+//	replay         {status, moved, differs, error}: what it found
+//	admin          (kind admin) {action "retain", dropped_from,
+//	               dropped_to, boundary, reason}
+//	recorded_at    RFC 3339 UTC, microseconds: set once by Append from the
+//	               store's clock (Config.Now); the only clock any later
+//	               evaluation consults
+//	prev           the previous entry's hash ("" for entry 1)
+//	hash           hex blake3 of the canonical bytes without "hash"
+//
+// An entry is at most MaxEntryBytes. Readers treat every ledger as
+// untrusted: lines and rows are read one at a time and bounded, so memory
+// stays bounded whatever a ledger holds.
+//
+// # Stores
+//
+// Open takes a DSN: a postgres:// or postgresql:// URL opens PostgreSQL,
+// anything else is the path of an embedded store.
+//
+// The embedded store is one file of entries, one canonical JSON object a
+// line. Append takes an exclusive flock(2) on the file, reads the head
+// from the last line (cached while the file has not changed), writes the
+// line in one write(2) and fsyncs before releasing the lock, so appenders
+// in any number of processes and handles serialise. It needs no server
+// and no dependency. SQLite (modernc.org/sqlite, pure Go) was weighed
+// against it: it would bring transactions but a large dependency, a file
+// format people cannot read with a text editor, and no append-only
+// guarantee of its own either, since whoever can write the file can
+// rewrite it; in both, tamper evidence comes from the chain. A reader
+// reads up to the length the file had when it looked, so it never sees a
+// partial line. A file that does not end in a newline (an append cut
+// short by a crash) is refused for appending and reported by Verify.
+//
+// PostgreSQL is for runners that share one ledger. Install creates, in
+// the current schema, the table codegenie_ledger (seq primary key, prev
+// and hash unique, kind, scenario, recorded_at, body: the canonical
+// bytes), BEFORE UPDATE, DELETE and TRUNCATE triggers that raise, so that
+// not even the owner edits a row by accident, and two roles:
+// codegenie_ledger_app may only SELECT and INSERT, codegenie_ledger_admin
+// may SELECT and call the retention procedure. Append runs in a
+// transaction holding a transaction-scoped advisory lock: read the head,
+// insert after it; the unique seq and prev columns would refuse a fork
+// even without the lock.
+//
+// # Retention
+//
+// Nothing is ever deleted except by Store.Retain, which drops the entries
+// before a seq and appends an admin entry recording the range, the hash of
+// the last dropped entry (the boundary the first kept entry names as prev)
+// and the reason, in one act. The embedded store rewrites its file
+// atomically under the lock; PostgreSQL calls codegenie_ledger_retain, a
+// SECURITY DEFINER procedure only the admin role may execute, which
+// checks the admin entry, disables the delete trigger, deletes, re-enables
+// it and inserts the entry in one transaction.
+//
+// # Verify
+//
+// Verify reads every record and reports, by seq: a record that is not a
+// readable entry, bytes that are not canonical, a hash that does not match
+// the content, a gap or repeat in the sequence, a prev that is not the
+// previous hash, schema violations, and missing first entries that no
+// retention records. A row edited by a superuser with the triggers
+// disabled and a byte flipped in the embedded file are found at their seq.
+// Entries of a schema version this package does not know, and a ledger of
+// mixed versions, are warnings, not failures. A cut tail cannot be seen
+// from the chain alone: keep the reported head hash elsewhere to detect it.
+//
+// # Replay and flakes
+//
+// Replay re-evaluates verdict entries through an Evaluator and compares
+// when the key has not moved (verdict, output and chain digests); when it
+// moved the entry is not comparable and the moved components are named.
+// Every re-evaluation is appended as a replay entry pointing at the
+// original; nothing is modified. Flakes tallies PASS, NONDETERMINISTIC and
+// BROKEN verdicts per scenario and path with the first and last seq of
+// each.
+package ledger

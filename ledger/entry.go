@@ -1,0 +1,253 @@
+package ledger
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/codegenie/codegenie/events"
+)
+
+// SchemaVersion is the entry schema this package writes and checks.
+const SchemaVersion = 1
+
+// MaxEntryBytes bounds one stored entry. A longer record is refused on
+// append and reported as damaged when read, so a hostile ledger cannot make
+// a reader buffer without bound.
+const MaxEntryBytes = 1 << 20
+
+// Kind says what an entry records.
+type Kind string
+
+// The kinds of entry.
+const (
+	// KindVerdict is one gate verdict for one scenario and path.
+	KindVerdict Kind = "verdict"
+	// KindReplay is the re-evaluation of an earlier entry (Entry.Replays).
+	KindReplay Kind = "replay"
+	// KindAdmin is an administrative act on the ledger itself: retention.
+	KindAdmin Kind = "admin"
+)
+
+// Verdict is the gate's verdict on a scenario.
+type Verdict string
+
+// The verdicts.
+const (
+	Pass             Verdict = "PASS"
+	Nondeterministic Verdict = "NONDETERMINISTIC"
+	Broken           Verdict = "BROKEN"
+)
+
+// Valid reports whether v is one of the three verdicts.
+func (v Verdict) Valid() bool { return v == Pass || v == Nondeterministic || v == Broken }
+
+// Class is one class of runs: the runs that agreed on output digest, chain
+// digest and error kind, and how many there were.
+type Class struct {
+	Runs         int    `json:"runs"`
+	OutputDigest string `json:"output_digest,omitempty"`
+	ChainDigest  string `json:"chain_digest,omitempty"`
+	Error        string `json:"error,omitempty"`
+}
+
+// Entry is one ledger record. Append sets Schema (when zero), Seq,
+// RecordedAt, Prev and Hash; the caller sets the rest. It holds plain data
+// only, so that any gate can write it.
+type Entry struct {
+	Schema int    `json:"schema"`
+	Seq    uint64 `json:"seq"`
+	Kind   Kind   `json:"kind"`
+
+	// Scenario and Path name what was gated.
+	Scenario string `json:"scenario,omitempty"`
+	Path     string `json:"path,omitempty"`
+	// Key is the run key; Components the named values it was computed from.
+	Key        string            `json:"key,omitempty"`
+	Components map[string]string `json:"components,omitempty"`
+
+	Verdict      Verdict `json:"verdict,omitempty"`
+	Classes      []Class `json:"classes,omitempty"`
+	Runs         int     `json:"runs,omitempty"`
+	OutputDigest string  `json:"output_digest,omitempty"`
+	ChainDigest  string  `json:"chain_digest,omitempty"`
+
+	// Revision is the code revision that produced the verdict; CIJob the
+	// CI job identity, when there was one; Evidence where the evidence
+	// bundle was written, when one was.
+	Revision string `json:"revision,omitempty"`
+	CIJob    string `json:"ci_job,omitempty"`
+	Evidence string `json:"evidence,omitempty"`
+
+	// Test and Package say how to re-run the verdict: the Go test name
+	// (with subtests, as go test -run matches it) and the package
+	// directory relative to the module root.
+	Test    string `json:"test,omitempty"`
+	Package string `json:"package,omitempty"`
+
+	// Replays is the seq of the entry a replay entry re-evaluated, and
+	// Replay what the re-evaluation found.
+	Replays uint64   `json:"replays,omitempty"`
+	Replay  *Outcome `json:"replay,omitempty"`
+	// Admin is the administrative act of an admin entry.
+	Admin *Admin `json:"admin,omitempty"`
+
+	// RecordedAt is set once, by Append, from the store's clock. It is the
+	// entry's own time and the only clock later evaluations consult.
+	RecordedAt time.Time `json:"recorded_at"`
+	// Prev is the previous entry's Hash ("" for the first entry ever);
+	// Hash the blake3 digest of the entry's canonical bytes without Hash.
+	Prev string `json:"prev,omitempty"`
+	Hash string `json:"hash,omitempty"`
+}
+
+// Admin is an administrative act recorded in the ledger.
+type Admin struct {
+	// Action is "retain": entries DroppedFrom..DroppedTo were removed.
+	Action      string `json:"action"`
+	DroppedFrom uint64 `json:"dropped_from"`
+	DroppedTo   uint64 `json:"dropped_to"`
+	// Boundary is the Hash of entry DroppedTo, which the first kept entry
+	// names as its Prev.
+	Boundary string `json:"boundary"`
+	Reason   string `json:"reason"`
+}
+
+// ActionRetain is the Admin.Action of a retention.
+const ActionRetain = "retain"
+
+// Errors of entries.
+var (
+	// ErrInvalidEntry: an entry breaks the schema.
+	ErrInvalidEntry = errors.New("invalid ledger entry")
+)
+
+// Canonical returns the entry's canonical JSON bytes (events.Canonical):
+// what the embedded store writes on one line and Postgres keeps as body.
+func (e Entry) Canonical() ([]byte, error) {
+	b, err := events.Canonical(e)
+	if err != nil {
+		return nil, fmt.Errorf("ledger: entry %d: %w", e.Seq, err)
+	}
+	return b, nil
+}
+
+// ComputeHash returns the hex blake3 digest of the entry's canonical bytes
+// with Hash empty.
+func (e Entry) ComputeHash() (string, error) {
+	e.Hash = ""
+	b, err := e.Canonical()
+	if err != nil {
+		return "", err
+	}
+	return events.Sum(b).String(), nil
+}
+
+// seal fills the fields Append owns and returns the entry's stored bytes.
+func seal(e Entry, seq uint64, prev string, now time.Time) (Entry, []byte, error) {
+	if e.Schema == 0 {
+		e.Schema = SchemaVersion
+	}
+	e.Seq, e.Prev = seq, prev
+	e.RecordedAt = now.UTC().Truncate(time.Microsecond)
+	h, err := e.ComputeHash()
+	if err != nil {
+		return Entry{}, nil, err
+	}
+	e.Hash = h
+	b, err := e.Canonical()
+	if err != nil {
+		return Entry{}, nil, err
+	}
+	if len(b) > MaxEntryBytes {
+		return Entry{}, nil, fmt.Errorf("ledger: %w: %d bytes, at most %d", ErrInvalidEntry, len(b), MaxEntryBytes)
+	}
+	return e, b, nil
+}
+
+// checkNew validates an entry handed to Append: the fields Append owns
+// must be zero and the rest must satisfy the schema.
+func checkNew(e Entry) error {
+	if e.Seq != 0 || e.Prev != "" || e.Hash != "" || !e.RecordedAt.IsZero() {
+		return fmt.Errorf("ledger: %w: Seq, Prev, Hash and RecordedAt are set by Append; leave them zero", ErrInvalidEntry)
+	}
+	if e.Schema < 0 {
+		return fmt.Errorf("ledger: %w: schema %d", ErrInvalidEntry, e.Schema)
+	}
+	return checkFields(e)
+}
+
+// checkFields checks the schema-1 rules that do not depend on other
+// entries.
+func checkFields(e Entry) error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("ledger: %w: %s", ErrInvalidEntry, fmt.Sprintf(format, args...))
+	}
+	switch e.Kind {
+	case KindVerdict, KindReplay:
+		if e.Scenario == "" {
+			return bad("%s entry without a scenario", e.Kind)
+		}
+		// A replay that could not re-evaluate has no current verdict.
+		erred := e.Kind == KindReplay && e.Replay != nil && e.Replay.Status == StatusError && e.Verdict == ""
+		if !e.Verdict.Valid() && !erred {
+			return bad("verdict %q is not PASS, NONDETERMINISTIC or BROKEN", e.Verdict)
+		}
+		if e.Runs < 0 {
+			return bad("runs %d is negative", e.Runs)
+		}
+		if e.Kind == KindReplay && (e.Replays == 0 || e.Replay == nil) {
+			return bad("replay entry without the seq it replays or its outcome")
+		}
+	case KindAdmin:
+		if e.Admin == nil || e.Admin.Action != ActionRetain {
+			return bad("admin entry without a retain action")
+		}
+	default:
+		return bad("kind %q is not verdict, replay or admin", e.Kind)
+	}
+	for _, d := range []string{e.OutputDigest, e.ChainDigest} {
+		if d != "" && !isHexDigest(d) {
+			return bad("digest %q is not 64 hex digits", d)
+		}
+	}
+	return nil
+}
+
+func isHexDigest(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	_, err := hex.DecodeString(s)
+	return err == nil
+}
+
+// decodeEntry parses stored bytes strictly: one JSON object, no unknown
+// fields for a known schema. unknownSchema is true when the entry declares
+// a schema this package does not know, in which case its fields were read
+// leniently.
+func decodeEntry(body []byte) (e Entry, unknownSchema bool, err error) {
+	if len(body) > MaxEntryBytes {
+		return Entry{}, false, fmt.Errorf("%d bytes, at most %d", len(body), MaxEntryBytes)
+	}
+	var probe struct {
+		Schema int `json:"schema"`
+	}
+	if err := json.Unmarshal(body, &probe); err != nil {
+		return Entry{}, false, fmt.Errorf("not a JSON entry: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if probe.Schema == SchemaVersion {
+		dec.DisallowUnknownFields()
+	}
+	if err := dec.Decode(&e); err != nil {
+		return Entry{}, false, fmt.Errorf("not a schema %d entry: %w", probe.Schema, err)
+	}
+	if dec.More() {
+		return Entry{}, false, errors.New("trailing data after the entry")
+	}
+	return e, probe.Schema != SchemaVersion, nil
+}

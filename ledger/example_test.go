@@ -1,0 +1,165 @@
+package ledger_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/codegenie/codegenie/ledger"
+)
+
+// tempLedger returns the path of a new embedded ledger and a cleanup.
+func tempLedger() (string, func()) {
+	dir, err := os.MkdirTemp("", "ledger-example-")
+	if err != nil {
+		panic(err)
+	}
+	return filepath.Join(dir, "ledger.jsonl"), func() { os.RemoveAll(dir) }
+}
+
+func ExampleOpen() {
+	ctx := context.Background()
+	path, cleanup := tempLedger()
+	defer cleanup()
+	s, err := ledger.Open(ctx, path) // a path: the embedded store
+	if err != nil {
+		panic(err)
+	}
+	defer s.Close()
+	e, err := s.Append(ctx, ledger.Entry{
+		Kind: ledger.KindVerdict, Scenario: "npm", Path: "fallback", Verdict: ledger.Pass, Runs: 50,
+		Key: "9f2c", Components: map[string]string{"cassette_id": "c1"},
+		Test: "TestGate/npm", Package: "./properties",
+	})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(e.Seq, e.Prev == "", len(e.Hash))
+	// Output: 1 true 64
+}
+
+func ExampleConfig_Open() {
+	ctx := context.Background()
+	path, cleanup := tempLedger()
+	defer cleanup()
+	fixed := func() time.Time { return time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC) }
+	s, err := ledger.Config{Now: fixed}.Open(ctx, path)
+	if err != nil {
+		panic(err)
+	}
+	defer s.Close()
+	e, _ := s.Append(ctx, ledger.Entry{Kind: ledger.KindVerdict, Scenario: "go", Verdict: ledger.Pass})
+	fmt.Println(e.RecordedAt)
+	// Output: 2026-03-01 12:00:00 +0000 UTC
+}
+
+func ExampleVerify() {
+	ctx := context.Background()
+	path, cleanup := tempLedger()
+	defer cleanup()
+	s, _ := ledger.Open(ctx, path)
+	defer s.Close()
+	for _, v := range []ledger.Verdict{ledger.Pass, ledger.Pass} {
+		s.Append(ctx, ledger.Entry{Kind: ledger.KindVerdict, Scenario: "npm", Verdict: v})
+	}
+	rep, err := ledger.Verify(ctx, s)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(rep.Entries, rep.Head, rep.Err())
+	// Output: 2 2 <nil>
+}
+
+func ExampleFlakes() {
+	ctx := context.Background()
+	path, cleanup := tempLedger()
+	defer cleanup()
+	s, _ := ledger.Open(ctx, path)
+	defer s.Close()
+	for _, v := range []ledger.Verdict{ledger.Pass, ledger.Nondeterministic, ledger.Pass} {
+		s.Append(ctx, ledger.Entry{Kind: ledger.KindVerdict, Scenario: "npm", Verdict: v})
+	}
+	flakes, _ := ledger.Flakes(ctx, s, 0)
+	ledger.FlakesText(os.Stdout, flakes)
+	// Output:
+	// SCENARIO  PATH  PASS          NONDETERMINISTIC  BROKEN
+	// npm             2 (seq 1..3)  1 (seq 2..2)      0
+}
+
+func ExampleReplay() {
+	ctx := context.Background()
+	path, cleanup := tempLedger()
+	defer cleanup()
+	s, _ := ledger.Open(ctx, path)
+	defer s.Close()
+	s.Append(ctx, ledger.Entry{Kind: ledger.KindVerdict, Scenario: "npm", Verdict: ledger.Pass, Key: "k1"})
+	// An evaluator that finds the same key but another verdict now.
+	now := ledger.EvaluatorFunc(func(ctx context.Context, rec ledger.Entry) (ledger.Entry, error) {
+		return ledger.Entry{Key: rec.Key, Verdict: ledger.Nondeterministic}, nil
+	})
+	rep, err := ledger.Replay(ctx, s, ledger.ReplayConfig{From: 1, To: 1, Evaluator: now})
+	if err != nil {
+		panic(err)
+	}
+	rep.Text(os.Stdout)
+	fmt.Println(rep.Err())
+	// Output:
+	// seq 1 npm: diverged (recorded PASS, now NONDETERMINISTIC): differs in [verdict] [replay entry 2]
+	// 1 entries: 0 same, 1 diverged, 0 not comparable, 0 errors, 0 skipped
+	// ledger: replay diverged: 1 entr(ies) at seq [1]
+}
+
+func ExampleEntries() {
+	ctx := context.Background()
+	path, cleanup := tempLedger()
+	defer cleanup()
+	s, _ := ledger.Open(ctx, path)
+	defer s.Close()
+	for _, sc := range []string{"npm", "go", "pypi"} {
+		s.Append(ctx, ledger.Entry{Kind: ledger.KindVerdict, Scenario: sc, Verdict: ledger.Pass})
+	}
+	ledger.Entries(ctx, s, 2, 3, func(e ledger.Entry) error {
+		fmt.Println(e.Seq, e.Scenario)
+		return nil
+	})
+	// Output:
+	// 2 go
+	// 3 pypi
+}
+
+func ExampleStore_retain() {
+	ctx := context.Background()
+	path, cleanup := tempLedger()
+	defer cleanup()
+	s, _ := ledger.Open(ctx, path)
+	defer s.Close()
+	for range 4 {
+		s.Append(ctx, ledger.Entry{Kind: ledger.KindVerdict, Scenario: "npm", Verdict: ledger.Pass})
+	}
+	a, err := s.Retain(ctx, ledger.Retention{Before: 3, Reason: "keep the last two"})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(a.Seq, a.Kind, a.Admin.DroppedFrom, a.Admin.DroppedTo)
+	rep, _ := ledger.Verify(ctx, s)
+	fmt.Println(rep.First, rep.Head, rep.Err())
+	// Output:
+	// 5 admin 1 2
+	// 3 5 <nil>
+}
+
+// Install needs a role that may create tables and roles; CI then appends
+// as a log-in role that is a member of codegenie_ledger_app.
+func ExampleInstall() {
+	ctx := context.Background()
+	if err := ledger.Install(ctx, os.Getenv("LEDGER_OWNER_DSN")); err != nil {
+		fmt.Println(err)
+	}
+}
+
+func ExampleRedactDSN() {
+	fmt.Println(ledger.RedactDSN("postgres://ci:s3cret@db.internal:5432/ledger"))
+	// Output: postgres://ci:xxxxx@db.internal:5432/ledger
+}

@@ -1,0 +1,283 @@
+package ledger
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+)
+
+// Evaluator re-evaluates a recorded entry now: it re-runs the gate that
+// produced it in the current code and returns the current values (Key,
+// Components, Verdict, Classes, Runs, digests, Evidence) as an entry that
+// is not sealed. cmd/ledger's evaluator runs the entry's Go test.
+type Evaluator interface {
+	Evaluate(ctx context.Context, recorded Entry) (Entry, error)
+}
+
+// EvaluatorFunc adapts a function to Evaluator.
+type EvaluatorFunc func(ctx context.Context, recorded Entry) (Entry, error)
+
+// Evaluate calls f.
+func (f EvaluatorFunc) Evaluate(ctx context.Context, recorded Entry) (Entry, error) {
+	return f(ctx, recorded)
+}
+
+// Status is the outcome of replaying one entry.
+type Status string
+
+// The statuses of a replayed entry.
+const (
+	// StatusSame: same key, same verdict and digests.
+	StatusSame Status = "same"
+	// StatusDiverged: same key, but the verdict or a digest differs.
+	StatusDiverged Status = "diverged"
+	// StatusNotComparable: the key moved, so the outcomes cannot be
+	// compared; Outcome.Moved names the components that moved.
+	StatusNotComparable Status = "not_comparable"
+	// StatusError: the entry could not be re-evaluated.
+	StatusError Status = "error"
+	// StatusSkipped: admin and replay entries are not re-evaluated.
+	StatusSkipped Status = "skipped"
+)
+
+// Outcome is what replaying an entry found; a replay entry records it.
+type Outcome struct {
+	Status Status `json:"status"`
+	// Moved names the key components that were added, removed or changed
+	// ("key" when the key moved with the same components).
+	Moved []string `json:"moved,omitempty"`
+	// Differs names what diverged: verdict, output_digest, chain_digest.
+	Differs []string `json:"differs,omitempty"`
+	Error   string   `json:"error,omitempty"`
+}
+
+// ReplayItem is one entry of a replay report, with both verdicts.
+type ReplayItem struct {
+	Seq      uint64 `json:"seq"`
+	Kind     Kind   `json:"kind"`
+	Scenario string `json:"scenario,omitempty"`
+	Path     string `json:"path,omitempty"`
+	Test     string `json:"test,omitempty"`
+	Package  string `json:"package,omitempty"`
+
+	RecordedVerdict Verdict `json:"recorded_verdict,omitempty"`
+	CurrentVerdict  Verdict `json:"current_verdict,omitempty"`
+	RecordedKey     string  `json:"recorded_key,omitempty"`
+	CurrentKey      string  `json:"current_key,omitempty"`
+	RecordedOutput  string  `json:"recorded_output_digest,omitempty"`
+	CurrentOutput   string  `json:"current_output_digest,omitempty"`
+	RecordedChain   string  `json:"recorded_chain_digest,omitempty"`
+	CurrentChain    string  `json:"current_chain_digest,omitempty"`
+	Outcome
+	// ReplaySeq is the seq of the replay entry appended for this item.
+	ReplaySeq uint64 `json:"replay_seq,omitempty"`
+}
+
+// ReplayReport lists every entry in the range with what replaying it
+// found.
+type ReplayReport struct {
+	From          uint64       `json:"from"`
+	To            uint64       `json:"to"`
+	Items         []ReplayItem `json:"items"`
+	Same          int          `json:"same"`
+	Diverged      int          `json:"diverged"`
+	NotComparable int          `json:"not_comparable"`
+	Errors        int          `json:"errors"`
+	Skipped       int          `json:"skipped"`
+}
+
+// ReplayConfig configures Replay.
+type ReplayConfig struct {
+	// From and To bound the seqs replayed; To 0 means up to the head.
+	From, To  uint64
+	Evaluator Evaluator
+	// Revision and CIJob are recorded in the appended replay entries.
+	Revision, CIJob string
+}
+
+// Errors of replay.
+var (
+	// ErrDiverged: a strict replay found an entry that diverged or could
+	// not be re-evaluated.
+	ErrDiverged = errors.New("ledger: replay diverged")
+	// ErrEmptyRange: no entry in the range asked for.
+	ErrEmptyRange = errors.New("ledger: no entries in range")
+)
+
+// Replay re-evaluates each verdict entry with seq in [From, To] through
+// the Evaluator, compares when the key has not moved, and appends one
+// replay entry per evaluated entry, pointing at it; it modifies nothing.
+// It returns an error when the store fails or ctx ends; what it found is
+// in the report (Err).
+func Replay(ctx context.Context, s Store, cfg ReplayConfig) (*ReplayReport, error) {
+	if cfg.From == 0 || (cfg.To != 0 && cfg.To < cfg.From) {
+		return nil, fmt.Errorf("ledger: replay range %d..%d: seqs start at 1 and from <= to", cfg.From, cfg.To)
+	}
+	var recorded []Entry
+	if err := Entries(ctx, s, cfg.From, cfg.To, func(e Entry) error {
+		recorded = append(recorded, e)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	if len(recorded) == 0 {
+		return nil, fmt.Errorf("%w %d..%d", ErrEmptyRange, cfg.From, cfg.To)
+	}
+	rep := &ReplayReport{From: cfg.From, To: cmp.Or(cfg.To, recorded[len(recorded)-1].Seq)}
+	for _, e := range recorded {
+		item, err := replayOne(ctx, s, cfg, e)
+		if err != nil {
+			return rep, err
+		}
+		rep.add(item)
+	}
+	return rep, nil
+}
+
+func replayOne(ctx context.Context, s Store, cfg ReplayConfig, e Entry) (ReplayItem, error) {
+	item := ReplayItem{
+		Seq: e.Seq, Kind: e.Kind, Scenario: e.Scenario, Path: e.Path, Test: e.Test, Package: e.Package,
+		RecordedVerdict: e.Verdict, RecordedKey: e.Key, RecordedOutput: e.OutputDigest, RecordedChain: e.ChainDigest,
+	}
+	if e.Kind != KindVerdict {
+		item.Status = StatusSkipped
+		return item, nil
+	}
+	cur, err := cfg.Evaluator.Evaluate(ctx, e)
+	if ctx.Err() != nil {
+		return item, ctx.Err()
+	}
+	if err != nil {
+		cur = Entry{}
+		item.Outcome = Outcome{Status: StatusError, Error: err.Error()}
+	} else {
+		item.CurrentVerdict, item.CurrentKey, item.CurrentOutput, item.CurrentChain = cur.Verdict, cur.Key, cur.OutputDigest, cur.ChainDigest
+		item.Outcome = compare(e, cur)
+	}
+	out := item.Outcome
+	rec := Entry{
+		Kind: KindReplay, Scenario: e.Scenario, Path: e.Path, Test: e.Test, Package: e.Package,
+		Key: cur.Key, Components: cur.Components, Verdict: cur.Verdict, Classes: cur.Classes, Runs: cur.Runs,
+		OutputDigest: cur.OutputDigest, ChainDigest: cur.ChainDigest, Evidence: cur.Evidence,
+		Revision: cfg.Revision, CIJob: cfg.CIJob, Replays: e.Seq, Replay: &out,
+	}
+	sealed, err := s.Append(ctx, rec)
+	if err != nil {
+		return item, fmt.Errorf("ledger: append the replay of entry %d: %w", e.Seq, err)
+	}
+	item.ReplaySeq = sealed.Seq
+	return item, nil
+}
+
+// compare says how the current evaluation relates to the recorded one.
+func compare(rec, cur Entry) Outcome {
+	if rec.Key != cur.Key {
+		moved := movedComponents(rec.Components, cur.Components)
+		if len(moved) == 0 {
+			moved = []string{"key"}
+		}
+		return Outcome{Status: StatusNotComparable, Moved: moved}
+	}
+	var differs []string
+	if rec.Verdict != cur.Verdict {
+		differs = append(differs, "verdict")
+	}
+	if rec.OutputDigest != cur.OutputDigest {
+		differs = append(differs, "output_digest")
+	}
+	if rec.ChainDigest != cur.ChainDigest {
+		differs = append(differs, "chain_digest")
+	}
+	if len(differs) > 0 {
+		return Outcome{Status: StatusDiverged, Differs: differs}
+	}
+	return Outcome{Status: StatusSame}
+}
+
+// movedComponents returns the sorted names whose values differ between a
+// and b, including names present in only one.
+func movedComponents(a, b map[string]string) []string {
+	var moved []string
+	for _, k := range slices.Sorted(maps.Keys(a)) {
+		if v, ok := b[k]; !ok || v != a[k] {
+			moved = append(moved, k)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(b)) {
+		if _, ok := a[k]; !ok {
+			moved = append(moved, k)
+		}
+	}
+	slices.Sort(moved)
+	return moved
+}
+
+func (r *ReplayReport) add(it ReplayItem) {
+	r.Items = append(r.Items, it)
+	switch it.Status {
+	case StatusSame:
+		r.Same++
+	case StatusDiverged:
+		r.Diverged++
+	case StatusNotComparable:
+		r.NotComparable++
+	case StatusError:
+		r.Errors++
+	case StatusSkipped:
+		r.Skipped++
+	}
+}
+
+// Err returns nil unless an entry diverged or could not be re-evaluated;
+// then an error wrapping ErrDiverged that names their seqs. An entry whose
+// key moved is not a divergence: its outcomes cannot be compared.
+func (r *ReplayReport) Err() error {
+	var seqs []uint64
+	for _, it := range r.Items {
+		if it.Status == StatusDiverged || it.Status == StatusError {
+			seqs = append(seqs, it.Seq)
+		}
+	}
+	if len(seqs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %d entr(ies) at seq %v", ErrDiverged, len(seqs), seqs)
+}
+
+// Text writes the report for people: one line per entry with both
+// verdicts, then the totals.
+func (r *ReplayReport) Text(w io.Writer) error {
+	var b bytes.Buffer
+	for _, it := range r.Items {
+		fmt.Fprintf(&b, "seq %d %s", it.Seq, display(it.Scenario))
+		if it.Path != "" {
+			fmt.Fprintf(&b, "/%s", display(it.Path))
+		}
+		fmt.Fprintf(&b, ": %s", it.Status)
+		switch it.Status {
+		case StatusSkipped:
+			fmt.Fprintf(&b, " (%s entry)", it.Kind)
+		case StatusError:
+			fmt.Fprintf(&b, " (recorded %s): %s", it.RecordedVerdict, display(it.Error))
+		case StatusNotComparable:
+			fmt.Fprintf(&b, " (recorded %s, now %s): key %s -> %s, moved: %v", it.RecordedVerdict, it.CurrentVerdict, short(it.RecordedKey), short(it.CurrentKey), it.Moved)
+		case StatusDiverged:
+			fmt.Fprintf(&b, " (recorded %s, now %s): differs in %v", it.RecordedVerdict, it.CurrentVerdict, it.Differs)
+		default:
+			fmt.Fprintf(&b, " (recorded %s, now %s)", it.RecordedVerdict, it.CurrentVerdict)
+		}
+		if it.ReplaySeq != 0 {
+			fmt.Fprintf(&b, " [replay entry %d]", it.ReplaySeq)
+		}
+		b.WriteByte('\n')
+	}
+	fmt.Fprintf(&b, "%d entries: %d same, %d diverged, %d not comparable, %d errors, %d skipped\n",
+		len(r.Items), r.Same, r.Diverged, r.NotComparable, r.Errors, r.Skipped)
+	_, err := w.Write(b.Bytes())
+	return err
+}

@@ -1,0 +1,148 @@
+package ledger
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Store is an append-only ledger. Both stores satisfy the same contract,
+// which one conformance suite checks: Append is atomic and serialised
+// across goroutines, handles and processes (and, for PostgreSQL, machines),
+// so the sequence is gapless and the chain never forks.
+type Store interface {
+	// Append seals e (Seq, Prev, RecordedAt, Hash) as the entry after the
+	// current head, stores it durably and returns it as stored.
+	Append(ctx context.Context, e Entry) (Entry, error)
+	// Scan calls fn with each stored record whose seq is in [from, to]
+	// (to 0: up to the head), in seq order. It stops at fn's first error
+	// and returns it.
+	Scan(ctx context.Context, from, to uint64, fn func(Record) error) error
+	// Retain drops the entries before r.Before and appends the admin entry
+	// that records it, in one act. It is the only way anything is deleted.
+	Retain(ctx context.Context, r Retention) (Entry, error)
+	// Close releases the handle.
+	Close() error
+}
+
+// Record is one entry as a store holds it, before any check: Verify works
+// on records so that a damaged entry is still reported at its place.
+type Record struct {
+	// Seq is the seq the store files the record under (the Postgres seq
+	// column), or the seq read from the entry (the embedded store; 0 when
+	// it cannot be read).
+	Seq uint64
+	// Line is the record's 1-based line in the embedded store's file; 0
+	// for PostgreSQL.
+	Line int64
+	// Body is the entry's stored canonical bytes.
+	Body []byte
+	// Hash and Prev are the Postgres columns kept beside the body; empty
+	// for the embedded store.
+	Hash, Prev string
+}
+
+// Retention asks Retain to drop the entries with seq < Before.
+type Retention struct {
+	Before uint64
+	// Reason is recorded in the admin entry; it is required.
+	Reason string
+}
+
+// Config configures Open. The zero value is usable.
+type Config struct {
+	// Now is the clock Append reads RecordedAt from; nil means time.Now.
+	Now func() time.Time
+}
+
+// Errors of stores.
+var (
+	// ErrBadDSN: Open was given something that is neither a path nor a
+	// postgres:// URL.
+	ErrBadDSN = errors.New("ledger: bad DSN")
+	// ErrBadRetention: a Retention that drops nothing, drops the head, or
+	// gives no reason.
+	ErrBadRetention = errors.New("ledger: bad retention")
+	// ErrDamaged: a store holds a record that cannot be read as an entry.
+	ErrDamaged = errors.New("ledger: damaged record")
+)
+
+// Open opens the ledger named by dsn with the zero Config.
+func Open(ctx context.Context, dsn string) (Store, error) {
+	return Config{}.Open(ctx, dsn)
+}
+
+// Open opens the ledger named by dsn: a postgres:// or postgresql:// URL
+// opens PostgreSQL (whose schema Install must have created); anything
+// else is the path of an embedded store file, created on first append.
+func (c Config) Open(ctx context.Context, dsn string) (Store, error) {
+	switch {
+	case dsn == "":
+		return nil, fmt.Errorf("%w: empty; give a file path or a postgres:// URL", ErrBadDSN)
+	case IsPostgres(dsn):
+		return openPostgres(ctx, dsn, c.now())
+	case strings.Contains(dsn, "://"):
+		return nil, fmt.Errorf("%w: scheme of %q is not postgres:// or postgresql://; a plain path opens the embedded store", ErrBadDSN, RedactDSN(dsn))
+	}
+	return openFile(dsn, c.now())
+}
+
+// IsPostgres reports whether dsn names a PostgreSQL ledger.
+func IsPostgres(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+}
+
+// RedactDSN returns dsn with any password replaced by "xxxxx", for
+// messages: a DSN's secret never reaches output.
+func RedactDSN(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil || u.Scheme == "" {
+		if strings.Contains(dsn, "://") {
+			return "<unparsable DSN>"
+		}
+		return dsn
+	}
+	if _, has := u.User.Password(); has {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	q := u.Query()
+	if q.Has("password") {
+		q.Set("password", "xxxxx")
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
+}
+
+func (c Config) now() func() time.Time {
+	if c.Now != nil {
+		return c.Now
+	}
+	return time.Now
+}
+
+// Entries calls fn with each entry of s whose seq is in [from, to] (to 0:
+// up to the head), decoded and checked against its schema. A record that
+// cannot be read stops the scan with an error wrapping ErrDamaged that
+// names its seq or line; ledger verify says more.
+func Entries(ctx context.Context, s Store, from, to uint64, fn func(Entry) error) error {
+	return s.Scan(ctx, from, to, func(r Record) error {
+		e, unknown, err := decodeEntry(r.Body)
+		if err == nil && !unknown {
+			err = checkFields(e)
+		}
+		if err != nil {
+			return fmt.Errorf("%w at %s: %v; run ledger verify", ErrDamaged, r.where(), err)
+		}
+		return fn(e)
+	})
+}
+
+func (r Record) where() string {
+	if r.Line > 0 {
+		return fmt.Sprintf("line %d (seq %d)", r.Line, r.Seq)
+	}
+	return fmt.Sprintf("seq %d", r.Seq)
+}

@@ -1,6 +1,7 @@
 package ledger_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -162,4 +163,18 @@ func ExampleInstall() {
 func ExampleRedactDSN() {
 	fmt.Println(ledger.RedactDSN("postgres://ci:s3cret@db.internal:5432/ledger"))
 	// Output: postgres://ci:xxxxx@db.internal:5432/ledger
+}
+
+func ExampleCIJob() {
+	env := map[string]string{"CI_JOB_ID": "1234"}
+	fmt.Println(ledger.CIJob(func(k string) string { return env[k] }))
+	// Output: gitlab:1234
+}
+
+func ExampleBuildRevision() {
+	// A test binary carries no VCS information: give the revision
+	// explicitly and fall back to the build's.
+	rev := cmp.Or(os.Getenv("CODEGENIE_REVISION"), ledger.BuildRevision(), "unknown")
+	fmt.Println(rev != "")
+	// Output: true
 }

@@ -1,0 +1,58 @@
+package ledger
+
+import (
+	"runtime/debug"
+)
+
+// BuildRevision returns the VCS revision the running binary was built
+// from (with "+dirty" when the tree was modified), or "" when the build
+// carries none: go test binaries and -buildvcs=false builds do not, so
+// callers let an explicit value win and fall back to this.
+func BuildRevision() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	return revisionOf(info)
+}
+
+func revisionOf(info *debug.BuildInfo) string {
+	var rev string
+	var dirty bool
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev != "" && dirty {
+		rev += "+dirty"
+	}
+	return rev
+}
+
+// CIJob returns the CI job identity from the variables CI systems set
+// (GitHub Actions, GitLab CI, Buildkite, CircleCI, Jenkins), read through
+// getenv, or "" outside CI. It is a value for Entry.CIJob.
+func CIJob(getenv func(string) string) string {
+	if id := getenv("GITHUB_RUN_ID"); id != "" {
+		job := "github:" + getenv("GITHUB_REPOSITORY") + "/" + id
+		if a := getenv("GITHUB_RUN_ATTEMPT"); a != "" {
+			job += "." + a
+		}
+		if j := getenv("GITHUB_JOB"); j != "" {
+			job += "/" + j
+		}
+		return job
+	}
+	for _, v := range []struct{ system, env string }{
+		{"gitlab", "CI_JOB_ID"}, {"buildkite", "BUILDKITE_JOB_ID"}, {"circleci", "CIRCLE_WORKFLOW_JOB_ID"}, {"jenkins", "BUILD_TAG"},
+	} {
+		if id := getenv(v.env); id != "" {
+			return v.system + ":" + id
+		}
+	}
+	return ""
+}

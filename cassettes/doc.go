@@ -185,8 +185,27 @@
 // that differs (ErrDigestMismatch: the file was changed outside
 // refresh-cassettes) or a missing entry (ErrNotInManifest) is an error.
 // Verify(dir) checks a whole directory, and Apply moves freshly recorded
-// cassettes in and records them, preparing the new manifest before
-// replacing anything.
+// cassettes in and records them.
+//
+// # Applying re-recorded cassettes
+//
+// Re-recorded cassettes are written into a staging folder that NewStage
+// makes in the directory (".refresh-" and a random suffix, holding a
+// .gitignore of "*" so git never shows it). Apply validates them, writes
+// the new manifest ("manifest.json.new") and then a journal
+// ("journal.json": format 1 and the list of moves, each the staged name,
+// the name in the directory and the blake3 of the bytes, the manifest
+// last) into that folder, each atomically; writing the journal is the
+// commit point. It then renames each staged file into place, removes the
+// journal and the folder. Readers therefore see every cassette and the
+// manifest all old, or all new, or a journal: Open and Verify report a
+// journal as ErrInterruptedApply naming the repair command (RecoverCommand).
+// Recover, which Apply and refresh-cassettes run first, rolls a journal
+// forward (a file already moved must have its journalled digest), removes
+// staging folders without a journal (nothing in the directory had changed)
+// and the temporary files of interrupted writes of the manifest or of a
+// cassette. It removes only files of those names: a staging folder holding
+// anything else is left alone and reported.
 //
 // # Committed cassettes
 //

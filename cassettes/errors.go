@@ -49,6 +49,10 @@ var (
 	// a reason.
 	ErrPinned = errors.New("cassette is pinned")
 
+	// ErrInterruptedApply: a process applying re-recorded cassettes was
+	// killed after it had decided to apply them; Recover completes it.
+	ErrInterruptedApply = errors.New("interrupted refresh")
+
 	// ErrClosed: the cassette was used after Close.
 	ErrClosed = errors.New("cassette is closed")
 )

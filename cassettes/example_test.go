@@ -119,7 +119,8 @@ func ExampleReadManifest() {
 func ExampleApply() {
 	dir, _ := os.MkdirTemp("", "cassettes-example-")
 	defer os.RemoveAll(dir)
-	staged := filepath.Join(dir, ".staged.yaml")
+	stage, _ := cassettes.NewStage(dir) // recording would write here
+	staged := filepath.Join(stage, "npm-lodash.happy.yaml")
 	b, _ := os.ReadFile(filepath.Join("testdata", "npm-lodash.happy.yaml"))
 	os.WriteFile(staged, b, 0o644)
 

@@ -299,6 +299,9 @@ func readBounded(path string, limit int64) ([]byte, error) {
 // verifyManifest checks the opened cassette against its manifest entry.
 func (c *Cassette) verifyManifest(p *parsed) error {
 	mpath := c.opts.Manifest
+	if err := interrupted(filepath.Dir(c.path)); err != nil {
+		return err
+	}
 	if mpath == "" {
 		mpath = filepath.Join(filepath.Dir(c.path), ManifestName)
 		if _, err := os.Stat(mpath); errors.Is(err, fs.ErrNotExist) {
@@ -340,6 +343,9 @@ func verifyEntry(m *Manifest, rel, path string, p *parsed, refresh string) error
 // file (*.yaml) in dir is listed. It returns all problems joined, each a
 // *CassetteError, or nil.
 func Verify(dir string) error {
+	if err := interrupted(dir); err != nil {
+		return err
+	}
 	mpath := filepath.Join(dir, ManifestName)
 	m, err := readManifest(mpath)
 	if err != nil {

@@ -15,8 +15,14 @@ import (
 // and returns the staged path.
 func stage(t testing.TB, dir, name string, reqs []plainReq) string {
 	t.Helper()
-	sdir, err := os.MkdirTemp(dir, ".stage-")
-	require.NoError(t, err)
+	sdir := ""
+	if ss := stages(dir); len(ss) > 0 {
+		sdir = ss[0]
+	} else {
+		var err error
+		sdir, err = NewStage(dir)
+		require.NoError(t, err)
+	}
 	return recordPlain(t, sdir, strings.TrimSuffix(name, ".yaml"), echoServer(t), reqs)
 }
 

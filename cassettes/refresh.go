@@ -2,14 +2,8 @@ package cassettes
 
 import (
 	"encoding/json"
-	"errors"
-	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
-
-	"github.com/codegenie/codegenie/internal/atomicfile"
 )
 
 // FileName is the cassette file name for one path ("happy", "retry") of
@@ -23,76 +17,6 @@ func scenarioKey(file string) string {
 		return s[:i] + "/" + s[i+1:]
 	}
 	return s
-}
-
-// Update is one re-recorded cassette for Apply.
-type Update struct {
-	// File is the cassette's name in the directory (see FileName).
-	File string
-	// Staged is the freshly recorded cassette, on the same file system
-	// as the directory (a temporary directory inside it, say).
-	Staged string
-	// Force and Reason are required to replace a pinned cassette; the
-	// reason goes into the manifest history.
-	Force  bool
-	Reason string
-}
-
-// Apply moves staged cassettes into dir and records them in dir's manifest
-// (created if missing), with at (any text; refresh-cassettes writes an
-// RFC 3339 time) in each history entry. Everything is validated and the
-// new manifest is written to a synced temporary file before the first
-// file is replaced, so a failure or interruption up to that point leaves
-// every old cassette and the manifest unchanged. It returns the new
-// manifest.
-func Apply(dir string, updates []Update, at string) (*Manifest, error) {
-	return apply(dir, updates, at, nil)
-}
-
-func apply(dir string, updates []Update, at string, create func(string, string) (tempFile, error)) (*Manifest, error) {
-	mpath := filepath.Join(dir, ManifestName)
-	m, err := ReadManifest(mpath)
-	if errors.Is(err, fs.ErrNotExist) {
-		m, err = &Manifest{Format: ManifestFormat}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	for _, u := range updates {
-		if u.File != filepath.Base(u.File) || !strings.HasSuffix(u.File, ".yaml") {
-			return nil, newErr(u.Staged, 0, "manifest", fmt.Errorf("update file %q is not a cassette file name", u.File))
-		}
-		p, err := readCassette(u.Staged, refreshCommand(scenarioKey(u.File)))
-		if err != nil {
-			return nil, err
-		}
-		if old, ok := m.Lookup(u.File); ok && old.Pinned && old.Digest != p.digest.String() && (!u.Force || u.Reason == "") {
-			return nil, newErr(filepath.Join(dir, u.File), 0, "manifest", detailf(ErrPinned,
-				"%v: a golden digest depends on %s; re-record it with -force -reason 'why'", ErrPinned, u.File))
-		}
-		e := Entry{File: u.File, Digest: p.digest.String(), Interactions: len(p.c.Interactions), Model: modelOf(p)}
-		if err := m.update(e, u.Force, u.Reason, at); err != nil {
-			return nil, newErr(mpath, 0, "manifest", err)
-		}
-	}
-	data, err := m.encode()
-	if err != nil {
-		return nil, newErr(mpath, 0, "manifest", err)
-	}
-	staged, err := atomicfile.Options{CreateTemp: create}.Stage(mpath, data, filePerm)
-	if err != nil {
-		return nil, newErr(mpath, 0, "write", err)
-	}
-	defer staged.Discard()
-	for _, u := range updates {
-		if err := os.Rename(u.Staged, filepath.Join(dir, u.File)); err != nil {
-			return nil, newErr(filepath.Join(dir, u.File), 0, "write", err)
-		}
-	}
-	if err := staged.Commit(); err != nil {
-		return nil, newErr(mpath, 0, "write", err)
-	}
-	return m, nil
 }
 
 // Usage is token usage summed over a cassette's responses.

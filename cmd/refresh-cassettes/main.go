@@ -18,16 +18,20 @@
 //	-dry-run       list what would be re-recorded and exit
 //	-force         allow replacing pinned cassettes (needs -reason)
 //	-reason TEXT   why pinned cassettes change; kept in the manifest history
+//	-recover       finish or discard what a killed refresh left in -dir
+//	               (see below), verify the directory, and exit
 //
 // The key is read from ANTHROPIC_API_KEY; it is sent to the API only and
 // never written. Exit status: 0 success, 1 failure, 2 usage error.
 //
-// Every cassette is first recorded into a staging directory (DIR/.refresh-*)
-// and checked; only when all of them succeeded are they moved into place
-// and the manifest rewritten (see cassettes.Apply). A failed or interrupted
-// refresh therefore leaves the old cassettes and manifest as they were; a
-// process killed outright may leave the staging directory behind, which is
-// safe to delete.
+// Every cassette is first recorded into a staging folder (DIR/.refresh-*,
+// ignored by git) and checked; only when all of them succeeded are they
+// moved into place with the new manifest (see cassettes.Apply), all or
+// nothing as readers see it. A failed refresh leaves the old cassettes and
+// manifest as they were. A process killed while moving files leaves a
+// journal that the gate reports and that -recover, or the next refresh,
+// completes; a staging folder from a process killed earlier is removed by
+// the next run.
 //
 // After a refresh that changed cassettes, refresh the golden digests
 // (go test ./properties/ -run Golden -update) and commit cassettes,
@@ -65,7 +69,7 @@ func exitCode(err error, stderr io.Writer) int {
 	var ue *usageError
 	if errors.As(err, &ue) {
 		fmt.Fprintf(stderr, "refresh-cassettes: %v\n", err)
-		fmt.Fprintln(stderr, "usage: refresh-cassettes [-run REGEX] [-base-url URL] [-dir DIR] [-dry-run] [-force -reason TEXT]")
+		fmt.Fprintln(stderr, "usage: refresh-cassettes [-run REGEX] [-base-url URL] [-dir DIR] [-dry-run] [-force -reason TEXT] | -recover [-dir DIR]")
 		return 2
 	}
 	fmt.Fprintf(stderr, "refresh-cassettes: %v\n", err)

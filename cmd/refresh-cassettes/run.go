@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -65,11 +64,19 @@ func (cfg config) run(ctx context.Context, args []string, stdin io.Reader, stdou
 	dryRun := fl.Bool("dry-run", false, "list what would be re-recorded")
 	force := fl.Bool("force", false, "allow replacing pinned cassettes (needs -reason)")
 	reason := fl.String("reason", "", "why pinned cassettes change (kept in the manifest history)")
+	recoverOnly := fl.Bool("recover", false, "finish or discard what a killed refresh left in -dir, and exit")
 	if err := fl.Parse(args); err != nil {
 		return usagef("%v", err)
 	}
 	if fl.NArg() > 0 {
 		return usagef("unexpected arguments %q", fl.Args())
+	}
+	if *recoverOnly {
+		if err := cassettes.Recover(*dir); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "refresh-cassettes: %s is consistent\n", *dir)
+		return cassettes.Verify(*dir)
 	}
 	re, err := regexp.Compile(*runRE)
 	if err != nil {
@@ -121,14 +128,14 @@ func (cfg config) run(ctx context.Context, args []string, stdin io.Reader, stdou
 	if cfg.apiKey == "" {
 		return errors.New("ANTHROPIC_API_KEY is not set: export the key to record with (it is sent to the API only and never written to a cassette)")
 	}
-	if err := os.MkdirAll(*dir, 0o755); err != nil {
+	if err := cassettes.Recover(*dir); err != nil {
 		return err
 	}
-	stage, err := os.MkdirTemp(*dir, ".refresh-")
+	stage, err := cassettes.NewStage(*dir)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(stage)
+	defer cassettes.Recover(*dir) // discards the staging folder if nothing was applied
 
 	rt := cfg.transport
 	if *base != *def {

@@ -314,3 +314,17 @@ func TestRejectedAnswerIsStillRecorded(t *testing.T) {
 	require.Contains(t, stdout, "npm-lodash/happy: note: the pipeline rejected the answer")
 	require.NoError(t, cassettes.Verify(dir))
 }
+
+func TestRecoverFlag(t *testing.T) {
+	base, cfg := fakeAPI(t)
+	dir := t.TempDir()
+	_, stderr, code := runCmd(t, cfg, "-dir", dir, "-base-url", base, "-run", "npm-lodash/happy")
+	require.Equal(t, 0, code, stderr)
+	stage, err := cassettes.NewStage(dir) // a run killed while recording
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(stage, "npm-lodash.happy.yaml"), []byte("half a cassette"), 0o644))
+	stdout, stderr, code := runCmd(t, cfg, "-dir", dir, "-recover")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stdout, "is consistent")
+	require.NoDirExists(t, stage)
+}

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/codegenie/codegenie/ledger"
+)
+
+// goTest re-evaluates an entry by running its Go test through the gate in
+// the module at dir:
+//
+//	go test -run '^Test$/^sub$' -count=1 PACKAGE -args -gate.results=TMP
+//
+// and reading the result the gate wrote for the entry's scenario. The
+// runs of one test are shared by the entries that name it. The child does
+// not inherit the gate's ledger, shard or results settings, so it neither
+// appends to the ledger nor skips the scenario.
+type goTest struct {
+	dir    string
+	stderr io.Writer
+	runs   map[string][]gateResult // by package and test
+}
+
+func goTestEvaluator(dir string, stderr io.Writer) ledger.Evaluator {
+	return &goTest{dir: dir, stderr: stderr, runs: map[string][]gateResult{}}
+}
+
+func (g *goTest) Evaluate(ctx context.Context, rec ledger.Entry) (ledger.Entry, error) {
+	if rec.Test == "" || rec.Package == "" {
+		return ledger.Entry{}, fmt.Errorf("entry %d records no test and package to re-run", rec.Seq)
+	}
+	key := rec.Package + "\x00" + rec.Test
+	results, ok := g.runs[key]
+	if !ok {
+		var err error
+		if results, err = g.runTest(ctx, rec.Package, rec.Test); err != nil {
+			return ledger.Entry{}, err
+		}
+		g.runs[key] = results
+	}
+	for _, r := range results {
+		if r.Test == rec.Test && r.Scenario == rec.Scenario {
+			return fromResult(r), nil
+		}
+	}
+	var found []string
+	for _, r := range results {
+		found = append(found, r.Test+" "+r.Scenario)
+	}
+	return ledger.Entry{}, fmt.Errorf("go test %s -run %s wrote no result for scenario %q (found: %v)", rec.Package, runPattern(rec.Test), rec.Scenario, found)
+}
+
+func (g *goTest) runTest(ctx context.Context, pkg, test string) ([]gateResult, error) {
+	tmp, err := os.MkdirTemp("", "ledger-replay-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	args := []string{"test", "-run", runPattern(test), "-count=1", pkg, "-args", "-gate.results=" + tmp}
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = g.dir
+	cmd.Env = childEnv(os.Environ())
+	out := &tail{max: 16 << 10}
+	cmd.Stdout, cmd.Stderr = out, out
+	fmt.Fprintf(g.stderr, "ledger: re-running go %s\n", strings.Join(args[:len(args)-2], " "))
+	runErr := cmd.Run() // a failing gate exits 1 and still writes its result
+	results, err := readResults(tmp)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("go test %s -run %s: %v; %v; its output ends:\n%s", pkg, runPattern(test), runErr, err, out.String())
+	}
+	return results, nil
+}
+
+// childEnv drops the gate settings that would make the re-run append to
+// the ledger, skip the scenario as another shard's, or write elsewhere.
+func childEnv(env []string) []string {
+	return slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
+		k, _, _ := strings.Cut(kv, "=")
+		return k == "CODEGENIE_LEDGER" || strings.HasPrefix(k, "CODEGENIE_GATE_")
+	})
+}
+
+// runPattern anchors each element of a test name for go test -run.
+func runPattern(test string) string {
+	parts := strings.Split(test, "/")
+	for i, p := range parts {
+		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
+	}
+	return strings.Join(parts, "/")
+}
+
+// fromResult is the ledger's view of a gate result.
+func fromResult(r gateResult) ledger.Entry {
+	e := ledger.Entry{
+		Kind: ledger.KindVerdict, Scenario: r.Scenario, Key: r.Key, Components: r.Pin,
+		Verdict: ledger.Verdict(r.Verdict), Runs: r.Runs, Evidence: r.Evidence,
+		OutputDigest: nonZero(r.OutputDigest), ChainDigest: nonZero(r.ChainDigest),
+	}
+	for _, c := range r.Classes {
+		e.Classes = append(e.Classes, ledger.Class{
+			Runs: c.Size, Error: c.ErrorKind, OutputDigest: nonZero(c.OutputDigest), ChainDigest: nonZero(c.ChainDigest),
+		})
+	}
+	return e
+}
+
+// nonZero maps the all-zero digest (no run) to "".
+func nonZero(hex string) string {
+	if strings.Trim(hex, "0") == "" {
+		return ""
+	}
+	return hex
+}
+
+// tail keeps the last max bytes written to it.
+type tail struct {
+	max int
+	b   []byte
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = t.b[len(t.b)-t.max:]
+	}
+	return len(p), nil
+}
+
+func (t *tail) String() string { return string(t.b) }

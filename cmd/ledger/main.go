@@ -1,0 +1,104 @@
+// Command ledger reads and audits the codegenie verdict ledger (package
+// github.com/codegenie/codegenie/ledger).
+//
+// Usage:
+//
+//	ledger verify [-json]                  check the whole chain and every entry's schema
+//	ledger replay -from N [-to M] [-strict] [-output report.json] [-dir MODULE]
+//	                                       re-run each entry's gate now and compare
+//	ledger flakes [-since N] [-json]       verdict counts per scenario
+//	ledger retain -before N -reason TEXT   drop entries before N, recorded in the ledger
+//	ledger install                         create the PostgreSQL schema and roles
+//
+// Every command takes -ledger DSN (default $CODEGENIE_LEDGER): a file path
+// for the embedded store, or a postgres:// URL.
+//
+// Exit status: 0 on success; 1 when the ledger does not verify, a strict
+// replay diverged, or anything fails; 2 for usage errors. Messages go to
+// standard error, prefixed "ledger:".
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/codegenie/codegenie/ledger"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(exitCode(err, os.Stderr))
+}
+
+const usage = `usage:
+  ledger verify [-json]
+  ledger replay -from N [-to M] [-strict] [-output report.json] [-dir MODULE]
+  ledger flakes [-since N] [-json]
+  ledger retain -before N -reason TEXT
+  ledger install
+every command takes -ledger DSN (default $CODEGENIE_LEDGER): a file path or a postgres:// URL
+`
+
+// usageError is a command-line mistake: exit status 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return 0
+	}
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "ledger: ") {
+		msg = "ledger: " + msg
+	}
+	fmt.Fprintln(stderr, msg)
+	var ue *usageError
+	if errors.As(err, &ue) {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	return 1
+}
+
+// app is the command with its seams: the environment, the clock, and how
+// replay re-evaluates an entry.
+type app struct {
+	getenv func(string) string
+	now    func() time.Time
+	// evaluator returns the Evaluator replay uses for the module in dir.
+	evaluator func(dir string, stderr io.Writer) ledger.Evaluator
+	// revision returns the current code revision of the module in dir.
+	revision func(ctx context.Context, dir string) string
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	a := app{getenv: os.Getenv, now: time.Now, evaluator: goTestEvaluator, revision: gitRevision}
+	return a.run(ctx, args, stdout, stderr)
+}
+
+func (a app) run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return usagef("no command")
+	}
+	cmds := map[string]func(context.Context, []string, io.Writer, io.Writer) error{
+		"verify": a.verify, "replay": a.replay, "flakes": a.flakes, "retain": a.retain, "install": a.install,
+	}
+	cmd, ok := cmds[args[0]]
+	if !ok {
+		return usagef("unknown command %q", args[0])
+	}
+	return cmd(ctx, args[1:], stdout, stderr)
+}

@@ -158,6 +158,17 @@ func TestTamperPostgres(t *testing.T) {
 	t.Run("admin role may not insert past the procedure", func(t *testing.T) {
 		require.ErrorContains(t, exec(t, adminDSN, "INSERT INTO codegenie_ledger VALUES (6, '', 'x', 'admin', '', now(), '{}')"), "permission denied")
 	})
+	t.Run("the retention procedure checks what it inserts", func(t *testing.T) {
+		err := exec(t, adminDSN, "CALL codegenie_ledger_retain(3, 9, 'x', 'y', now(), '{\"kind\":\"admin\"}')")
+		require.ErrorContains(t, err, "must follow the head")
+		var head string
+		c, err := pgx.Connect(ctx, adminDSN)
+		require.NoError(t, err)
+		require.NoError(t, c.QueryRow(ctx, "SELECT hash FROM codegenie_ledger WHERE seq = 5").Scan(&head))
+		require.NoError(t, c.Close(ctx))
+		err = exec(t, adminDSN, "CALL codegenie_ledger_retain(3, 6, '"+head+"', 'y', now(), '{\"kind\":\"verdict\"}')")
+		require.ErrorContains(t, err, "does not record this retention")
+	})
 	verifyOK(t, s)
 
 	t.Run("superuser edit with triggers disabled", func(t *testing.T) {

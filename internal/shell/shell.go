@@ -4,7 +4,7 @@ import "strings"
 
 // Quote returns s as one shell word: unchanged when it holds only letters,
 // digits and /._-+=:,@%, otherwise in single quotes, with each single quote
-// written as '\”.
+// closed, escaped with a backslash and reopened.
 func Quote(s string) string {
 	if s != "" && strings.IndexFunc(s, unsafe) < 0 {
 		return s

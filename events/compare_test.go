@@ -17,13 +17,13 @@ import (
 func tape(t testing.TB, band string, opts events.Options) []events.Event {
 	t.Helper()
 	r := events.NewRecorder(opts)
-	root, err := r.Emit(0, kindStarted, map[string]any{"scenario": "npm-lodash"})
+	root, err := r.EmitAfter(0, kindStarted, map[string]any{"scenario": "npm-lodash"})
 	require.NoError(t, err)
-	q, err := r.Emit(root, kindQueried, map[string]any{"query": "lodash prototype pollution"})
+	q, err := r.EmitAfter(root, kindQueried, map[string]any{"query": "lodash prototype pollution"})
 	require.NoError(t, err)
-	rk, err := r.Emit(q, kindRanked, map[string]any{"ids": []string{"ex-03", "ex-11"}})
+	rk, err := r.EmitAfter(q, kindRanked, map[string]any{"ids": []string{"ex-03", "ex-11"}})
 	require.NoError(t, err)
-	_, err = r.Emit(rk, kindClassified, map[string]any{"band": band, "score": 0.82, "thresholds": []float64{0.5, 0.8}})
+	_, err = r.EmitAfter(rk, kindClassified, map[string]any{"band": band, "score": 0.82, "thresholds": []float64{0.5, 0.8}})
 	require.NoError(t, err)
 	return r.Events()
 }
@@ -149,8 +149,8 @@ func BenchmarkCompareEqual(b *testing.B) {
 func ExampleCompare() {
 	emit := func(band string) []events.Event {
 		r := events.NewRecorder(events.Options{})
-		root, _ := r.Emit(0, kindStarted, map[string]string{"scenario": "npm"})
-		_, _ = r.Emit(root, kindClassified, map[string]any{"band": band, "score": 0.7})
+		root, _ := r.EmitAfter(0, kindStarted, map[string]string{"scenario": "npm"})
+		_, _ = r.EmitAfter(root, kindClassified, map[string]any{"band": band, "score": 0.7})
 		return r.Events()
 	}
 	d := events.Compare(emit("accept"), emit("borderline"), events.Nondeterministic)
@@ -174,10 +174,10 @@ func ExampleCompare() {
 
 func ExampleCausalChain() {
 	r := events.NewRecorder(events.Options{})
-	root, _ := r.Emit(0, kindStarted, "run")
-	q, _ := r.Emit(root, kindQueried, "q")
-	_, _ = r.Emit(root, kindClassified, "unrelated")
-	_, _ = r.Emit(q, kindRanked, "r")
+	root, _ := r.EmitAfter(0, kindStarted, "run")
+	q, _ := r.EmitAfter(root, kindQueried, "q")
+	_, _ = r.EmitAfter(root, kindClassified, "unrelated")
+	_, _ = r.EmitAfter(q, kindRanked, "r")
 	for _, c := range events.CausalChain(r.Events(), 3) {
 		fmt.Println(c.Seq, c.Kind)
 	}

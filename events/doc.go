@@ -14,6 +14,10 @@
 // the chain digest: EmittedAt (wall clock from an injected Clock),
 // AuditEventID and BudgetTokenID (from an injected ID source).
 //
+// Recorder.Emit makes each event a child of the event recorded just before
+// it, so a pipeline of sequential steps needs no bookkeeping; EmitAfter
+// names another parent where the causal order is not the tape order.
+//
 // # Lanes
 //
 // Work done in several goroutines records through a Fork. Each goroutine

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -205,11 +206,71 @@ func TestDigestText(t *testing.T) {
 
 func TestRecorderParentMustExist(t *testing.T) {
 	r := events.NewRecorder(events.Options{})
-	_, err := r.Emit(1, kindStarted, nil)
+	_, err := r.EmitAfter(1, kindStarted, nil)
 	require.ErrorContains(t, err, "does not exist yet")
-	seq, err := r.Emit(0, kindStarted, map[string]string{"k": "v"})
+	seq, err := r.EmitAfter(0, kindStarted, map[string]string{"k": "v"})
 	require.NoError(t, err)
 	require.Equal(t, uint64(1), seq)
+}
+
+func TestEmitChainsParentsByDefault(t *testing.T) {
+	r := events.NewRecorder(events.Options{})
+	for _, k := range []events.Kind{kindStarted, kindQueried, kindRanked} {
+		_, err := r.Emit(k, nil)
+		require.NoError(t, err)
+	}
+	f := r.Fork(2)
+	require.NoError(t, f.Lane("x").Emit(kindRanked, 1))
+	_, err := f.Join()
+	require.NoError(t, err)
+	seq, err := r.Emit(kindProduced, nil)
+	require.NoError(t, err)
+	var parents []uint64
+	for _, e := range r.Events() {
+		parents = append(parents, e.Parent)
+	}
+	require.Equal(t, []uint64{0, 1, 2, 2, 4}, parents, "the root, then each event's parent is the one before it (the lane's first is the fork's)")
+	require.Equal(t, uint64(5), seq)
+	_, err = r.EmitAfter(1, kindFailed, nil)
+	require.NoError(t, err)
+	require.Equal(t, uint64(1), r.Events()[5].Parent, "explicit parents stay possible")
+}
+
+// TestLaneEmitNeverLosesAnEvent races Join against writers that emit
+// until they are refused: every Emit that returned nil must be on the
+// tape, and every refusal is ErrJoined.
+func TestLaneEmitNeverLosesAnEvent(t *testing.T) {
+	for range 20 {
+		r := events.NewRecorder(events.Options{})
+		f := r.Fork(0)
+		const writers = 8
+		var wg sync.WaitGroup
+		var accepted atomic.Int64
+		started := make(chan struct{}, writers)
+		for w := range writers {
+			wg.Go(func() {
+				l := f.Lane(fmt.Sprint("lane-", w))
+				for i := 0; i < 300; i++ {
+					if err := l.Emit(kindRanked, i); err != nil {
+						require.ErrorIs(t, err, events.ErrJoined)
+						return
+					}
+					accepted.Add(1)
+					if i == 0 {
+						started <- struct{}{}
+					}
+				}
+			})
+		}
+		for range writers {
+			<-started
+		}
+		_, err := f.Join()
+		require.NoError(t, err)
+		wg.Wait()
+		require.ErrorIs(t, f.Lane("late").Emit(kindRanked, 0), events.ErrJoined, "a lane taken after Join refuses events")
+		require.Equal(t, int(accepted.Load()), r.Len(), "an accepted event was dropped")
+	}
 }
 
 func TestRecorderStampsInjectedClockAndIDs(t *testing.T) {
@@ -219,7 +280,7 @@ func TestRecorderStampsInjectedClockAndIDs(t *testing.T) {
 		Clock: func() time.Time { return at },
 		NewID: func() string { n++; return fmt.Sprint("id-", n) },
 	})
-	seq, err := r.Emit(0, kindStarted, nil)
+	seq, err := r.EmitAfter(0, kindStarted, nil)
 	require.NoError(t, err)
 	r.WithBudgetToken(seq, "tok")
 	evs := r.Events()
@@ -232,7 +293,7 @@ func TestRecorderStampsInjectedClockAndIDs(t *testing.T) {
 // items) run concurrently, and a final event after the join.
 func runLanes(t require.TestingT, lanes map[string][]int, yield func()) []events.Event {
 	r := events.NewRecorder(events.Options{})
-	root, err := r.Emit(0, kindStarted, "root")
+	root, err := r.EmitAfter(0, kindStarted, "root")
 	require.NoError(t, err)
 	f := r.Fork(root)
 	var wg sync.WaitGroup
@@ -251,7 +312,7 @@ func runLanes(t require.TestingT, lanes map[string][]int, yield func()) []events
 	last, err := f.Join()
 	require.NoError(t, err)
 	_ = last
-	_, err = r.Emit(uint64(r.Len()), kindProduced, "done")
+	_, err = r.EmitAfter(uint64(r.Len()), kindProduced, "done")
 	require.NoError(t, err)
 	return r.Events()
 }

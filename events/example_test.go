@@ -9,7 +9,7 @@ import (
 
 func ExampleRecorder() {
 	r := events.NewRecorder(events.Options{})
-	root, _ := r.Emit(0, kindStarted, map[string]string{"scenario": "npm"})
+	root, _ := r.Emit(kindStarted, map[string]string{"scenario": "npm"})
 	f := r.Fork(root)
 	var wg sync.WaitGroup
 	for _, name := range []string{"b", "a"} {
@@ -21,6 +21,7 @@ func ExampleRecorder() {
 	}
 	wg.Wait()
 	_, _ = f.Join()
+	_, _ = r.Emit(kindProduced, "done") // its parent is the event before it
 	for _, e := range r.Events() {
 		fmt.Println(e.Seq, e.Parent, e.Kind, e.Lane, string(e.Payload))
 	}
@@ -28,6 +29,7 @@ func ExampleRecorder() {
 	// 1 0 job.started  {"scenario":"npm"}
 	// 2 1 search.ranked a "a"
 	// 3 1 search.ranked b "b"
+	// 4 3 result.produced  "done"
 }
 
 func ExampleCanonical() {

@@ -10,6 +10,7 @@ const (
 	kindResponded  events.Kind = "call.responded"
 	kindBuilt      events.Kind = "request.built"
 	kindQueried    events.Kind = "search.queried"
+	kindFailed     events.Kind = "result.failed"
 	kindRanked     events.Kind = "search.ranked"
 	kindStarted    events.Kind = "job.started"
 	kindProduced   events.Kind = "result.produced"

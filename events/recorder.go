@@ -44,25 +44,36 @@ func (r *Recorder) stamp(e *Event) {
 	}
 }
 
-// Emit appends an event on the main lane with the given causal parent (0 for
-// the root) and returns its Seq. payload is encoded with Canonical.
-func (r *Recorder) Emit(parent uint64, kind Kind, payload any) (uint64, error) {
+// Emit appends an event on the main lane whose causal parent is the
+// previous event of the tape (0, the root, for the first) and returns its
+// Seq. payload is encoded with Canonical; a json.RawMessage is taken as
+// JSON and canonicalised.
+func (r *Recorder) Emit(kind Kind, payload any) (uint64, error) {
+	return r.emit(false, 0, kind, payload)
+}
+
+// EmitAfter is Emit with an explicit causal parent: the Seq of an event
+// already on the tape, or 0 for a root.
+func (r *Recorder) EmitAfter(parent uint64, kind Kind, payload any) (uint64, error) {
+	return r.emit(true, parent, kind, payload)
+}
+
+func (r *Recorder) emit(explicit bool, parent uint64, kind Kind, payload any) (uint64, error) {
 	b, err := Canonical(payload)
 	if err != nil {
 		return 0, fmt.Errorf("events: emit %s: %w", kind, err)
 	}
-	return r.EmitRaw(parent, kind, b)
-}
-
-// EmitRaw is Emit for a payload that is already canonical bytes.
-func (r *Recorder) EmitRaw(parent uint64, kind Kind, payload []byte) (uint64, error) {
-	e := Event{Parent: parent, Kind: kind, Payload: payload, PayloadDigest: Sum(payload)}
+	e := Event{Kind: kind, Payload: b, PayloadDigest: Sum(b)}
 	r.stamp(&e)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	e.Seq = uint64(len(r.events)) + 1
-	if parent >= e.Seq {
-		return 0, fmt.Errorf("events: emit %s: parent %d does not exist yet (next seq %d)", kind, parent, e.Seq)
+	e.Parent = e.Seq - 1
+	if explicit {
+		if parent >= e.Seq {
+			return 0, fmt.Errorf("events: emit %s: parent %d does not exist yet (next seq %d)", kind, parent, e.Seq)
+		}
+		e.Parent = parent
 	}
 	r.events = append(r.events, e)
 	return e.Seq, nil
@@ -109,15 +120,18 @@ type Fork struct {
 }
 
 // Lane returns the lane with the given name, creating it on first use. Each
-// lane must be written by one goroutine at a time.
+// lane must be written by one goroutine at a time. A lane taken after the
+// fork was joined refuses every event with ErrJoined.
 func (f *Fork) Lane(name string) *Lane {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if l, ok := f.lanes[name]; ok {
 		return l
 	}
-	l := &Lane{f: f, name: name}
-	f.lanes[name] = l
+	l := &Lane{f: f, name: name, closed: f.joined}
+	if !f.joined {
+		f.lanes[name] = l
+	}
 	return l
 }
 
@@ -147,6 +161,7 @@ func (f *Fork) Join() (map[string]uint64, error) {
 		l.mu.Lock()
 		evs := l.events
 		l.events = nil
+		l.closed = true
 		l.mu.Unlock()
 		base := uint64(len(r.events))
 		for i, e := range evs {
@@ -172,10 +187,13 @@ type Lane struct {
 
 	mu     sync.Mutex
 	events []Event
+	closed bool // set by Join when it takes the events
 }
 
 // Emit records an event in the lane. Its parent is the previous event of
-// the lane, or the fork's parent for the first one.
+// the lane, or the fork's parent for the first one. After Join has taken
+// the lane's events, Emit returns ErrJoined and records nothing; an event
+// Emit accepted is always on the tape.
 func (l *Lane) Emit(kind Kind, payload any) error {
 	b, err := Canonical(payload)
 	if err != nil {
@@ -183,14 +201,11 @@ func (l *Lane) Emit(kind Kind, payload any) error {
 	}
 	e := Event{Kind: kind, Lane: l.name, Payload: b, PayloadDigest: Sum(b)}
 	l.f.r.stamp(&e)
-	l.f.mu.Lock()
-	joined := l.f.joined
-	l.f.mu.Unlock()
-	if joined {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
 		return fmt.Errorf("events: lane %q emit %s: %w", l.name, kind, ErrJoined)
 	}
-	l.mu.Lock()
 	l.events = append(l.events, e)
-	l.mu.Unlock()
 	return nil
 }

@@ -215,18 +215,13 @@ type run struct {
 	t      *Tier
 	rec    *events.Recorder
 	res    Result
-	last   uint64 // seq of the last event, the parent of the next
 	failed bool
 }
 
 // emit records the next step's event, a child of the previous one.
 func (r *run) emit(kind events.Kind, payload any) error {
-	seq, err := r.rec.Emit(r.last, kind, payload)
-	if err != nil {
-		return err
-	}
-	r.last = seq
-	return nil
+	_, err := r.rec.Emit(kind, payload)
+	return err
 }
 
 // failedPayload is the payload of transform.failed.

@@ -149,8 +149,8 @@ func ExampleClockFromTape() {
 	}
 	c := guard.ClockFromTape(tape)
 	r := events.NewRecorder(events.Options{Clock: c.Clock()})
-	_, _ = r.Emit(0, kindStarted, nil)
-	_, _ = r.Emit(1, kindBuilt, nil)
+	_, _ = r.EmitAfter(0, kindStarted, nil)
+	_, _ = r.EmitAfter(1, kindBuilt, nil)
 	for _, e := range r.Events() {
 		fmt.Println(e.Seq, e.EmittedAt.Format(time.TimeOnly))
 	}

@@ -301,9 +301,9 @@ func TestClockFromTape(t *testing.T) {
 	fake := func() time.Time { n++; return t0.Add(time.Duration(n) * time.Millisecond) }
 	run := func(opts events.Options) []events.Event {
 		r := events.NewRecorder(opts)
-		seq, err := r.Emit(0, kindStarted, map[string]string{"a": "b"})
+		seq, err := r.EmitAfter(0, kindStarted, map[string]string{"a": "b"})
 		require.NoError(t, err)
-		_, err = r.Emit(seq, kindBuilt, "p")
+		_, err = r.EmitAfter(seq, kindBuilt, "p")
 		require.NoError(t, err)
 		return r.Events()
 	}

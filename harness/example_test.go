@@ -15,8 +15,8 @@ import (
 func pipeline(band string) harness.Scenario {
 	return func(ctx context.Context, iter int) (harness.Outcome, error) {
 		r := events.NewRecorder(events.Options{})
-		root, _ := r.Emit(0, kindStarted, map[string]string{"scenario": "npm"})
-		_, _ = r.Emit(root, kindClassified, map[string]any{"band": band})
+		root, _ := r.EmitAfter(0, kindStarted, map[string]string{"scenario": "npm"})
+		_, _ = r.EmitAfter(root, kindClassified, map[string]any{"band": band})
 		return harness.Outcome{DiffBytes: []byte("--- a/package.json\n"), Events: r.Events()}, nil
 	}
 }

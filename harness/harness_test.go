@@ -30,11 +30,11 @@ func linear(band func(i int) string, out func(i int) string) harness.Scenario {
 			Clock: func() time.Time { return time.Unix(n.Add(1), 0) },
 			NewID: func() string { return fmt.Sprint("id-", n.Add(1)) },
 		})
-		root, err := r.Emit(0, kindStarted, map[string]any{"scenario": "npm"})
+		root, err := r.EmitAfter(0, kindStarted, map[string]any{"scenario": "npm"})
 		if err != nil {
 			return harness.Outcome{}, err
 		}
-		if _, err := r.Emit(root, kindClassified, map[string]any{"band": band(i), "score": 0.8}); err != nil {
+		if _, err := r.EmitAfter(root, kindClassified, map[string]any{"band": band(i), "score": 0.8}); err != nil {
 			return harness.Outcome{}, err
 		}
 		return harness.Outcome{DiffBytes: []byte(out(i)), Events: r.Events()}, nil

@@ -62,7 +62,7 @@ const (
 func (p toyPipeline) run(ctx context.Context, _ int) (Outcome, error) {
 	rec := events.NewRecorder(events.Options{})
 	emit := func(parent uint64, k events.Kind, v any) uint64 {
-		seq, err := rec.Emit(parent, k, v)
+		seq, err := rec.EmitAfter(parent, k, v)
 		if err != nil {
 			panic(err)
 		}

@@ -152,7 +152,7 @@ func TestPropTapeMergeIgnoresInterleaving(t *testing.T) {
 	})
 	record := func(lanes map[string][]int, yields map[string][]int, concurrent bool) []events.Event {
 		r := events.NewRecorder(events.Options{})
-		root, err := r.Emit(0, fallback.KindRunStarted, "root")
+		root, err := r.EmitAfter(0, fallback.KindRunStarted, "root")
 		if err != nil {
 			panic(err)
 		}
@@ -182,7 +182,7 @@ func TestPropTapeMergeIgnoresInterleaving(t *testing.T) {
 		if _, err := f.Join(); err != nil {
 			panic(err)
 		}
-		if _, err := r.Emit(root, fallback.KindPromptBuilt, "after"); err != nil {
+		if _, err := r.EmitAfter(root, fallback.KindPromptBuilt, "after"); err != nil {
 			panic(err)
 		}
 		return r.Events()

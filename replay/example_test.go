@@ -16,11 +16,11 @@ import (
 // run records a small run whose completion is the given text.
 func run(completion string) []events.Event {
 	r := events.NewRecorder(events.Options{})
-	root, _ := r.Emit(0, kindStarted, map[string]string{"run_key": "rk-1"})
-	band, _ := r.Emit(root, kindClassified, map[string]string{"band": "accept"})
-	p, _ := r.Emit(band, kindBuilt, map[string]string{"prompt": "bump lodash"})
-	resp, _ := r.Emit(p, kindResponded, map[string]string{"completion": completion})
-	_, _ = r.Emit(resp, kindProduced, map[string]string{"diff": completion})
+	root, _ := r.EmitAfter(0, kindStarted, map[string]string{"run_key": "rk-1"})
+	band, _ := r.EmitAfter(root, kindClassified, map[string]string{"band": "accept"})
+	p, _ := r.EmitAfter(band, kindBuilt, map[string]string{"prompt": "bump lodash"})
+	resp, _ := r.EmitAfter(p, kindResponded, map[string]string{"completion": completion})
+	_, _ = r.EmitAfter(resp, kindProduced, map[string]string{"diff": completion})
 	return r.Events()
 }
 

@@ -36,7 +36,7 @@ func realisticRunOf(t testing.TB, scenario, variant int) []events.Event {
 		NewID: func() string { id++; return fmt.Sprintf("audit-%d-%04d", variant, id) },
 	})
 	emit := func(parent uint64, k events.Kind, p any) uint64 {
-		seq, err := rec.Emit(parent, k, p)
+		seq, err := rec.EmitAfter(parent, k, p)
 		require.NoError(t, err)
 		return seq
 	}

@@ -102,8 +102,8 @@ func (e *PanicError) Unwrap() error { return ErrPanic }
 // excerpt bounds s to MaxExcerpt bytes without splitting a UTF-8 sequence.
 func excerpt(s string) string { return excerptpkg.Head(s, MaxExcerpt) }
 
-// guard runs f and turns a panic into a *PanicError.
-func guard(op string, f func() error) (err error) {
+// catchPanic runs f and turns a panic into a *PanicError.
+func catchPanic(op string, f func() error) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = &PanicError{Op: op, Value: fmt.Sprint(v)}

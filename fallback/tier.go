@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/codegenie/codegenie/guard"
+
 	"github.com/codegenie/codegenie/events"
 	"github.com/codegenie/codegenie/llm"
 	"github.com/codegenie/codegenie/prompt"
@@ -65,6 +67,14 @@ type Tier struct {
 	// Events configures each run's recorder (clock and ID source for the
 	// nondeterministic fields). The zero value leaves them empty.
 	Events events.Options
+	// LiveStamps stamps each run's events with the wall clock and random
+	// IDs, as production does. Run takes them from the replay guard
+	// (guard.WallClock, guard.RandomIDSource), so a run whose context is
+	// in replay mode fails with a *guard.ReplayModeError before any work:
+	// a replayed run must take its clock and IDs from the recording
+	// through Events (guard.ClockFromTape, guard.IDSource). Events.Clock
+	// and Events.NewID must be nil with it.
+	LiveStamps bool
 }
 
 // Result is what a run produced. On failure Run returns a Result with the
@@ -114,7 +124,7 @@ func (t *Tier) store() *rag.Store {
 func (t *Tier) Pin() (Pin, error) {
 	var settings llm.Settings
 	if t.Adapter != nil {
-		if err := guard("adapter settings", func() error {
+		if err := catchPanic("adapter settings", func() error {
 			settings = t.Adapter.Settings()
 			return nil
 		}); err != nil {
@@ -151,7 +161,7 @@ func (t *Tier) runKey(repo RepoContext) (key RunKey, pin Pin, emb rag.Embedder, 
 	if err != nil {
 		return RunKey{}, Pin{}, nil, nil, err
 	}
-	err = guard("digests", func() error {
+	err = catchPanic("digests", func() error {
 		key = RunKey{
 			CassetteID:           t.cassetteID(),
 			StoreDigest:          t.store().Digest().String(),
@@ -189,15 +199,20 @@ func advisoryText(a Advisory) string {
 func (t *Tier) Run(ctx context.Context, adv Advisory, repo RepoContext, sel RecipeSelection, prior []AttemptSummary) (Result, error) {
 	if t == nil {
 		r := &run{rec: events.NewRecorder(events.Options{})}
-		err := r.fail("validate", configError("Run called on a nil *Tier; build one with fixtures.NewTier or set its fields"))
+		err := r.fail("validate", configError("Run called on a nil *Tier; build a Tier and set its fields"))
 		return Result{Events: r.rec.Events()}, err
 	}
-	r := &run{t: t, rec: events.NewRecorder(t.Events)}
+	opts, err := t.eventOptions(ctx)
+	r := &run{t: t, rec: events.NewRecorder(opts)}
 	r.res.Path = PathHappy
 	if len(prior) > 0 {
 		r.res.Path = PathRetry
 	}
-	err := guard("run", func() error { return r.run(ctx, adv, repo, sel, prior) })
+	if err != nil {
+		err = r.fail("validate", err)
+		return Result{Events: r.rec.Events(), Path: r.res.Path}, err
+	}
+	err = catchPanic("run", func() error { return r.run(ctx, adv, repo, sel, prior) })
 	var perr *PanicError
 	if errors.As(err, &perr) && !r.failed {
 		// A panic that escaped every step guard: still leave a failure event.
@@ -208,6 +223,27 @@ func (t *Tier) Run(ctx context.Context, adv Advisory, repo RepoContext, sel Reci
 		r.res.Transform = Transform{}
 	}
 	return r.res, err
+}
+
+// eventOptions returns the recorder options of one run: Events, or with
+// LiveStamps the wall clock and random IDs, which the replay guard refuses
+// in replay mode.
+func (t *Tier) eventOptions(ctx context.Context) (events.Options, error) {
+	if !t.LiveStamps {
+		return t.Events, nil
+	}
+	if t.Events.Clock != nil || t.Events.NewID != nil {
+		return events.Options{}, configError("LiveStamps is set together with Events.Clock or Events.NewID; choose one source of stamps")
+	}
+	clock, err := guard.WallClock(ctx)
+	if err != nil {
+		return events.Options{}, err
+	}
+	ids, err := guard.RandomIDSource(ctx)
+	if err != nil {
+		return events.Options{}, err
+	}
+	return events.Options{Clock: clock, NewID: ids}, nil
 }
 
 // run is the state of one Run.
@@ -272,7 +308,7 @@ func (r *run) fail(step string, err error) error {
 	if errors.As(err, &uerr) {
 		p.Reason, p.Path, p.Excerpt = uerr.Reason, uerr.Path, uerr.Excerpt
 	}
-	if eerr := guard("record failure", func() error { return r.emit(KindTransformFailed, p) }); eerr != nil {
+	if eerr := catchPanic("record failure", func() error { return r.emit(KindTransformFailed, p) }); eerr != nil {
 		return &RunError{Step: step, Err: errors.Join(err, eerr)}
 	}
 	return &RunError{Step: step, Err: err}
@@ -381,11 +417,11 @@ func (r *run) run(ctx context.Context, adv Advisory, repo RepoContext, sel Recip
 		return r.fail("validate", configError(fmt.Sprintf("K is %d; use 0 for rag.DefaultK (%d) or a positive count", t.K, rag.DefaultK)))
 	}
 	if t.Adapter == nil {
-		return r.fail("validate", configError("Adapter is nil; set an llm.Adapter (fixtures.NewTier wires one)"))
+		return r.fail("validate", configError("Adapter is nil; set an llm.Adapter (llm.NewAnthropic or llm.NewOpenAI)"))
 	}
 	builder := prompt.Builder{Limits: t.Limits}
 	in := prompt.Input{Advisory: adv, Files: repo.Files, Recipe: sel, Attempts: prior}
-	if err := guard("validate input", func() error {
+	if err := catchPanic("validate input", func() error {
 		_, err := builder.Canonical(in)
 		return err
 	}); err != nil {
@@ -402,7 +438,7 @@ func (r *run) run(ctx context.Context, adv Advisory, repo RepoContext, sel Recip
 		return r.fail(string(KindRetrievalQueried), err)
 	}
 	var scored []rag.Scored
-	if err := guard("retrieve", func() error {
+	if err := catchPanic("retrieve", func() error {
 		ret := &rag.Retriever{Store: store, Embedder: emb, K: t.k()}
 		var rerr error
 		scored, rerr = ret.Retrieve(ctx, query)
@@ -446,7 +482,7 @@ func (r *run) run(ctx context.Context, adv Advisory, repo RepoContext, sel Recip
 	// Prompt.
 	in.Examples = shown
 	var p prompt.Prompt
-	if err := guard("build prompt", func() error {
+	if err := catchPanic("build prompt", func() error {
 		var berr error
 		p, berr = builder.Build(in)
 		return berr
@@ -468,7 +504,7 @@ func (r *run) run(ctx context.Context, adv Advisory, repo RepoContext, sel Recip
 		return r.fail(string(KindLLMRequested), err)
 	}
 	var resp llm.Response
-	cerr := guard("complete", func() error {
+	cerr := catchPanic("complete", func() error {
 		var e error
 		resp, e = t.Adapter.Complete(ctx, req)
 		return e

@@ -10,15 +10,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kr/pretty"
+	"github.com/stretchr/testify/require"
+
 	"github.com/codegenie/codegenie/events"
 	"github.com/codegenie/codegenie/fallback"
 	"github.com/codegenie/codegenie/fixtures"
+	"github.com/codegenie/codegenie/guard"
 	"github.com/codegenie/codegenie/internal/fakellm"
 	"github.com/codegenie/codegenie/llm"
 	"github.com/codegenie/codegenie/prompt"
 	"github.com/codegenie/codegenie/rag"
-	"github.com/kr/pretty"
-	"github.com/stretchr/testify/require"
 )
 
 // fakeTier returns a tier wired like fixtures.NewTier but over a fakellm
@@ -473,4 +475,29 @@ func TestRunPanickingClock(t *testing.T) {
 	var err error
 	require.NotPanics(t, func() { _, err = tier.Run(context.Background(), s.Advisory, s.Repo, s.Recipe, nil) })
 	require.ErrorIs(t, err, fallback.ErrPanic)
+}
+
+// With LiveStamps a run takes the wall clock and random IDs from the
+// replay guard: they fill the stamps outside replay mode and refuse the run
+// in replay mode, before any step.
+func TestRunLiveStamps(t *testing.T) {
+	s := scenario(t, "npm-lodash")
+	tier := fakeTier(t, fakellm.Normal, false)
+	tier.LiveStamps = true
+	res, err := tier.Run(context.Background(), s.Advisory, s.Repo, s.Recipe, nil)
+	require.NoError(t, err)
+	require.False(t, res.Events[0].EmittedAt.IsZero())
+	require.Len(t, res.Events[0].AuditEventID, 36, "a random UUID")
+	require.NotEqual(t, res.Events[0].AuditEventID, res.Events[1].AuditEventID)
+
+	res, err = tier.Run(guard.WithReplay(context.Background()), s.Advisory, s.Repo, s.Recipe, nil)
+	require.ErrorIs(t, err, guard.ErrReplayMode)
+	var rme *guard.ReplayModeError
+	require.ErrorAs(t, err, &rme)
+	require.Equal(t, guard.OpWallClock, rme.Op)
+	require.Equal(t, []events.Kind{fallback.KindTransformFailed}, kinds(res.Events), "refused before any step")
+
+	tier.Events.Clock = time.Now
+	_, err = tier.Run(context.Background(), s.Advisory, s.Repo, s.Recipe, nil)
+	require.ErrorIs(t, err, fallback.ErrInvalidConfig)
 }

@@ -132,7 +132,7 @@ func canonicalize(fs []prompt.File, diff []byte) (Transform, []string, error) {
 // It also returns the changed paths.
 func transformFromAnswer(fs []prompt.File, answer string) (Transform, []string, error) {
 	var diff []byte
-	err := guard("parse answer", func() error {
+	err := catchPanic("parse answer", func() error {
 		var perr error
 		diff, perr = prompt.ParseAnswer(answer)
 		return perr
@@ -182,7 +182,7 @@ func displayName(name string) string {
 // parseDiff parses a unified or git diff, turning a parser panic into a
 // *PanicError.
 func parseDiff(diff []byte) (files []*gitdiff.File, err error) {
-	err = guard("parse diff", func() error {
+	err = catchPanic("parse diff", func() error {
 		var perr error
 		files, _, perr = gitdiff.Parse(bytes.NewReader(diff))
 		return perr
@@ -194,7 +194,7 @@ func parseDiff(diff []byte) (files []*gitdiff.File, err error) {
 // a *PanicError.
 func applyFile(src []byte, f *gitdiff.File) ([]byte, error) {
 	var out bytes.Buffer
-	err := guard("apply diff", func() error {
+	err := catchPanic("apply diff", func() error {
 		return gitdiff.Apply(&out, bytes.NewReader(src), f)
 	})
 	return out.Bytes(), err

@@ -9,14 +9,11 @@ import (
 	"github.com/codegenie/codegenie/events"
 )
 
-// Clock returns the current time. Its underlying type is the one of
-// events.Options.Clock, so a Clock can be injected there directly.
-type Clock func() time.Time
-
-// WallClock returns the wall clock (time.Now) outside replay mode. In
-// replay mode it returns a *ReplayModeError with Op OpWallClock: a replayed
-// run must use the recorded clock.
-func WallClock(ctx context.Context) (Clock, error) {
+// WallClock returns the wall clock (time.Now) outside replay mode, in the
+// type of events.Options.Clock. In replay mode it returns a
+// *ReplayModeError with Op OpWallClock: a replayed run must use the
+// recorded clock.
+func WallClock(ctx context.Context) (func() time.Time, error) {
 	if err := check(ctx, OpWallClock, "the wall clock was requested"); err != nil {
 		return nil, err
 	}
@@ -30,12 +27,6 @@ type RecordedClock struct {
 	mu    sync.Mutex
 	times []time.Time
 	reads int
-}
-
-// NewRecordedClock returns a clock that replays times. The slice is
-// copied.
-func NewRecordedClock(times []time.Time) *RecordedClock {
-	return &RecordedClock{times: append([]time.Time(nil), times...)}
 }
 
 // ClockFromTape returns a clock that replays the EmittedAt of evs, in the
@@ -65,9 +56,6 @@ func (c *RecordedClock) Now() time.Time {
 	}
 	return time.Time{}
 }
-
-// Clock returns c.Now as a Clock.
-func (c *RecordedClock) Clock() Clock { return c.Now }
 
 // Reads returns how many times Now was called.
 func (c *RecordedClock) Reads() int {

@@ -8,15 +8,10 @@ import (
 	"sync"
 )
 
-// DialFunc is the signature of net.Dialer.DialContext and of the dial hooks
-// of http.Transport.
-type DialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
-
-// Refuse is a DialFunc that refuses every connection with a
-// *ReplayModeError whose Op is OpDial and whose Detail names the host,
-// whether or not ctx is in replay mode. The attempt is reported to the
+// refuse refuses every connection with a *ReplayModeError whose Op is
+// OpDial and whose Detail names the host, and reports the attempt to the
 // CountingDialer attached to ctx, if any.
-func Refuse(ctx context.Context, network, addr string) (net.Conn, error) {
+func refuse(ctx context.Context, network, addr string) (net.Conn, error) {
 	observe(ctx, network, addr, false)
 	return nil, dialError(network, addr)
 }
@@ -29,63 +24,17 @@ func dialError(network, addr string) error {
 	return errorf(OpDial, "%s connection to host %q (%s)", network, host, addr)
 }
 
-// GuardDial returns a DialFunc that refuses in replay mode, as Refuse does,
-// and otherwise dials with base (a zero net.Dialer if base is nil). Every
-// attempt is reported to the CountingDialer attached to ctx, if any.
-func GuardDial(base DialFunc) DialFunc {
-	if base == nil {
-		base = (&net.Dialer{}).DialContext
-	}
-	return func(ctx context.Context, network, addr string) (net.Conn, error) {
-		if IsReplay(ctx) {
-			return Refuse(ctx, network, addr)
-		}
-		c, err := base(ctx, network, addr)
-		observe(ctx, network, addr, err == nil)
-		return c, err
-	}
-}
-
 // Transport returns an *http.Transport that can never connect: every dial,
 // plain or TLS, direct or through a proxy, fails with a *ReplayModeError
-// naming the host. Give it to a cassette as the transport it would fall
-// back to, so that a cassette miss in replay mode cannot reach the network.
+// naming the host, whether or not the request's context is in replay mode.
+// Give it to a cassette as the transport it would fall back to, so that a
+// cassette miss cannot reach the network.
 func Transport() *http.Transport {
 	return &http.Transport{
 		Proxy:          nil,
-		DialContext:    Refuse,
-		DialTLSContext: Refuse,
+		DialContext:    refuse,
+		DialTLSContext: refuse,
 	}
-}
-
-// GuardTransport returns a clone of t (of http.DefaultTransport if t is
-// nil) whose dialers go through GuardDial: connections are refused when the
-// request context is in replay mode and made as before otherwise.
-func GuardTransport(t *http.Transport) *http.Transport {
-	if t == nil {
-		dt, ok := http.DefaultTransport.(*http.Transport)
-		if !ok {
-			dt = &http.Transport{}
-		}
-		t = dt
-	}
-	c := t.Clone()
-	c.DialContext = GuardDial(c.DialContext)
-	if c.DialTLSContext != nil {
-		c.DialTLSContext = GuardDial(c.DialTLSContext)
-	}
-	return c
-}
-
-// NewReplayClient returns an *http.Client whose Transport is rt, the
-// cassette that serves the replayed run. If rt is nil the client's
-// Transport is Transport(), so every request fails with a
-// *ReplayModeError. The client never falls back to http.DefaultTransport.
-func NewReplayClient(rt http.RoundTripper) *http.Client {
-	if rt == nil {
-		rt = Transport()
-	}
-	return &http.Client{Transport: rt}
 }
 
 // CountingDialer counts dial attempts and the connections they make, and
@@ -93,9 +42,10 @@ func NewReplayClient(rt http.RoundTripper) *http.Client {
 // no network connection. It is safe for concurrent use; the zero value
 // refuses every dial and counts it.
 type CountingDialer struct {
-	// Next makes the connection. If nil, Refuse is used, so nothing is
-	// ever connected.
-	Next DialFunc
+	// Next makes the connection (net.Dialer.DialContext, say). If nil,
+	// every attempt is refused with a *ReplayModeError, so nothing is ever
+	// connected.
+	Next func(ctx context.Context, network, addr string) (net.Conn, error)
 
 	mu       sync.Mutex
 	attempts []string
@@ -113,7 +63,7 @@ func (c *CountingDialer) DialContext(ctx context.Context, network, addr string) 
 	return conn, err
 }
 
-// refuseQuiet is Refuse without reporting to the context's counter, so that
+// refuseQuiet is refuse without reporting to the context's counter, so that
 // a CountingDialer attached to its own dial context counts once.
 func refuseQuiet(_ context.Context, network, addr string) (net.Conn, error) {
 	return nil, dialError(network, addr)
@@ -170,8 +120,8 @@ func (c *CountingDialer) Transport() *http.Transport {
 type counterKey struct{}
 
 // WithDialCounter returns a copy of ctx to which c is attached: every dial
-// attempted through Refuse, GuardDial, Transport or GuardTransport with
-// this context (for HTTP, the request's context) is recorded by c as well.
+// attempted through Transport with this context (for HTTP, the request's
+// context) is recorded by c as well.
 func WithDialCounter(ctx context.Context, c *CountingDialer) context.Context {
 	return context.WithValue(ctx, counterKey{}, c)
 }

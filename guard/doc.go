@@ -3,33 +3,29 @@
 // and supplies the deterministic stand-ins a replayed run uses instead.
 //
 // A context is put into replay mode with WithReplay. Code on the pipeline
-// path calls AssertReplaySafe (or Guard, the same check under a shorter
-// name) before an operation that may not happen during replay; in replay
-// mode the call returns a *ReplayModeError naming the operation, which
-// matches ErrReplayMode under errors.Is. Outside replay mode it returns nil
-// and the operation proceeds.
+// path calls AssertReplaySafe before an operation that may not happen
+// during replay; in replay mode the call returns a *ReplayModeError naming
+// the operation, which matches ErrReplayMode under errors.Is. Outside
+// replay mode it returns nil and the operation proceeds. The fallback
+// pipeline does so for its live operations: a remote embedding call
+// (rag.OpenAIEmbedder), and the wall clock and random IDs it stamps events
+// with (fallback.Tier.LiveStamps).
 //
 // The stand-ins:
 //
-//   - Network: NewReplayClient returns an *http.Client whose Transport is
-//     the given RoundTripper (a cassette). Transport returns an
-//     *http.Transport whose dialer refuses every connection with a
-//     *ReplayModeError naming the host, to be used wherever a cassette
-//     would otherwise fall back to a real transport. GuardTransport and
-//     GuardDial wrap a production transport or dialer so that it refuses
-//     connections only when the request context is in replay mode.
-//   - Time: RecordedClock replays the timestamps of a recorded tape
-//     (events.Event.EmittedAt) and never reads the wall clock; WallClock
-//     refuses to hand out the wall clock in replay mode.
-//   - IDs: IDSource derives IDs from a RunKey and a sequence number;
-//     RandomIDSource refuses to hand out random IDs in replay mode.
-//   - Embeddings: LiveEmbedder wraps a remote embedder so that a live
-//     embedding call is refused in replay mode.
+//   - Network: Transport returns an *http.Transport whose dialer refuses
+//     every connection with a *ReplayModeError naming the host, to be used
+//     wherever a cassette would otherwise fall back to a real transport.
+//   - Time: WallClock hands out the wall clock only outside replay mode;
+//     RecordedClock (ClockFromTape) replays the timestamps of a recorded
+//     tape (events.Event.EmittedAt) and never reads the wall clock.
+//   - IDs: RandomIDSource hands out random IDs only outside replay mode;
+//     IDSource derives IDs from a RunKey and a sequence number.
 //
 // CountingDialer counts dial attempts and successful connections; attached
-// to a context with WithDialCounter it also observes every dial that goes
-// through a dialer of this package. Package guardtest installs one in place
-// of http.DefaultTransport for the duration of a test.
+// to a context with WithDialCounter it also observes every dial refused by
+// Transport. Package guardtest installs one in place of
+// http.DefaultTransport for the duration of a test.
 //
 // Package guard is not a sandbox: it can only refuse operations that go
 // through it. Code that calls net.Dial or time.Now directly is out of its

@@ -43,7 +43,7 @@ func (e *ReplayModeError) Unwrap() error { return ErrReplayMode }
 func hint(op string) string {
 	switch op {
 	case OpDial:
-		return "; a replayed run may only be served by a cassette: record the missing interaction with go run ./cmd/refresh-cassettes"
+		return "; a replayed run may only be served by its cassette: the request is not in it, so re-record the cassette (or find why the request differs from the recorded one)"
 	case OpWallClock:
 		return "; inject the recorded clock (guard.RecordedClock) instead of the wall clock"
 	case OpRandomID:
@@ -73,10 +73,6 @@ func IsReplay(ctx context.Context) bool {
 func AssertReplaySafe(ctx context.Context, op string) error {
 	return check(ctx, op, "")
 }
-
-// Guard is AssertReplaySafe under a shorter name, for adapters (such as a
-// remote embedder) that guard their live calls themselves.
-func Guard(ctx context.Context, op string) error { return AssertReplaySafe(ctx, op) }
 
 func check(ctx context.Context, op, detail string) error {
 	if IsReplay(ctx) {

@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/codegenie/codegenie/guard"
+
 	"github.com/codegenie/codegenie/events"
 )
 
@@ -133,9 +135,19 @@ type openAIResponse struct {
 
 // Embed returns one vector per text, in order. Errors from the server are
 // *APIError values naming the URL, the status and an excerpt of the body.
+//
+// In replay mode (guard.WithReplay) a live call is refused with a
+// *guard.ReplayModeError (Op guard.OpEmbed) before any request is made,
+// unless the client's transport replays a cassette (it has a CassetteID
+// method, as cassettes' transports do).
 func (o *OpenAIEmbedder) Embed(ctx context.Context, texts []string) ([][]float64, error) {
 	if o.Client == nil {
 		return nil, fmt.Errorf("rag: openai embedder: %w: Client is nil; inject an *http.Client (a cassette-backed one in tests)", ErrBadConfig)
+	}
+	if _, replays := o.Client.Transport.(interface{ CassetteID() string }); !replays {
+		if err := guard.AssertReplaySafe(ctx, guard.OpEmbed); err != nil {
+			return nil, fmt.Errorf("rag: openai embedder: %d text(s) for model %s: %w", len(texts), o.Model, err)
+		}
 	}
 	if o.Model == "" {
 		return nil, fmt.Errorf("rag: openai embedder: %w: Model is empty; pin the embedding model name", ErrBadConfig)

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/codegenie/codegenie/guard"
 )
 
 // fakeEmbeddings serves POST /v1/embeddings in the OpenAI wire format. Each
@@ -226,4 +228,31 @@ func TestOpenAIEmbedderDigest(t *testing.T) {
 			}
 		})
 	}
+}
+
+// cassetteTransport stands for a replaying cassette: it has a CassetteID.
+type cassetteTransport struct{ http.RoundTripper }
+
+func (cassetteTransport) CassetteID() string { return "cassette-1" }
+
+// TestOpenAIEmbedderRefusesLiveCallsInReplay: in replay mode a live
+// embedding call is refused before any request; a cassette-backed client
+// is served.
+func TestOpenAIEmbedderRefusesLiveCallsInReplay(t *testing.T) {
+	fake := &fakeEmbeddings{}
+	srv := newFakeServer(t, fake)
+	replayCtx := guard.WithReplay(context.Background())
+
+	live := &OpenAIEmbedder{Client: srv.Client(), BaseURL: srv.URL, Model: "m"}
+	_, err := live.Embed(replayCtx, []string{"a"})
+	require.ErrorIs(t, err, guard.ErrReplayMode)
+	var rme *guard.ReplayModeError
+	require.ErrorAs(t, err, &rme)
+	require.Equal(t, guard.OpEmbed, rme.Op)
+	require.Empty(t, fake.requests, "nothing reached the server")
+
+	replayed := &OpenAIEmbedder{Client: &http.Client{Transport: cassetteTransport{srv.Client().Transport}}, BaseURL: srv.URL, Model: "m"}
+	got, err := replayed.Embed(replayCtx, []string{"a"})
+	require.NoError(t, err)
+	require.Equal(t, [][]float64{{1, 1, 1}}, got)
 }

@@ -90,3 +90,28 @@ func BenchmarkReplayLookup(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkOpen measures opening a cassette of 100 interactions for replay
+// (parse, validation, digest, index; no manifest) against go-vcr v3's
+// cassette.Load of the same file.
+func BenchmarkOpen(b *testing.B) {
+	name := benchCassette(b, 100)
+	b.Run("cassettes", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			c, err := Open(name+".yaml", Options{AllowUnused: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			c.Close()
+		}
+	})
+	b.Run("govcr", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := cassette.Load(name); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

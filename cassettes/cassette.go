@@ -1,26 +1,16 @@
 package cassettes
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
+	"io/fs"
 	"net/http"
 	"os"
-	"path/filepath"
-	"regexp"
-	"slices"
 	"strings"
 	"sync"
-
-	"github.com/codegenie/codegenie/internal/excerpt"
-	"github.com/codegenie/codegenie/internal/jsondiff"
+	"testing"
 
 	"gopkg.in/dnaeon/go-vcr.v3/cassette"
-	"gopkg.in/dnaeon/go-vcr.v3/recorder"
-	"gopkg.in/yaml.v3"
-
-	"github.com/codegenie/codegenie/guard"
 )
 
 // Mode is how a cassette is opened.
@@ -28,10 +18,10 @@ type Mode int
 
 const (
 	// Replay serves recorded interactions and never touches the network.
-	// It is the zero value and the only mode tests use.
+	// It is the zero value.
 	Replay Mode = iota
 	// Record sends requests through Options.RealTransport and saves the
-	// redacted interactions on Close. It is for the cassette steward.
+	// redacted interactions on Close.
 	Record
 )
 
@@ -49,20 +39,24 @@ func (m Mode) String() string {
 // cassette when Options.Manifest is empty.
 const ManifestName = "manifest.json"
 
-// Options configures Open. The zero value replays a cassette, verifying it
-// against the manifest next to it if there is one, and makes unused
-// interactions an error at Close.
+// Options configures Open. The zero value replays a cassette (or records
+// it, when the test flags say so), verifying it against the manifest next
+// to it if there is one, and makes unused interactions an error at Close.
 type Options struct {
-	// Mode is Replay (the default) or Record.
+	// Mode is Replay (the default) or Record. The test flags
+	// -cassettes.record and -cassettes.record-missing turn Replay into
+	// Record for the cassettes they select.
 	Mode Mode
 
-	// RealTransport sends requests in Record mode; it is required there
-	// and ignored in Replay mode.
+	// RealTransport sends requests when recording; nil means
+	// http.DefaultTransport. Use Redirect to record against a local fake
+	// or a proxy while the cassette keeps the API's URL. Replay never
+	// uses it.
 	RealTransport http.RoundTripper
 
-	// APIKey is the key used for recording: the secret scanner refuses
-	// to save a cassette that contains it. In either mode it is also
-	// masked in error messages.
+	// APIKey is the key used for recording: a cassette that contains it
+	// is never saved, and never opened. It is masked wherever it appears
+	// in error messages.
 	APIKey string
 
 	// AllowUnused makes Close accept recorded interactions that were
@@ -74,12 +68,12 @@ type Options struct {
 	// file exists; with no manifest the digest is computed but not checked.
 	Manifest string
 
-	// Scenario names the cassette for refresh-cassettes' -run flag
-	// ("scenario/path"); it only shapes the refresh command that errors
-	// suggest. Empty means derived from a FileName-shaped path
-	// ("<scenario>.<path>.yaml"), else the command selects everything.
-	Scenario string
+	// Hint is the command errors name to re-record the cassette. Empty
+	// means the go test line that re-records it from the test that opened
+	// it (known to OpenT), or a description of that line.
+	Hint string
 
+	testName string // set by OpenT
 	// createTemp is a test seam for atomic writes.
 	createTemp func(dir, pattern string) (tempFile, error)
 	// skipSecretCheck (tests only) opens a cassette that holds a secret
@@ -93,33 +87,23 @@ type Options struct {
 // Cassette is one cassette file opened for replay or recording. It is safe
 // for concurrent use.
 type Cassette struct {
-	path    string
-	opts    Options
-	refresh string
-	rec     *recorder.Recorder
-	tr      *Transport
-	client  *http.Client
-	// fallback is go-vcr's real transport in Replay mode: guard.Transport(),
-	// which can never connect. go-vcr in ModeReplayOnly does not call it;
-	// if it ever did, the request would fail with a *guard.ReplayModeError
-	// naming the host, and the dial would be reported to the
-	// guard.CountingDialer in the request's context.
-	fallback http.RoundTripper
+	path   string
+	opts   Options
+	hint   string
+	mode   Mode
+	tr     *Transport
+	client *http.Client
 
 	mu     sync.Mutex
 	closed bool
 	id     string
 
 	// Replay.
-	p          *parsed
-	index      map[key][]int    // key -> interactions, in file order
-	rawIndex   map[string][]int // raw request body -> interactions
-	served     []bool
-	lastServed int                   // set by go-vcr's BeforeResponseReplayHook
-	target     *cassette.Interaction // read by matchTarget
+	p     *parsed
+	state []servedState // per interaction
 
 	// Record.
-	recorded []*cassette.Interaction
+	rec *recording
 }
 
 // Transport is the cassette's http.RoundTripper. CassetteID lets code that
@@ -132,94 +116,78 @@ func (t *Transport) CassetteID() string { return t.c.ID() }
 
 // RoundTrip replays or records one request.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if t.c.opts.Mode == Record {
+	if t.c.mode == Record {
 		return t.c.record(req)
 	}
 	return t.c.replay(req)
 }
 
-func refreshCommand(scenario string) string {
-	if scenario == "" {
-		return "go run ./cmd/refresh-cassettes"
-	}
-	return "go run ./cmd/refresh-cassettes -run '^" + regexp.QuoteMeta(scenario) + "$'"
-}
-
-// Open opens the cassette at path, which must end in ".yaml" (go-vcr
-// appends that suffix to cassette names). In Replay mode the file must
-// exist, parse as a go-vcr format-2 cassette, and match its manifest entry;
-// in Record mode nothing is read and the file is written on Close.
+// Open opens the cassette at path, which must end in ".yaml" (go-vcr's
+// naming). In Replay mode the file must exist, parse as a go-vcr format-2
+// cassette, hold no credential, and match its manifest entry; in Record
+// mode nothing is read and the file is written on Close.
 func Open(path string, opts Options) (*Cassette, error) {
 	if !strings.HasSuffix(path, ".yaml") {
-		return nil, newErr(path, 0, "open", fmt.Errorf("cassette path must end in .yaml"))
+		return nil, newErr(path, 0, "open", errors.New("cassette path must end in .yaml"))
 	}
-	scenario := opts.Scenario
-	if scenario == "" && strings.Count(filepath.Base(path), ".") == 2 {
-		scenario = scenarioKey(filepath.Base(path))
+	mode, err := modeFor(path, opts.Mode)
+	if err != nil {
+		return nil, newErr(path, 0, "open", err)
 	}
-	c := &Cassette{path: path, opts: opts, refresh: refreshCommand(scenario), lastServed: -1}
+	c := &Cassette{path: path, opts: opts, mode: mode, hint: rerecordHint(path, opts)}
 	c.tr = &Transport{c: c}
 	c.client = &http.Client{Transport: c.tr}
-	name := strings.TrimSuffix(path, ".yaml")
-	switch opts.Mode {
+	switch mode {
 	case Replay:
-		p, err := readCassette(path, c.refresh)
+		p, err := readCassette(path, c.hint)
 		if err != nil {
 			return nil, err
 		}
 		if err := c.verifyManifest(p); err != nil {
 			return nil, err
 		}
-		if err := secretError(p, "open", c.opts.APIKey, c.refresh); err != nil && !opts.skipSecretCheck {
+		if err := secretError(p, "open", opts.APIKey, c.hint); err != nil && !opts.skipSecretCheck {
 			return nil, err
 		}
-		c.fallback = guard.Transport()
-		rec, err := recorder.NewWithOptions(&recorder.Options{
-			CassetteName:       name,
-			Mode:               recorder.ModeReplayOnly,
-			RealTransport:      c.fallback,
-			SkipRequestLatency: true,
-		})
-		if err != nil {
-			return nil, newErr(path, 0, "open", err)
-		}
-		rec.SetMatcher(c.matchTarget)
-		rec.SetReplayableInteractions(opts.replayable)
-		rec.AddHook(func(i *cassette.Interaction) error {
-			c.lastServed = i.ID // c.mu is held by replay
-			return nil
-		}, recorder.BeforeResponseReplayHook)
-		c.rec, c.p, c.id = rec, p, p.digest.String()
-		c.served = make([]bool, len(p.c.Interactions))
-		c.index = make(map[key][]int, len(p.keys))
-		c.rawIndex = make(map[string][]int, len(p.keys))
-		for i, k := range p.keys {
-			c.index[k] = append(c.index[k], i)
-			body := p.c.Interactions[i].Request.Body
-			c.rawIndex[body] = append(c.rawIndex[body], i)
-		}
+		c.p, c.id = p, p.digest.String()
+		c.state = make([]servedState, len(p.c.Interactions))
 	case Record:
-		if opts.RealTransport == nil {
-			return nil, newErr(path, 0, "open", errors.New("record mode needs Options.RealTransport"))
-		}
-		rec, err := recorder.NewWithOptions(&recorder.Options{
-			CassetteName:  name,
-			Mode:          recorder.ModeRecordOnly,
-			RealTransport: opts.RealTransport,
-		})
-		if err != nil {
-			return nil, newErr(path, 0, "open", err)
-		}
-		rec.AddHook(c.captured, recorder.AfterCaptureHook)
-		c.rec = rec
+		c.rec = newRecording(c)
 	default:
 		return nil, newErr(path, 0, "open", fmt.Errorf("unknown mode %v", opts.Mode))
 	}
 	return c, nil
 }
 
+// OpenT opens the cassette at path for the test t, as Open does, and
+// closes it when t ends. Any error fails the test. Errors name the go test
+// line that re-records the cassette from t.
+func OpenT(t testing.TB, path string, opts Options) *Cassette {
+	t.Helper()
+	opts.testName = t.Name()
+	c, err := Open(path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := c.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return c
+}
+
+// exists reports whether path exists, for -cassettes.record-missing.
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return !errors.Is(err, fs.ErrNotExist)
+}
+
 // Path returns the cassette's file path.
 func (c *Cassette) Path() string { return c.path }
+
+// Mode returns the mode the cassette was opened in, after the test flags.
+func (c *Cassette) Mode() Mode { return c.mode }
 
 // ID returns the cassette_id (see Transport.CassetteID).
 func (c *Cassette) ID() string {
@@ -242,7 +210,7 @@ func (c *Cassette) Interactions() int {
 	if c.p != nil {
 		return len(c.p.c.Interactions)
 	}
-	return len(c.recorded)
+	return len(c.rec.captured)
 }
 
 // Close ends the cassette. In Replay mode it reports recorded interactions
@@ -257,16 +225,16 @@ func (c *Cassette) Close() error {
 		return nil
 	}
 	c.closed = true
-	if c.opts.Mode == Record {
-		return c.save()
+	if c.mode == Record {
+		return c.rec.save()
 	}
 	if c.opts.AllowUnused {
 		return nil
 	}
 	var lines []string
 	first := 0
-	for i, used := range c.served {
-		if used {
+	for i, s := range c.state {
+		if s.started {
 			continue
 		}
 		if len(lines) == 0 {
@@ -279,269 +247,9 @@ func (c *Cassette) Close() error {
 		return nil
 	}
 	return newErr(c.path, first, "close", detailf(ErrUnusedInteractions,
-		"%v: %d of %d never replayed:\n  %s\nthe pipeline made fewer or different requests than when the cassette was recorded; fix the pipeline, or re-record with: %s",
-		ErrUnusedInteractions, len(lines), len(c.served), strings.Join(lines, "\n  "), c.refresh))
+		"%v: %d of %d never replayed:\n  %s\nthe code under test made fewer or different requests than when the cassette was recorded; fix it, or re-record with: %s",
+		ErrUnusedInteractions, len(lines), len(c.state), strings.Join(lines, "\n  "), c.hint))
 }
 
-// matchTarget is the go-vcr matcher: it accepts exactly the recorded
-// request replay chose by key (c.target). go-vcr calls it from inside
-// replay's call to the recorder, while c.mu is held.
-func (c *Cassette) matchTarget(_ *http.Request, i cassette.Request) bool {
-	t := c.target
-	if t == nil {
-		return false
-	}
-	if i.Method != t.Request.Method || i.URL != t.Request.URL || len(i.Body) != len(t.Request.Body) || i.Body != t.Request.Body {
-		return false
-	}
-	for _, h := range matchHeaders {
-		if !slices.Equal(i.Headers.Values(h), t.Request.Headers.Values(h)) {
-			return false
-		}
-	}
-	return true
-}
-
-func (c *Cassette) replay(req *http.Request) (*http.Response, error) {
-	var body []byte
-	if req.Body != nil {
-		b, err := io.ReadAll(req.Body)
-		req.Body.Close()
-		if err != nil {
-			return nil, newErr(c.path, 0, "replay", fmt.Errorf("reading request body: %w", err))
-		}
-		body = b
-	}
-	cr, err := canonicalHead(req.Method, req.URL.String(), req.Header)
-	if err != nil {
-		return nil, newErr(c.path, 0, "replay", err)
-	}
-
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
-		return nil, newErr(c.path, 0, "replay", ErrClosed)
-	}
-	// Fast path: a recorded body with the same bytes has the same canonical
-	// body, so its key is ours if the head agrees.
-	var candidates []int
-	for _, i := range c.rawIndex[string(body)] {
-		if sameHead(c.p.canon[i], cr) {
-			candidates = c.index[c.p.keys[i]]
-			break
-		}
-	}
-	if candidates == nil {
-		cr.setBody(body)
-		candidates = c.index[cr.key()]
-	}
-	target := -1
-	for _, i := range candidates {
-		if !c.served[i] {
-			target = i
-			break
-		}
-	}
-	if target < 0 {
-		cr.setBody(body)
-		return nil, c.miss(cr, candidates)
-	}
-	in := c.p.c.Interactions[target]
-	r2 := req.WithContext(req.Context()) // shallow: go-vcr only reads it
-	r2.Body = io.NopCloser(bytes.NewReader(body))
-	c.lastServed, c.target = -1, in
-	resp, err := c.rec.RoundTrip(r2)
-	c.target = nil
-	if c.lastServed == in.ID {
-		// go-vcr marked it replayed (even if the context ended just after).
-		c.served[target] = !c.opts.replayable
-	}
-	if err != nil {
-		if ctxErr := req.Context().Err(); ctxErr != nil {
-			return nil, ctxErr
-		}
-		return nil, newErr(c.path, c.p.lines[target], "replay", err)
-	}
-	resp.Body.Close()
-	if c.lastServed != in.ID {
-		return nil, newErr(c.path, c.p.lines[target], "replay",
-			fmt.Errorf("go-vcr served interaction %d, expected %d; the file changed while it was being opened", c.lastServed, in.ID))
-	}
-	return responseFor(req, &in.Response), nil
-}
-
-// responseFor builds a fresh response from a recorded one: the caller gets
-// its own header maps and its own body reader, so concurrent replays share
-// nothing mutable.
-func responseFor(req *http.Request, r *cassette.Response) *http.Response {
-	cl := r.ContentLength
-	if cl >= 0 && cl != int64(len(r.Body)) {
-		cl = -1
-	}
-	h := cloneValues(r.Headers)
-	if h == nil {
-		h = http.Header{}
-	}
-	return &http.Response{
-		Status:           r.Status,
-		StatusCode:       r.Code,
-		Proto:            r.Proto,
-		ProtoMajor:       r.ProtoMajor,
-		ProtoMinor:       r.ProtoMinor,
-		TransferEncoding: slices.Clone(r.TransferEncoding),
-		Trailer:          cloneValues(r.Trailer),
-		ContentLength:    cl,
-		Uncompressed:     r.Uncompressed,
-		Header:           h,
-		Body:             newReplayBody(req.Context(), r.Body, isSSE(h)),
-		Close:            true,
-		Request:          req,
-	}
-}
-
-func (c *Cassette) miss(cr *canonRequest, exhausted []int) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%v: %s %s (body blake3 %s)", ErrInteractionNotFound, cr.method, redactURL(cr.url), cr.bodyDigest())
-	line := 0
-	if len(exhausted) > 0 {
-		line = c.p.lines[exhausted[len(exhausted)-1]]
-		fmt.Fprintf(&b, "\nall %d recorded interactions with this key were already replayed (the last at line %d): the pipeline sent this request more often than when the cassette was recorded", len(exhausted), line)
-	} else if n := c.nearest(cr); n >= 0 {
-		line = c.p.lines[n]
-		rc := c.p.canon[n]
-		fmt.Fprintf(&b, "\nnearest recorded interaction: %d (line %d): %s %s (body blake3 %s)", n, line, rc.method, redactURL(rc.url), rc.bodyDigest())
-		if rc.method != cr.method {
-			fmt.Fprintf(&b, "\n  method: recorded %s, requested %s", rc.method, cr.method)
-		}
-		if rc.url != cr.url {
-			fmt.Fprintf(&b, "\n  url: recorded %s, requested %s", redactURL(rc.url), redactURL(cr.url))
-		}
-		for j := range rc.headers {
-			if rc.headers[j] != cr.headers[j] {
-				fmt.Fprintf(&b, "\n  header: recorded %s, requested %s", rc.headers[j], cr.headers[j])
-			}
-		}
-		if !bytes.Equal(rc.body, cr.body) {
-			// Mask whole bodies before any excerpt: an excerpt can start
-			// inside a secret, where no rule would recognise it.
-			recBody := []byte(maskSecrets(string(rc.body), c.opts.APIKey))
-			reqBody := []byte(maskSecrets(string(cr.body), c.opts.APIKey))
-			diff := jsondiff.Lines(recBody, reqBody)
-			if diff == nil {
-				off, _ := excerpt.FirstDiff(recBody, reqBody)
-				diff = []string{fmt.Sprintf("(body) differs at byte %d: recorded %s, requested %s", off,
-					excerpt.Around(recBody, off, excerpt.Radius), excerpt.Around(reqBody, off, excerpt.Radius))}
-			}
-			const maxLines = 20
-			if len(diff) > maxLines {
-				diff = append(diff[:maxLines:maxLines], fmt.Sprintf("... and %d more differences", len(diff)-maxLines))
-			}
-			fmt.Fprintf(&b, "\n  body (recorded vs requested):\n    %s", strings.Join(diff, "\n    "))
-		}
-	} else {
-		b.WriteString("\nthe cassette has no interactions")
-	}
-	fmt.Fprintf(&b, "\nif the request change is intended, re-record with: %s", c.refresh)
-	msg := maskSecrets(b.String(), c.opts.APIKey)
-	return newErr(c.path, line, "replay", &detailError{sentinel: ErrInteractionNotFound, msg: msg})
-}
-
-// nearest picks the recorded request most like cr: same method and URL
-// first, then the fewest differing body fields, then file order.
-func (c *Cassette) nearest(cr *canonRequest) int {
-	best, bestScore := -1, 0
-	for i, rc := range c.p.canon {
-		score := 0
-		if rc.method != cr.method {
-			score += 1 << 20
-		}
-		if rc.url != cr.url {
-			score += 1 << 19
-		}
-		for j := range rc.headers {
-			if rc.headers[j] != cr.headers[j] {
-				score += 1 << 18
-			}
-		}
-		if !bytes.Equal(rc.body, cr.body) {
-			d := len(jsondiff.Lines(rc.body, cr.body))
-			if d == 0 {
-				d = 1 << 10
-			}
-			score += min(d, 1<<17)
-		}
-		if best < 0 || score < bestScore {
-			best, bestScore = i, score
-		}
-	}
-	return best
-}
-
-// captured is the AfterCaptureHook in Record mode: the interaction gets
-// its own header maps, so neither the live request nor the response the
-// caller receives shares a map with what will be saved.
-func (c *Cassette) captured(i *cassette.Interaction) error {
-	i.Request.Headers = cloneValues(i.Request.Headers)
-	i.Request.Trailer = cloneValues(i.Request.Trailer)
-	i.Response.Headers = cloneValues(i.Response.Headers)
-	i.Response.Trailer = cloneValues(i.Response.Trailer)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
-		return newErr(c.path, 0, "record", ErrClosed)
-	}
-	c.recorded = append(c.recorded, i)
-	return nil
-}
-
-func (c *Cassette) record(req *http.Request) (*http.Response, error) {
-	c.mu.Lock()
-	closed := c.closed
-	c.mu.Unlock()
-	if closed {
-		return nil, newErr(c.path, 0, "record", ErrClosed)
-	}
-	resp, err := c.rec.RoundTrip(req)
-	if err != nil {
-		return nil, err
-	}
-	out := *resp
-	out.Header = cloneValues(resp.Header)
-	out.Trailer = cloneValues(resp.Trailer)
-	out.Request = req
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	out.Body = newReplayBody(req.Context(), string(b), isSSE(out.Header))
-	return &out, nil
-}
-
-// save serializes the redacted interactions exactly as go-vcr's
-// Cassette.Save does, scans the bytes, and writes them atomically.
-func (c *Cassette) save() error {
-	cs := cassette.New(strings.TrimSuffix(c.path, ".yaml"))
-	for _, i := range c.recorded {
-		cs.AddInteraction(redactInteraction(i))
-	}
-	data, err := yaml.Marshal(cs)
-	if err != nil {
-		return newErr(c.path, 0, "save", err)
-	}
-	data = append([]byte("---\n"), data...)
-	p, err := parseCassette(c.path, data)
-	if err != nil {
-		return err
-	}
-	if f := findSecret(p, c.opts.APIKey); f != nil {
-		return newErr(c.path, f.line, "save", detailf(ErrSecret,
-			"%v: %s at line %d of the serialized cassette survived redaction (the value is not shown); nothing was written. Keep credentials out of request and response bodies and headers, then re-record",
-			ErrSecret, f.what, f.line))
-	}
-	if err := os.MkdirAll(filepath.Dir(c.path), 0o755); err != nil {
-		return newErr(c.path, 0, "write", err)
-	}
-	if err := writeFileAtomic(c.path, data, c.opts.createTemp); err != nil {
-		return err
-	}
-	c.id = p.digest.String()
-	return nil
-}
+// interaction returns recorded interaction i.
+func (c *Cassette) interaction(i int) *cassette.Interaction { return c.p.c.Interactions[i] }

@@ -149,9 +149,19 @@ func TestIdenticalRequestsReplayInOrder(t *testing.T) {
 		require.Contains(t, readAll(t, do(t, c.Client(), srv.URL, r)), fmt.Sprintf(`"n":%d`, i))
 	}
 	_, err = send(c.Client(), srv.URL, r)
-	require.ErrorIs(t, err, ErrInteractionNotFound)
-	require.ErrorContains(t, err, "all 3 recorded interactions with this key were already replayed (the last at line")
+	require.ErrorIs(t, err, ErrExhausted, "a cassette used up by one run")
+	require.ErrorContains(t, err, "cassette exhausted: open it per run")
 	require.NoError(t, c.Close())
+
+	// With interactions left, the same request once too often is a miss.
+	other := plainReq{method: "POST", path: "/q", body: `{}`}
+	path = recordPlain(t, t.TempDir(), "c", srv, []plainReq{r, other})
+	c, err = Open(path, Options{AllowUnused: true})
+	require.NoError(t, err)
+	readAll(t, do(t, c.Client(), srv.URL, r))
+	_, err = send(c.Client(), srv.URL, r)
+	require.ErrorIs(t, err, ErrInteractionNotFound)
+	require.ErrorContains(t, err, "all 1 recorded interactions with this request were already replayed (the last at line")
 }
 
 func TestMissExplainsItself(t *testing.T) {
@@ -160,7 +170,7 @@ func TestMissExplainsItself(t *testing.T) {
 	recorded := plainReq{method: "POST", path: "/v1/messages", body: `{"model":"claude-x","max_tokens":100,"messages":[{"role":"user","content":"fix lodash"}]}`}
 	other := plainReq{method: "POST", path: "/v1/other", body: `{"q":1}`}
 	path := recordPlain(t, dir, "miss", srv, []plainReq{other, recorded})
-	c, err := Open(path, Options{Scenario: "npm-lodash/happy", AllowUnused: true})
+	c, err := Open(path, Options{Hint: "rerecord-this-cassette", AllowUnused: true})
 	require.NoError(t, err)
 	secret := "sk-ant-api03-" + strings.Repeat("Z", 40)
 	_, err = send(c.Client(), srv.URL, plainReq{method: "POST", path: "/v1/messages",
@@ -181,7 +191,7 @@ func TestMissExplainsItself(t *testing.T) {
 		`"claude-x"`,
 		`"claude-y"`,
 		`["messages"][0]["content"]`,
-		"go run ./cmd/refresh-cassettes -run '^npm-lodash/happy$'",
+		"re-record with: rerecord-this-cassette",
 	} {
 		require.Contains(t, msg, want)
 	}
@@ -409,8 +419,6 @@ func TestRecordWriteFailsMidway(t *testing.T) {
 func TestOpenRejects(t *testing.T) {
 	_, err := Open(filepath.Join(t.TempDir(), "x.json"), Options{})
 	require.ErrorContains(t, err, "must end in .yaml")
-	_, err = Open(filepath.Join(t.TempDir(), "x.yaml"), Options{Mode: Record})
-	require.ErrorContains(t, err, "RealTransport")
 	_, err = Open(filepath.Join(t.TempDir(), "x.yaml"), Options{Mode: Mode(7)})
 	require.ErrorContains(t, err, "unknown mode")
 }

@@ -36,7 +36,7 @@ func TestCommittedCassettesReplay(t *testing.T) {
 			require.NoError(t, err)
 
 			synctest.Test(t, func(t *testing.T) {
-				c, err := cassettes.Open(filepath.Join("testdata", e.File), cassettes.Options{Scenario: name + "/" + path})
+				c, err := cassettes.Open(filepath.Join("testdata", e.File), cassettes.Options{})
 				require.NoError(t, err)
 				tier, err := fixtures.NewTier(fixtures.TierConfig{HTTPClient: c.Client()})
 				require.NoError(t, err)

@@ -1,32 +1,46 @@
-// Package cassettes records and replays the pipeline's HTTP calls to LLM
-// APIs, so that CI runs the real pipeline, through the real SDK, against
-// exactly the same responses forever. It is the only package that imports
-// go-vcr (gopkg.in/dnaeon/go-vcr.v3): it wraps go-vcr's recorder and
-// cassette format, adding a matcher fit for LLM APIs, per-caller response
-// copies, redaction, a secret scanner, atomic saves, a content digest
-// (cassette_id) and a manifest with an append-only history.
+// Package cassettes records and replays HTTP calls to LLM APIs, so that
+// tests and CI run the real code, through the real SDK, against exactly the
+// same responses forever. It is the only package that imports go-vcr
+// (gopkg.in/dnaeon/go-vcr.v3): go-vcr's cassette format is the file format
+// and go-vcr's recorder records; replay is served from the package's own
+// index after one parse. It adds a matcher fit for LLM APIs, per-caller
+// response copies, redaction, a secret scanner, atomic saves, a content
+// digest (cassette_id), a manifest with an append-only history, and a
+// record switch for go test.
 //
-// It is not a general HTTP mocking library, not a fake server (that is
-// internal/fakellm), and it does not decide what to record: the steward's
-// command cmd/refresh-cassettes runs the fixture scenarios through a
-// recording cassette.
+// It is not a general HTTP mocking library and not a fake server.
 //
-// # Modes
+// # Modes and the record switch
 //
-// Open(path, Options{}) replays: go-vcr's recorder in ModeReplayOnly with
-// SkipRequestLatency, and as its real transport the replay guard's
-// guard.Transport(), which can never connect: should go-vcr ever fall back
-// to it, the request fails with a *guard.ReplayModeError naming the host,
-// and the attempt is counted by a guard.CountingDialer attached to the
-// request's context (guard.WithDialCounter). Nothing is dialled, so replay
-// works inside testing/synctest bubbles. A request the cassette did not
-// record never reaches that transport: it fails with the miss error below.
-// The file must end in ".yaml" (go-vcr's naming).
+// Open(path, Options{}) replays. Replay never sends a request anywhere:
+// there is no transport behind it, so it works inside testing/synctest
+// bubbles, and a request the cassette did not record fails with the miss
+// error below. The file must end in ".yaml" (go-vcr's naming).
 //
-// Open(path, Options{Mode: Record, RealTransport: rt, APIKey: key})
-// records through go-vcr's recorder in ModeRecordOnly; Close saves.
-// Interactions are saved in the order their responses arrived, so record
-// sequentially when the digest must be reproducible.
+// In test binaries (testing.Testing), the package registers two flags,
+// as httprr does:
+//
+//	-cassettes.record=REGEXP   re-record the cassettes whose path matches
+//	-cassettes.record-missing  record the cassettes that do not exist yet
+//
+// A cassette they select is opened in Record mode; plain go test always
+// replays. Options.Mode: Record records unconditionally (a command such as
+// cmd/refresh-cassettes does). Recording sends requests through
+// Options.RealTransport (http.DefaultTransport when nil) with go-vcr's
+// recorder in ModeRecordOnly, and Close saves. Redirect makes a transport
+// that sends requests for the API's root to a local fake or a proxy while
+// the cassette records the URL the client used, so it replays against the
+// real API's URL whatever port the fake had. Interactions are saved in the
+// order their responses arrived, so record sequentially when the digest
+// must be reproducible. A cassette re-recorded by a flag in a directory
+// with a manifest is applied to it (see Applying re-recorded cassettes),
+// forced, with the reason "re-recorded with go test -cassettes.record".
+//
+// OpenT(t, path, opts) opens for a test, fails it on error and closes the
+// cassette when the test ends; its errors name the go test line that
+// re-records the cassette from that test
+// (go test -run '^TestX$' -count=1 '-cassettes.record=name\.yaml$' ./pkg).
+// Options.Hint replaces that command.
 //
 // # Matching
 //
@@ -38,51 +52,68 @@
 //     path written "/", query parameters sorted by key (url.Values.Encode)
 //     with the values of credential parameters (key, api_key, apikey,
 //     access_token, token, sig, signature) replaced by "REDACTED";
-//   - "Anthropic-Version=" and the values joined by ",";
-//   - "Anthropic-Beta=" and the comma-separated features, trimmed, sorted
-//     and de-duplicated;
-//   - "Content-Type=" and the media type as mime.FormatMediaType writes it
-//     (lower-case type, charset lower-cased);
 //   - "json" and the body in the canonical JSON of events.CanonicalizeJSON
 //     (keys sorted, no insignificant whitespace, numbers normalised), or,
 //     when the body is empty or not JSON, "bytes" and the raw body.
 //
-// Every other header is ignored: User-Agent, X-Stainless-* (OS, arch,
-// runtime version, package version, timeout, retry count, helper method),
-// Idempotency-Key and credentials all vary between machines and attempts
-// without changing what is asked. A request replays the first recorded
-// interaction with its key that has not been replayed yet, so identical
-// requests get their recorded responses in file order. go-vcr still does
-// the selection and marks the interaction replayed: the package's matcher
-// accepts exactly the interaction chosen by key. By default Close reports
-// interactions never replayed (ErrUnusedInteractions); Options.AllowUnused
-// turns that off.
+// A recorded interaction with the request's key serves it unless a
+// meaningful header is on both sides with different canonical values:
+// Anthropic-Version (trimmed), Anthropic-Beta and OpenAI-Beta (the
+// comma-separated features, trimmed, sorted and de-duplicated), and
+// Content-Type (the media type as mime.FormatMediaType writes it, charset
+// lower-cased, and dropped on JSON media types when it is utf-8, since JSON
+// is always UTF-8). A header the recording lacks, or the request lacks, is
+// not a miss by itself: other recorders strip Anthropic-Version. Every
+// other header is ignored: User-Agent, X-Stainless-* (OS, arch, runtime
+// version, package version, timeout, retry count, helper method),
+// Idempotency-Key and credentials vary between machines and attempts
+// without changing what is asked.
+//
+// A request is served the first such interaction, in file order, that is
+// not busy, so identical requests get their recorded responses in file
+// order. An interaction is busy once served, until its response body is
+// abandoned before its end because the request's context was cancelled:
+// then it is servable again, so a retry after a cancelled read is served
+// the response again, as the live API would answer a retried request. By
+// default Close reports interactions never served (ErrUnusedInteractions);
+// Options.AllowUnused turns that off.
+//
+// The cassette's content is parsed, checked, digested, scanned and indexed
+// once per process (cached by the blake3 of the file's bytes, so an edited
+// file is read anew); each Open keeps only which interactions it served.
 //
 // # Misses
 //
-// A request without an unused match fails with a *CassetteError wrapping
+// A request without a servable match fails with a *CassetteError wrapping
 // ErrInteractionNotFound. Its message names the method, the URL and the
-// blake3 of the canonical body, the cassette path, the nearest recorded
-// interaction (same method and URL first, then fewest differing JSON
-// fields) with its line and a field-level diff of the two bodies (or the
-// first differing byte for non-JSON bodies), and the refresh-cassettes
-// command that re-records the cassette. Secrets are masked in the message
-// (see Redaction and secrets).
+// blake3 of the canonical body, the cassette path, and then: the header
+// that differs, when an interaction with the same key has another value
+// for it; that every interaction with the request's key was already
+// served, when so; or the nearest recorded interaction (same method and
+// URL first, then fewest differing JSON fields) with its line and a
+// field-level diff of the two bodies (or the first differing byte for
+// non-JSON bodies). It ends with the command that re-records the cassette.
+// Secrets are masked in the message (see Redaction and secrets).
+//
+// When every interaction of the cassette is busy, the error wraps
+// ErrExhausted instead ("cassette exhausted: open it per run"): a Cassette
+// serves one run, and one opened once and shared by many runs is used up
+// by the first.
 //
 // # Concurrency
 //
-// A Cassette is safe for concurrent use. go-vcr returns an interaction's
-// own header maps in every response it builds; this package instead gives
-// each caller a response with freshly copied headers and trailers, its own
-// body reader and the caller's own request.
+// A Cassette is safe for concurrent use. Each caller gets a response with
+// freshly copied headers and trailers, its own body reader and the
+// caller's own request.
 //
 // # Streaming
 //
 // Bodies are recorded whole and byte-identical. A replayed text/event-stream
 // body returns at most one event frame (up to and including the blank line
-// that ends it) per Read, so SSE consumers, including the SDK's stream API,
-// see the events one by one. Reads fail with the context's error once the
-// request's context is done.
+// that ends it: two line ends in a row, each "\n", "\r" or "\r\n") per
+// Read, so SSE consumers, including the SDKs' stream APIs, see the events
+// one by one. Reads fail with the context's error once the request's
+// context is done (see Matching for what that does to the interaction).
 //
 // # Redaction and secrets
 //
@@ -171,7 +202,7 @@
 //
 // Cassettes are sorted by file (a slash path relative to the manifest).
 // Model is the first model a response names. Pinned marks a cassette that a
-// golden digest depends on; refresh-cassettes creates entries pinned, and
+// golden digest depends on; Apply creates entries pinned, and
 // replacing a pinned cassette with different content needs force and a
 // reason (ErrPinned otherwise). History is append-only: seq is 1, 2, 3...;
 // each entry's old_digest is the previous new_digest for its file ("" for
@@ -182,8 +213,11 @@
 //
 // Open in Replay mode verifies the cassette against Options.Manifest, or
 // manifest.json in the cassette's directory when there is one: a digest
-// that differs (ErrDigestMismatch: the file was changed outside
-// refresh-cassettes) or a missing entry (ErrNotInManifest) is an error.
+// that differs (ErrDigestMismatch: the file was changed other than by
+// recording) or a missing entry (ErrNotInManifest) is an error. The
+// manifest is parsed strictly (one JSON object, no unknown fields, no
+// duplicate keys, nothing after it; errors name the line) and, like
+// cassettes, checked once per content in a process.
 // Verify(dir) checks a whole directory, and Apply moves freshly recorded
 // cassettes in and records them.
 //

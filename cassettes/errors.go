@@ -16,6 +16,10 @@ var (
 	// errors.Is works for callers that know either package.
 	ErrInteractionNotFound = cassette.ErrInteractionNotFound
 
+	// ErrExhausted: every recorded interaction was already replayed by
+	// this Cassette; a Cassette serves one run, so open it per run.
+	ErrExhausted = errors.New("cassette exhausted: open it per run")
+
 	// ErrCassetteNotFound: the cassette file does not exist.
 	ErrCassetteNotFound = errors.New("cassette not found")
 

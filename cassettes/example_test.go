@@ -20,7 +20,7 @@ import (
 func ExampleOpen() {
 	s, _ := fixtures.Lookup("npm-lodash")
 	c, err := cassettes.Open(filepath.Join("testdata", cassettes.FileName(s.Name, "happy")),
-		cassettes.Options{Scenario: s.Name + "/happy"})
+		cassettes.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -100,8 +100,10 @@ func TestApplySurvivesKills(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, cmd.Start())
 		line := make([]byte, len("started\n"))
-		_, err = io.ReadFull(stdout, line)
-		require.NoError(t, err, "the child did not start: %s", stderr.String())
+		if _, err := io.ReadFull(stdout, line); err != nil {
+			werr := cmd.Wait()
+			t.Fatalf("the child did not start: %v, %v: %s", err, werr, stderr.String())
+		}
 		start := time.Now()
 		if killAfter >= 0 {
 			time.Sleep(killAfter)

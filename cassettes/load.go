@@ -4,17 +4,19 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
+	"net/http"
+	"net/url"
 	"regexp"
 	"strconv"
+	"sync"
 
 	"github.com/codegenie/codegenie/events"
 	"gopkg.in/dnaeon/go-vcr.v3/cassette"
 	"gopkg.in/yaml.v3"
 )
 
-// parsed is a cassette file decoded and checked, with what matching and
-// error messages need precomputed.
+// parsed is a cassette file decoded, checked and indexed for replay. It is
+// shared by every Open of the same content and never modified.
 type parsed struct {
 	path    string
 	raw     []byte
@@ -22,9 +24,27 @@ type parsed struct {
 	lines   []int // 1-based line of each interaction
 	canon   []*canonRequest
 	keys    []key
+	index   map[key][]int    // key -> interactions, in file order
+	raw2i   map[string][]int // raw request body -> interactions, in file order
 	digest  events.Digest
 	headers []headerRef // every header and trailer value, for the secret scan
 }
+
+// maxCassetteBytes bounds the cassette files this package reads.
+const maxCassetteBytes = 256 << 20
+
+// parsedCache holds parsed cassettes by the blake3 of their bytes, so each
+// content is parsed and indexed once per process however often it is
+// opened, and a changed file is parsed anew.
+var parsedCache struct {
+	sync.Mutex
+	m     map[events.Digest]*parsed
+	bytes int
+}
+
+// maxCachedBytes bounds the file bytes parsedCache keeps (its index and
+// decoded copy are of the same order); past it the cache starts over.
+const maxCachedBytes = 64 << 20
 
 var yamlLine = regexp.MustCompile(`line (\d+)`)
 
@@ -41,7 +61,7 @@ func lineOf(err error) int {
 // readCassette reads and validates path. refresh is the command named when
 // the file is missing.
 func readCassette(path, refresh string) (*parsed, error) {
-	raw, err := os.ReadFile(path)
+	raw, err := readBounded(path, maxCassetteBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, newErr(path, 0, "open", detailf(ErrCassetteNotFound,
 			"%v: the file does not exist; record it with: %s", ErrCassetteNotFound, refresh))
@@ -49,14 +69,34 @@ func readCassette(path, refresh string) (*parsed, error) {
 	if err != nil {
 		return nil, newErr(path, 0, "open", err)
 	}
-	return parseCassette(path, raw)
+	sum := events.Sum(raw)
+	parsedCache.Lock()
+	p, ok := parsedCache.m[sum]
+	parsedCache.Unlock()
+	if ok && p.path == path {
+		return p, nil
+	}
+	if p, err = parseCassette(path, raw, refresh); err != nil {
+		return nil, err
+	}
+	parsedCache.Lock()
+	if parsedCache.m == nil || parsedCache.bytes+len(raw) > maxCachedBytes {
+		parsedCache.m, parsedCache.bytes = map[events.Digest]*parsed{}, 0
+	}
+	parsedCache.m[sum] = p
+	parsedCache.bytes += len(raw)
+	parsedCache.Unlock()
+	return p, nil
 }
 
-func parseCassette(path string, raw []byte) (*parsed, error) {
+func parseCassette(path string, raw []byte, refresh string) (*parsed, error) {
+	if refresh == "" {
+		refresh = "a new recording"
+	}
 	invalid := func(line int, format string, args ...any) error {
 		return newErr(path, line, "parse", detailf(ErrInvalidCassette,
-			"%v: %s; re-record it with refresh-cassettes rather than editing it by hand",
-			ErrInvalidCassette, fmt.Sprintf(format, args...)))
+			"%v: %s; replace it with a new recording rather than editing it by hand: %s",
+			ErrInvalidCassette, fmt.Sprintf(format, args...), refresh))
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(raw, &doc); err != nil {
@@ -85,15 +125,15 @@ func parseCassette(path string, raw []byte) (*parsed, error) {
 	var version int
 	if err := versionNode.Decode(&version); err != nil || version != cassette.CassetteFormatV2 {
 		return nil, newErr(path, versionNode.Line, "parse", detailf(ErrUnsupportedVersion,
-			"%v: version %q, want %d (go-vcr v3 format); re-record it with refresh-cassettes",
-			ErrUnsupportedVersion, versionNode.Value, cassette.CassetteFormatV2))
+			"%v: version %q, want %d (go-vcr v3 format); re-record it: %s",
+			ErrUnsupportedVersion, versionNode.Value, cassette.CassetteFormatV2, refresh))
 	}
 	c := cassette.New("")
 	c.IsNew = false
 	if err := root.Decode(c); err != nil {
 		return nil, invalid(lineOf(err), "%v", err)
 	}
-	p := &parsed{path: path, raw: raw, c: c}
+	p := &parsed{path: path, raw: raw, c: c, index: map[key][]int{}, raw2i: map[string][]int{}}
 	if interactionsNode != nil {
 		if interactionsNode.Kind != yaml.SequenceNode && !(interactionsNode.Kind == yaml.ScalarNode && interactionsNode.Tag == "!!null") {
 			return nil, invalid(interactionsNode.Line, "interactions is not a list")
@@ -116,12 +156,17 @@ func parseCassette(path string, raw []byte) (*parsed, error) {
 		if in.Response.Code == 0 {
 			return nil, invalid(p.lines[i], "interaction %d has no response code (the file looks truncated)", i)
 		}
-		cr, err := canonicalize(in.Request.Method, in.Request.URL, in.Request.Headers, []byte(in.Request.Body))
+		u, err := url.Parse(in.Request.URL)
 		if err != nil {
 			return nil, invalid(p.lines[i], "interaction %d: request URL: %v", i, err)
 		}
+		cr := canonicalHead(in.Request.Method, u, canonicalKeys(in.Request.Headers))
+		cr.setBody([]byte(in.Request.Body))
+		k := cr.key()
 		p.canon = append(p.canon, cr)
-		p.keys = append(p.keys, cr.key())
+		p.keys = append(p.keys, k)
+		p.index[k] = append(p.index[k], i)
+		p.raw2i[in.Request.Body] = append(p.raw2i[in.Request.Body], i)
 	}
 	d, err := digestOf(c)
 	if err != nil {
@@ -131,57 +176,20 @@ func parseCassette(path string, raw []byte) (*parsed, error) {
 	return p, nil
 }
 
-// digestRequest and digestResponse are the projections the cassette digest
-// covers: every go-vcr field, with each body replaced by its blake3 digest.
-type digestRequest struct {
-	cassette.Request
-	BodyDigest events.Digest
-}
-
-type digestResponse struct {
-	cassette.Response
-	BodyDigest events.Digest
-}
-
-type digestInteraction struct {
-	ID       int
-	Request  digestRequest
-	Response digestResponse
-}
-
-type digestCassette struct {
-	Version      int
-	Interactions []digestInteraction
-}
-
-// digestOf computes cassette_id as specified in doc.go.
-func digestOf(c *cassette.Cassette) (events.Digest, error) {
-	d := digestCassette{Version: c.Version, Interactions: make([]digestInteraction, 0, len(c.Interactions))}
-	for _, in := range c.Interactions {
-		req, resp := in.Request, in.Response
-		req.Body, resp.Body = "", ""
-		d.Interactions = append(d.Interactions, digestInteraction{
-			ID:       in.ID,
-			Request:  digestRequest{Request: req, BodyDigest: events.Sum([]byte(in.Request.Body))},
-			Response: digestResponse{Response: resp, BodyDigest: events.Sum([]byte(in.Response.Body))},
-		})
+// canonicalKeys returns h with canonical header names, as http.Header
+// methods expect: other recorders may write them in lower case.
+func canonicalKeys(h http.Header) http.Header {
+	for k := range h {
+		if http.CanonicalHeaderKey(k) != k {
+			out := make(http.Header, len(h))
+			for k, v := range h {
+				ck := http.CanonicalHeaderKey(k)
+				out[ck] = append(out[ck], v...)
+			}
+			return out
+		}
 	}
-	b, err := events.Canonical(d)
-	if err != nil {
-		return events.Digest{}, err
-	}
-	return events.Sum(b), nil
-}
-
-// Digest returns the cassette_id of the cassette file at path: the
-// blake3-256 digest (hex) of its canonical content, as specified in the
-// package documentation. It does not consult the manifest.
-func Digest(path string) (string, error) {
-	p, err := readCassette(path, refreshCommand(""))
-	if err != nil {
-		return "", err
-	}
-	return p.digest.String(), nil
+	return h
 }
 
 // appendHeaderRefs appends the header and trailer values of one

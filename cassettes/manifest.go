@@ -21,7 +21,7 @@ import (
 const ManifestFormat = 1
 
 // Manifest lists the cassettes of one directory with their digests, and
-// the append-only history of every change refresh-cassettes made. Its
+// the append-only history of every change recording made. Its
 // format is specified in the package documentation.
 type Manifest struct {
 	Format    int            `json:"format"`
@@ -251,7 +251,7 @@ func readManifest(path string) (*Manifest, error) {
 func parseManifest(path string, raw []byte) (*Manifest, error) {
 	invalid := func(line int, err error) error {
 		return newErr(path, line, "manifest", detailf(ErrInvalidManifest,
-			"%v: %v; restore it from version control, then re-record with refresh-cassettes", ErrInvalidManifest, err))
+			"%v: %v; restore it from version control (only recording writes it)", ErrInvalidManifest, err))
 	}
 	lines, line, err := strictJSON(raw)
 	if err != nil {
@@ -316,18 +316,18 @@ func (c *Cassette) verifyManifest(p *parsed) error {
 	if err != nil {
 		return newErr(c.path, 0, "verify", err)
 	}
-	return verifyEntry(m, filepath.ToSlash(rel), c.path, p, c.refresh)
+	return verifyEntry(m, filepath.ToSlash(rel), c.path, p, c.hint)
 }
 
 func verifyEntry(m *Manifest, rel, path string, p *parsed, refresh string) error {
 	e, ok := m.Lookup(rel)
 	if !ok {
 		return newErr(path, 0, "verify", detailf(ErrNotInManifest,
-			"%v: %q has no manifest entry; cassettes are added by refresh-cassettes: %s", ErrNotInManifest, rel, refresh))
+			"%v: %q has no manifest entry; a cassette enters the manifest when it is recorded: %s", ErrNotInManifest, rel, refresh))
 	}
 	if got := p.digest.String(); got != e.Digest {
 		return newErr(path, 0, "verify", detailf(ErrDigestMismatch,
-			"%v: the cassette was changed outside refresh-cassettes: its digest is %s, the manifest records %s; restore it from version control, or re-record with: %s",
+			"%v: the cassette was changed other than by recording it: its digest is %s, the manifest records %s; restore it from version control, or re-record with: %s",
 			ErrDigestMismatch, got, e.Digest, refresh))
 	}
 	if n := len(p.c.Interactions); n != e.Interactions {
@@ -354,7 +354,7 @@ func Verify(dir string) error {
 	var errs []error
 	for _, e := range m.Cassettes {
 		path := filepath.Join(dir, filepath.FromSlash(e.File))
-		refresh := refreshCommand(scenarioKey(e.File))
+		refresh := rerecordHint(path, Options{})
 		p, err := readCassette(path, refresh)
 		if err != nil {
 			errs = append(errs, err)
@@ -374,7 +374,7 @@ func Verify(dir string) error {
 	for _, f := range files {
 		if _, ok := m.Lookup(filepath.Base(f)); !ok {
 			errs = append(errs, newErr(f, 0, "verify", detailf(ErrNotInManifest,
-				"%v: no entry in %s; record cassettes with refresh-cassettes, or delete the stray file", ErrNotInManifest, mpath)))
+				"%v: no entry in %s; a cassette enters the manifest when it is recorded, so re-record it, or delete the stray file", ErrNotInManifest, mpath)))
 		}
 	}
 	return errors.Join(errs...)

@@ -49,7 +49,7 @@ func TestBadInput(t *testing.T) {
 		wantLine int // -1: any positive line
 		wantText string
 	}{
-		{"missing", nil, ErrCassetteNotFound, 0, "go run ./cmd/refresh-cassettes -run '^scn/happy$'"},
+		{"missing", nil, ErrCassetteNotFound, 0, "record it with: rerecord-scn"},
 		{"empty", ptr(""), ErrInvalidCassette, 1, "empty file"},
 		{"truncated mid-token", ptr(string(goodBytes[:len(goodBytes)/2])), ErrInvalidCassette, -1, "truncated"},
 		{"truncated at a line", ptr(strings.Join(lines[:respAt], "")), ErrInvalidCassette, 4, "no response code (the file looks truncated)"},
@@ -66,7 +66,7 @@ func TestBadInput(t *testing.T) {
 			if tt.content != nil {
 				require.NoError(t, os.WriteFile(path, []byte(*tt.content), 0o644))
 			}
-			_, err := Open(path, Options{Scenario: "scn/happy"})
+			_, err := Open(path, Options{Hint: "rerecord-scn"})
 			require.ErrorIs(t, err, tt.wantErr)
 			var ce *CassetteError
 			require.ErrorAs(t, err, &ce)
@@ -131,13 +131,13 @@ func TestVerifyDetects(t *testing.T) {
 			b, err := os.ReadFile(p)
 			require.NoError(t, err)
 			require.NoError(t, os.WriteFile(p, []byte(strings.Replace(string(b), `\"a\"`, `\"z\"`, 1)), 0o644))
-		}, ErrDigestMismatch, "changed outside refresh-cassettes: its digest is"},
+		}, ErrDigestMismatch, "changed other than by recording it: its digest is"},
 		{"stray cassette", func(t *testing.T, dir string) {
 			require.NoError(t, os.WriteFile(filepath.Join(dir, "x.happy.yaml"), []byte("---\nversion: 2\ninteractions: []\n"), 0o644))
 		}, ErrNotInManifest, "delete the stray file"},
 		{"deleted cassette", func(t *testing.T, dir string) {
 			require.NoError(t, os.Remove(filepath.Join(dir, "s.happy.yaml")))
-		}, ErrCassetteNotFound, "-run '^s/happy$'"},
+		}, ErrCassetteNotFound, `'-cassettes.record=s\.happy\.yaml$'`},
 		{"history rewritten", func(t *testing.T, dir string) {
 			editManifest(t, dir, func(m *Manifest) { m.History[0].Reason = "rewritten" })
 		}, ErrInvalidManifest, "the history was edited"},
@@ -178,7 +178,7 @@ func TestOpenVerifiesDigest(t *testing.T) {
 	b, err := os.ReadFile(p)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(p, []byte(strings.Replace(string(b), "200 OK", "201 Created", 1)), 0o644))
-	_, err = Open(p, Options{Scenario: "s/happy"})
+	_, err = Open(p, Options{})
 	require.ErrorIs(t, err, ErrDigestMismatch)
 	require.ErrorContains(t, err, "the manifest records")
 	var ce *CassetteError

@@ -1,7 +1,6 @@
 package cassettes
 
 import (
-	"bytes"
 	"mime"
 	"net/http"
 	"net/url"
@@ -13,10 +12,10 @@ import (
 )
 
 // matchHeaders are the request headers that change the meaning of an LLM
-// request and are therefore part of the key. Every other request header is
-// ignored (in particular User-Agent, X-Stainless-*, retry counts, timeouts,
-// idempotency keys and credentials).
-var matchHeaders = []string{"Anthropic-Version", "Anthropic-Beta", "Content-Type"}
+// request. A request agrees with a recorded one on each of them unless
+// both carry it with different canonical values (see doc.go). Every other
+// request header is ignored.
+var matchHeaders = []string{"Anthropic-Version", "Anthropic-Beta", "Content-Type", "Openai-Beta"}
 
 // sensitiveQuery are query parameters whose values are credentials. They
 // are replaced by redacted in the canonical URL and in saved cassettes, so a
@@ -25,16 +24,16 @@ var sensitiveQuery = []string{"key", "api_key", "apikey", "access_token", "token
 
 const redacted = "REDACTED"
 
-// key identifies a request for matching: blake3-256 over the canonical
-// request (see doc.go).
+// key identifies a request for matching: blake3-256 over the method, the
+// canonical URL and the canonical body (see doc.go).
 type key [32]byte
 
 // canonRequest is a request reduced to what matching looks at.
 type canonRequest struct {
 	method  string
-	url     string // canonical URL
-	headers []string
-	body    []byte // canonical JSON, or the raw bytes
+	url     string   // canonical URL
+	headers []string // canonical value of each matchHeaders entry; "" when absent
+	body    []byte   // canonical JSON, or the raw bytes
 	isJSON  bool
 }
 
@@ -51,9 +50,6 @@ func (c *canonRequest) key() key {
 	}
 	w(c.method)
 	w(c.url)
-	for _, v := range c.headers {
-		w(v)
-	}
 	if c.isJSON {
 		w("json")
 	} else {
@@ -68,45 +64,44 @@ func (c *canonRequest) key() key {
 // bodyDigest is the hex blake3-256 of the canonical body, shown in misses.
 func (c *canonRequest) bodyDigest() string { return events.Sum(c.body).String() }
 
-// canonicalHead canonicalizes everything but the body.
-func canonicalHead(method, rawURL string, h http.Header) (*canonRequest, error) {
-	u, err := canonicalURL(rawURL)
-	if err != nil {
-		return nil, err
+// headerConflict returns the index in matchHeaders of the first header
+// both recorded and requested carry with different values, or -1.
+func headerConflict(recorded, requested []string) int {
+	for i := range recorded {
+		if recorded[i] != "" && requested[i] != "" && recorded[i] != requested[i] {
+			return i
+		}
 	}
-	c := &canonRequest{method: strings.ToUpper(method), url: u, headers: make([]string, 0, len(matchHeaders))}
-	for _, name := range matchHeaders {
-		c.headers = append(c.headers, name+"="+canonicalHeader(name, h.Values(name)))
-	}
-	return c, nil
+	return -1
 }
 
-// sameHead reports whether a and b agree on method, URL and headers.
-func sameHead(a, b *canonRequest) bool {
-	return a.method == b.method && a.url == b.url && slices.Equal(a.headers, b.headers)
+// canonicalHead canonicalizes method, URL and headers.
+func canonicalHead(method string, u *url.URL, h http.Header) *canonRequest {
+	c := &canonRequest{method: strings.ToUpper(method), url: canonicalURL(u), headers: make([]string, len(matchHeaders))}
+	for i, name := range matchHeaders {
+		c.headers[i] = canonicalHeader(name, h[name])
+	}
+	return c
 }
 
 // setBody canonicalizes body into c.
 func (c *canonRequest) setBody(body []byte) {
-	if cb, err := events.CanonicalizeJSON(body); err == nil && len(bytes.TrimSpace(body)) > 0 {
-		c.body, c.isJSON = cb, true
-	} else {
-		c.body, c.isJSON = body, false
+	if len(body) > 0 {
+		if cb, err := events.CanonicalizeJSON(body); err == nil {
+			c.body, c.isJSON = cb, true
+			return
+		}
 	}
+	c.body, c.isJSON = body, false
 }
 
-func canonicalize(method, rawURL string, h http.Header, body []byte) (*canonRequest, error) {
-	c, err := canonicalHead(method, rawURL, h)
-	if err != nil {
-		return nil, err
-	}
-	c.setBody(body)
-	return c, nil
-}
-
+// canonicalHeader is the value a header is compared by: Anthropic-Beta and
+// OpenAI-Beta as a sorted set of comma-separated features, Content-Type as
+// a media type without the parameters that do not change its meaning
+// (charset on JSON, which is always UTF-8), anything else trimmed.
 func canonicalHeader(name string, values []string) string {
 	switch name {
-	case "Anthropic-Beta":
+	case "Anthropic-Beta", "Openai-Beta":
 		var parts []string
 		for _, v := range values {
 			for p := range strings.SplitSeq(v, ",") {
@@ -119,8 +114,8 @@ func canonicalHeader(name string, values []string) string {
 		return strings.Join(slices.Compact(parts), ",")
 	case "Content-Type":
 		v := strings.TrimSpace(strings.Join(values, ","))
-		if v == "" {
-			return ""
+		if v == "" || v == "application/json" {
+			return v
 		}
 		mt, params, err := mime.ParseMediaType(v)
 		if err != nil {
@@ -128,6 +123,9 @@ func canonicalHeader(name string, values []string) string {
 		}
 		if cs, ok := params["charset"]; ok {
 			params["charset"] = strings.ToLower(cs)
+			if isJSONMedia(mt) && strings.EqualFold(cs, "utf-8") {
+				delete(params, "charset")
+			}
 		}
 		return mime.FormatMediaType(mt, params)
 	default:
@@ -139,13 +137,11 @@ func canonicalHeader(name string, values []string) string {
 	}
 }
 
+func isJSONMedia(mt string) bool { return mt == "application/json" || strings.HasSuffix(mt, "+json") }
+
 // canonicalURL lowercases scheme and host, drops default ports, user info
 // and fragment, sorts the query by key and redacts credential parameters.
-func canonicalURL(raw string) (string, error) {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "", err
-	}
+func canonicalURL(u *url.URL) string {
 	scheme := strings.ToLower(u.Scheme)
 	host := strings.ToLower(u.Host)
 	if (scheme == "http" && strings.HasSuffix(host, ":80")) || (scheme == "https" && strings.HasSuffix(host, ":443")) {
@@ -156,6 +152,7 @@ func canonicalURL(raw string) (string, error) {
 		path = "/"
 	}
 	var b strings.Builder
+	b.Grow(len(scheme) + 3 + len(host) + len(path) + len(u.RawQuery) + 1)
 	b.WriteString(scheme)
 	b.WriteString("://")
 	b.WriteString(host)
@@ -166,7 +163,7 @@ func canonicalURL(raw string) (string, error) {
 		b.WriteByte('?')
 		b.WriteString(q.Encode())
 	}
-	return b.String(), nil
+	return b.String()
 }
 
 func redactQuery(q url.Values) {

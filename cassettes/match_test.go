@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -93,10 +94,8 @@ func TestKeyIgnoresLayoutAndVolatileHeaders(t *testing.T) {
 				hb.Set(h, rapid.StringMatching(`[a-z0-9.]{1,10}`).Draw(t, h))
 			}
 		}
-		ka, err := canonicalize("POST", "https://api.anthropic.com/v1/messages", ha, a.Bytes())
-		require.NoError(t, err)
-		kb, err := canonicalize("post", "HTTPS://API.anthropic.com:443/v1/messages", hb, b.Bytes())
-		require.NoError(t, err)
+		ka := canonicalize(t, "POST", "https://api.anthropic.com/v1/messages", ha, a.Bytes())
+		kb := canonicalize(t, "post", "HTTPS://API.anthropic.com:443/v1/messages", hb, b.Bytes())
 		require.True(t, ka.isJSON)
 		require.Equal(t, ka.key(), kb.key(), "%s\n%s", a.String(), b.String())
 	})
@@ -120,10 +119,8 @@ func TestKeySensitiveToBody(t *testing.T) {
 		a, _ := json.Marshal(v)
 		b, _ := json.Marshal(w)
 		h := http.Header{}
-		ka, err := canonicalize("POST", "https://x/y", h, a)
-		require.NoError(t, err)
-		kb, err := canonicalize("POST", "https://x/y", h, b)
-		require.NoError(t, err)
+		ka := canonicalize(t, "POST", "https://x/y", h, a)
+		kb := canonicalize(t, "POST", "https://x/y", h, b)
 		require.NotEqual(t, ka.key(), kb.key())
 	})
 }
@@ -138,11 +135,41 @@ func TestCanonicalURL(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := canonicalURL(tt.in)
+			u, err := url.Parse(tt.in)
 			require.NoError(t, err)
-			require.Equal(t, tt.want, got)
+			require.Equal(t, tt.want, canonicalURL(u))
 		})
 	}
 	got := redactURL("https://user:pw@h/p?key=sekrit&x=1")
 	require.False(t, strings.Contains(got, "sekrit") || strings.Contains(got, "pw"), got)
+}
+
+// canonicalize is a request's canonical form, for tests.
+func canonicalize(t require.TestingT, method, rawURL string, h http.Header, body []byte) *canonRequest {
+	u, err := url.Parse(rawURL)
+	require.NoError(t, err)
+	c := canonicalHead(method, u, h)
+	c.setBody(body)
+	return c
+}
+
+func TestCanonicalHeader(t *testing.T) {
+	tests := []struct {
+		name, header string
+		a, b         []string
+		same         bool
+	}{
+		{"charset on JSON means nothing", "Content-Type", []string{"application/json; charset=utf-8"}, []string{"application/json"}, true},
+		{"charset case", "Content-Type", []string{"application/json; charset=UTF-8"}, []string{"Application/JSON"}, true},
+		{"charset on text matters", "Content-Type", []string{"text/plain; charset=utf-8"}, []string{"text/plain; charset=latin1"}, false},
+		{"another media type", "Content-Type", []string{"application/json"}, []string{"text/plain"}, false},
+		{"beta features are a set", "Anthropic-Beta", []string{"b2, b1", "b1"}, []string{"b1,b2"}, true},
+		{"another beta", "Anthropic-Beta", []string{"b1"}, []string{"b1,b2"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, b := canonicalHeader(tt.header, tt.a), canonicalHeader(tt.header, tt.b)
+			require.Equal(t, tt.same, a == b, "%q vs %q", a, b)
+		})
+	}
 }

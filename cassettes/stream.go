@@ -3,6 +3,7 @@ package cassettes
 import (
 	"context"
 	"io"
+	"iter"
 	"mime"
 	"net/http"
 	"strings"
@@ -14,36 +15,77 @@ func isSSE(h http.Header) bool {
 	return err == nil && mt == "text/event-stream"
 }
 
-// replayBody is a replayed response body. For server-sent events each Read
-// returns at most one frame (up to and including the blank line that ends
-// it), so streaming consumers see the events arrive one by one, as they
-// would from a server. Reads fail once the request's context is done.
-type replayBody struct {
-	ctx context.Context
-	sse bool
-
-	mu     sync.Mutex
-	data   string
-	off    int
-	closed bool
-}
-
-func newReplayBody(ctx context.Context, data string, sse bool) io.ReadCloser {
-	return &replayBody{ctx: ctx, data: data, sse: sse}
-}
-
-// frameEnd returns the end of the SSE frame starting at off: just past the
-// first "\n\n", "\r\r" or "\r\n\r\n", found in one forward scan, or len(s).
+// frameEnd returns the end of the server-sent-events frame starting at
+// off: just past the first blank line ("\n\n", "\r\r", "\r\n\r\n", or a
+// mix of line ends such as "\r\n\n"), found in one forward scan, or len(s).
+// It is the package's one SSE frame splitter.
 func frameEnd(s string, off int) int {
-	for i := off; i+1 < len(s); i++ {
+	for i := off; i < len(s); i++ {
+		var n int // length of the line end at i
 		switch {
-		case s[i] == '\n' && s[i+1] == '\n', s[i] == '\r' && s[i+1] == '\r':
-			return i + 2
-		case s[i] == '\r' && s[i+1] == '\n' && strings.HasPrefix(s[i+2:], "\r\n"):
-			return i + 4
+		case s[i] == '\r' && i+1 < len(s) && s[i+1] == '\n':
+			n = 2
+		case s[i] == '\n' || s[i] == '\r':
+			n = 1
+		default:
+			continue
 		}
+		j := i + n
+		switch {
+		case j+1 < len(s) && s[j] == '\r' && s[j+1] == '\n':
+			return j + 2
+		case j < len(s) && (s[j] == '\n' || s[j] == '\r'):
+			return j + 1
+		}
+		i = j - 1
 	}
 	return len(s)
+}
+
+// sseFrames yields the frames of an event stream, each with its ending
+// blank line.
+func sseFrames(s string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for off := 0; off < len(s); {
+			end := frameEnd(s, off)
+			if !yield(s[off:end]) {
+				return
+			}
+			off = end
+		}
+	}
+}
+
+// sseData returns the concatenated data fields of one frame.
+func sseData(frame string) string {
+	var out []string
+	for line := range strings.Lines(strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(frame)) {
+		if d, ok := strings.CutPrefix(strings.TrimRight(line, "\n"), "data:"); ok {
+			out = append(out, strings.TrimPrefix(d, " "))
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// replayBody is a replayed response body. For server-sent events each Read
+// returns at most one frame, so streaming consumers see the events arrive
+// one by one, as they would from a server. Reads fail once the request's
+// context is done; a body abandoned that way before its end calls onCancel
+// (once), which lets a retry be served the interaction again.
+type replayBody struct {
+	ctx      context.Context
+	sse      bool
+	onCancel func()
+
+	mu        sync.Mutex
+	data      string
+	off       int
+	closed    bool
+	cancelled bool
+}
+
+func newReplayBody(ctx context.Context, data string, sse bool) *replayBody {
+	return &replayBody{ctx: ctx, data: data, sse: sse}
 }
 
 func (b *replayBody) Read(p []byte) (int, error) {
@@ -53,6 +95,7 @@ func (b *replayBody) Read(p []byte) (int, error) {
 		return 0, http.ErrBodyReadAfterClose
 	}
 	if err := b.ctx.Err(); err != nil {
+		b.cancel()
 		return 0, err
 	}
 	if b.off >= len(b.data) {
@@ -67,9 +110,20 @@ func (b *replayBody) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// cancel gives the interaction back if the body was not read to its end.
+func (b *replayBody) cancel() {
+	if !b.cancelled && b.off < len(b.data) && b.onCancel != nil {
+		b.cancelled = true
+		b.onCancel()
+	}
+}
+
 func (b *replayBody) Close() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.ctx.Err() != nil {
+		b.cancel()
+	}
 	b.closed = true
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"net/http"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -24,6 +25,7 @@ import (
 	"github.com/codegenie/codegenie/guard"
 	"github.com/codegenie/codegenie/guard/guardtest"
 	"github.com/codegenie/codegenie/harness"
+	"github.com/codegenie/codegenie/internal/hint"
 	"github.com/codegenie/codegenie/replay"
 )
 
@@ -144,7 +146,7 @@ func newSource(t testing.TB) llmSource {
 // open opens scenario's cassette for path, fresh for one run, and returns
 // its client and Close (which fails on unused interactions).
 func (s llmSource) open(scenario, path string) (*http.Client, func() error, error) {
-	c, err := cassettes.Open(filepath.Join(s.dir, cassettes.FileName(scenario, path)), cassettes.Options{Scenario: scenario + "/" + path})
+	c, err := cassettes.Open(filepath.Join(s.dir, cassettes.FileName(scenario, path)), cassettes.Options{Hint: hint.Tool("refresh-cassettes", "-run", "^"+regexp.QuoteMeta(scenario+"/"+path)+"$")})
 	if err != nil {
 		return nil, nil, err
 	}

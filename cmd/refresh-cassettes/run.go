@@ -139,7 +139,9 @@ func (cfg config) run(ctx context.Context, args []string, stdin io.Reader, stdou
 
 	rt := cfg.transport
 	if *base != *def {
-		rt = redirect{from: def, to: base, next: rt}
+		if rt, err = cassettes.Redirect(def.String(), base.String(), rt); err != nil {
+			return usagef("-base-url: %v", err)
+		}
 	}
 	var updates []cassettes.Update
 	var changes []*cassettes.Change
@@ -207,7 +209,7 @@ func (cfg config) run(ctx context.Context, args []string, stdin io.Reader, stdou
 // record runs one scenario path through the fixture tier with a recording
 // cassette and saves it at path.
 func (cfg config) record(ctx context.Context, t target, path string, rt http.RoundTripper, stdout io.Writer) error {
-	c, err := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: rt, APIKey: cfg.apiKey, Scenario: t.key})
+	c, err := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: rt, APIKey: cfg.apiKey})
 	if err != nil {
 		return err
 	}
@@ -227,25 +229,4 @@ func (cfg config) record(ctx context.Context, t target, path string, rt http.Rou
 		fmt.Fprintf(stdout, "refresh-cassettes: %s: note: the pipeline rejected the answer (%v); recorded anyway\n", t.key, err)
 	}
 	return c.Close()
-}
-
-// redirect sends requests for the default API root to the -base-url root.
-// The cassette records the request as the pipeline made it, so the
-// cassette names the default root and replays with the default settings.
-type redirect struct {
-	from, to *url.URL
-	next     http.RoundTripper
-}
-
-func (r redirect) RoundTrip(req *http.Request) (*http.Response, error) {
-	u := req.URL
-	if u.Scheme != r.from.Scheme || u.Host != r.from.Host || !strings.HasPrefix(u.Path, r.from.Path) {
-		return r.next.RoundTrip(req)
-	}
-	out := req.Clone(req.Context())
-	out.URL.Scheme, out.URL.Host = r.to.Scheme, r.to.Host
-	out.URL.Path = strings.TrimSuffix(r.to.Path, "/") + strings.TrimPrefix(u.Path, r.from.Path)
-	out.URL.RawPath = ""
-	out.Host = ""
-	return r.next.RoundTrip(out)
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -123,7 +122,7 @@ func TestRecordThenReplay(t *testing.T) {
 
 	for _, tg := range ts {
 		t.Run(tg.key, func(t *testing.T) {
-			c, err := cassettes.Open(filepath.Join(dir, tg.file), cassettes.Options{Scenario: tg.key})
+			c, err := cassettes.Open(filepath.Join(dir, tg.file), cassettes.Options{})
 			require.NoError(t, err)
 			tier, err := fixtures.NewTier(fixtures.TierConfig{HTTPClient: c.Client()})
 			require.NoError(t, err)
@@ -264,33 +263,15 @@ func (l leak) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
-func TestRedirect(t *testing.T) {
-	tests := []struct {
-		name, from, to, req, want string
-	}{
-		{"default root to loopback", "https://api.anthropic.com", "http://127.0.0.1:8080", "https://api.anthropic.com/v1/messages?beta=true", "http://127.0.0.1:8080/v1/messages?beta=true"},
-		{"path prefix", "https://api.anthropic.com", "http://proxy.internal/anthropic/", "https://api.anthropic.com/v1/messages", "http://proxy.internal/anthropic/v1/messages"},
-		{"other host untouched", "https://api.anthropic.com", "http://127.0.0.1:8080", "https://example.com/v1/embeddings", "https://example.com/v1/embeddings"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			from, err := url.Parse(tt.from)
-			require.NoError(t, err)
-			to, err := url.Parse(tt.to)
-			require.NoError(t, err)
-			var got string
-			rt := redirect{from: from, to: to, next: roundTripFunc(func(r *http.Request) (*http.Response, error) {
-				got = r.URL.String()
-				return &http.Response{StatusCode: 200, Body: http.NoBody, Request: r}, nil
-			})}
-			req, err := http.NewRequest("POST", tt.req, nil)
-			require.NoError(t, err)
-			_, err = rt.RoundTrip(req)
-			require.NoError(t, err)
-			require.Equal(t, tt.want, got)
-			require.Equal(t, tt.req, req.URL.String(), "the recorded request keeps its URL")
-		})
-	}
+// TestUnreachableBaseURLNamesItself: the error names the URL dialled, not
+// the API URL it stands in for.
+func TestUnreachableBaseURLNamesItself(t *testing.T) {
+	_, cfg := fakeAPI(t)
+	cfg.transport = http.DefaultTransport
+	_, stderr, code := runCmd(t, cfg, "-dir", t.TempDir(), "-base-url", "http://127.0.0.1:1/api", "-run", "npm-lodash/happy")
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, "to http://127.0.0.1:1/api/v1/messages: ")
+	require.Contains(t, stderr, "connection refused")
 }
 
 type roundTripFunc func(*http.Request) (*http.Response, error)

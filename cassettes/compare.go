@@ -2,6 +2,7 @@ package cassettes
 
 import (
 	"encoding/json"
+	"net/http"
 	"os"
 	"strings"
 )
@@ -9,15 +10,6 @@ import (
 // FileName is the cassette file name for one path ("happy", "retry") of
 // one fixture scenario: "<scenario>.<path>.yaml".
 func FileName(scenario, path string) string { return scenario + "." + path + ".yaml" }
-
-// scenarioKey turns a FileName back into refresh-cassettes' "scenario/path".
-func scenarioKey(file string) string {
-	s := strings.TrimSuffix(file, ".yaml")
-	if i := strings.LastIndexByte(s, '.'); i > 0 {
-		return s[:i] + "/" + s[i+1:]
-	}
-	return s
-}
 
 // Usage is token usage summed over a cassette's responses.
 type Usage struct {
@@ -39,14 +31,14 @@ type Change struct {
 // Compare summarises the difference between the cassette at oldPath
 // (which may not exist) and the one at newPath.
 func Compare(oldPath, newPath string) (*Change, error) {
-	np, err := readCassette(newPath, refreshCommand(""))
+	np, err := readCassette(newPath, "")
 	if err != nil {
 		return nil, err
 	}
 	ch := &Change{NewDigest: np.digest.String(), NewInteractions: len(np.c.Interactions)}
 	var op *parsed
 	if _, err := os.Stat(oldPath); err == nil {
-		if op, err = readCassette(oldPath, refreshCommand("")); err != nil {
+		if op, err = readCassette(oldPath, ""); err != nil {
 			return nil, err
 		}
 		ch.OldDigest, ch.OldInteractions = op.digest.String(), len(op.c.Interactions)
@@ -110,14 +102,10 @@ type respInfo struct {
 // response body, JSON or server-sent events. Unknown shapes give zeros.
 func responseInfo(body string, h map[string][]string) respInfo {
 	var info respInfo
-	if isSSE(h) {
-		for frame := range strings.SplitSeq(strings.ReplaceAll(body, "\r\n", "\n"), "\n\n") {
-			for line := range strings.SplitSeq(frame, "\n") {
-				data, ok := strings.CutPrefix(line, "data:")
-				if !ok {
-					continue
-				}
-				info.addEvent(strings.TrimSpace(data))
+	if isSSE(http.Header(h)) {
+		for frame := range sseFrames(body) {
+			if data := sseData(frame); data != "" {
+				info.addEvent(data)
 			}
 		}
 		return info

@@ -1,0 +1,77 @@
+package cassettes
+
+import (
+	"flag"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"github.com/codegenie/codegenie/internal/hint"
+	"github.com/codegenie/codegenie/internal/shell"
+)
+
+// The record switch: flags of test binaries only (see the package
+// documentation, Recording).
+var (
+	recordFlag        = new(string)
+	recordMissingFlag = new(bool)
+)
+
+// RecordFlag and RecordMissingFlag are the names of the test flags that
+// make Open record.
+const (
+	RecordFlag        = "cassettes.record"
+	RecordMissingFlag = "cassettes.record-missing"
+)
+
+func init() {
+	if testing.Testing() {
+		recordFlag = flag.String(RecordFlag, "", "re-record the cassettes whose path matches `regexp` (against Options.RealTransport, or the live API)")
+		recordMissingFlag = flag.Bool(RecordMissingFlag, false, "record the cassettes that do not exist yet; replay the others")
+	}
+}
+
+// modeFor is the mode Open uses for path: m, unless m is Replay and a test
+// flag selects the cassette for recording.
+func modeFor(path string, m Mode) (Mode, error) {
+	if m != Replay {
+		return m, nil
+	}
+	if *recordFlag != "" {
+		re, err := regexp.Compile(*recordFlag)
+		if err != nil {
+			return 0, fmt.Errorf("invalid -%s flag: %v", RecordFlag, err)
+		}
+		if re.MatchString(filepath.ToSlash(path)) {
+			return Record, nil
+		}
+	}
+	if *recordMissingFlag && !exists(path) {
+		return Record, nil
+	}
+	return Replay, nil
+}
+
+// rerecordHint is the command errors name to re-record the cassette at
+// path: Options.Hint, or the go test line that re-records it from the test
+// that opened it.
+func rerecordHint(path string, opts Options) string {
+	if opts.Hint != "" {
+		return opts.Hint
+	}
+	sel := "-" + RecordFlag + "=" + regexp.QuoteMeta(filepath.Base(path)) + "$"
+	if opts.testName != "" {
+		return hint.GoTest(opts.testName, false, sel)
+	}
+	return "go test -run '<the test that opens " + filepath.Base(path) + ">' " + shell.Quote(sel) + " in that test's package"
+}
+
+// realTransport is what recording sends requests through.
+func realTransport(opts Options) http.RoundTripper {
+	if opts.RealTransport != nil {
+		return opts.RealTransport
+	}
+	return http.DefaultTransport
+}

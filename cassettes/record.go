@@ -1,0 +1,190 @@
+package cassettes
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"gopkg.in/dnaeon/go-vcr.v3/cassette"
+	"gopkg.in/dnaeon/go-vcr.v3/recorder"
+	"gopkg.in/yaml.v3"
+)
+
+// recording is the Record-mode half of a Cassette: go-vcr's recorder in
+// ModeRecordOnly and the interactions it captured.
+type recording struct {
+	c        *Cassette
+	once     sync.Once
+	rec      *recorder.Recorder
+	err      error
+	captured []*cassette.Interaction // guarded by c.mu
+}
+
+func newRecording(c *Cassette) *recording { return &recording{c: c} }
+
+// recorder makes go-vcr's recorder on first use.
+func (r *recording) recorder() (*recorder.Recorder, error) {
+	r.once.Do(func() {
+		r.rec, r.err = recorder.NewWithOptions(&recorder.Options{
+			CassetteName:  strings.TrimSuffix(r.c.path, ".yaml"),
+			Mode:          recorder.ModeRecordOnly,
+			RealTransport: realTransport(r.c.opts),
+		})
+		if r.err == nil {
+			r.rec.AddHook(r.capture, recorder.AfterCaptureHook)
+		}
+	})
+	return r.rec, r.err
+}
+
+// capture is the AfterCaptureHook: the interaction gets its own header
+// maps, so neither the live request nor the response the caller receives
+// shares a map with what will be saved.
+func (r *recording) capture(i *cassette.Interaction) error {
+	i.Request.Headers = cloneValues(i.Request.Headers)
+	i.Request.Trailer = cloneValues(i.Request.Trailer)
+	i.Response.Headers = cloneValues(i.Response.Headers)
+	i.Response.Trailer = cloneValues(i.Response.Trailer)
+	r.c.mu.Lock()
+	defer r.c.mu.Unlock()
+	if r.c.closed {
+		return newErr(r.c.path, 0, "record", ErrClosed)
+	}
+	r.captured = append(r.captured, i)
+	return nil
+}
+
+func (c *Cassette) record(req *http.Request) (*http.Response, error) {
+	c.mu.Lock()
+	closed := c.closed
+	c.mu.Unlock()
+	if closed {
+		return nil, newErr(c.path, 0, "record", ErrClosed)
+	}
+	rec, err := c.rec.recorder()
+	if err != nil {
+		return nil, newErr(c.path, 0, "record", err)
+	}
+	resp, err := rec.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	out := *resp
+	out.Header = cloneValues(resp.Header)
+	out.Trailer = cloneValues(resp.Trailer)
+	out.Request = req
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	out.Body = newReplayBody(req.Context(), string(b), isSSE(out.Header))
+	return &out, nil
+}
+
+// save serializes the redacted interactions exactly as go-vcr's
+// Cassette.Save does, scans the bytes, and writes them atomically: through
+// Apply when a manifest lists the directory's cassettes and the recording
+// was asked for with a test flag, else in place. c.mu is held.
+func (r *recording) save() error {
+	c := r.c
+	cs := cassette.New(strings.TrimSuffix(c.path, ".yaml"))
+	for _, i := range r.captured {
+		cs.AddInteraction(redactInteraction(i))
+	}
+	data, err := yaml.Marshal(cs)
+	if err != nil {
+		return newErr(c.path, 0, "save", err)
+	}
+	data = append([]byte("---\n"), data...)
+	p, err := parseCassette(c.path, data, c.hint)
+	if err != nil {
+		return err
+	}
+	if f := findSecret(p, c.opts.APIKey); f != nil {
+		return newErr(c.path, f.line, "save", detailf(ErrSecret,
+			"%v: %s at line %d of the serialized cassette survived redaction (the value is not shown); nothing was written. Keep credentials out of request and response bodies and headers, then re-record",
+			ErrSecret, f.what, f.line))
+	}
+	dir := filepath.Dir(c.path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return newErr(c.path, 0, "write", err)
+	}
+	_, merr := os.Stat(filepath.Join(dir, ManifestName))
+	if c.opts.Mode == Replay && c.opts.Manifest == "" && !errors.Is(merr, fs.ErrNotExist) {
+		if err := applyOne(dir, filepath.Base(c.path), data); err != nil {
+			return err
+		}
+	} else if err := writeFileAtomic(c.path, data, c.opts.createTemp); err != nil {
+		return err
+	}
+	c.id = p.digest.String()
+	return nil
+}
+
+// applyOne records one cassette re-recorded by a test flag into the
+// manifest of its directory, through a staging folder and Apply.
+func applyOne(dir, file string, data []byte) error {
+	stage, err := NewStage(dir)
+	if err != nil {
+		return err
+	}
+	staged := filepath.Join(stage, file)
+	if err := writeFileAtomic(staged, data, nil); err != nil {
+		removeStage(stage)
+		return err
+	}
+	_, err = Apply(dir, []Update{{File: file, Staged: staged, Force: true, Reason: "re-recorded with go test -" + RecordFlag}}, "")
+	if err != nil {
+		removeStage(stage)
+	}
+	return err
+}
+
+// Redirect returns a RoundTripper for recording against a local fake or a
+// proxy: requests whose URL starts with the API root from (scheme, host
+// and path prefix) are sent to the root to instead, through next
+// (http.DefaultTransport when nil); others go to next unchanged. The
+// cassette records each request as the client made it, so it names from
+// and replays against the real API's URL, whatever port the fake had. A
+// failure names the URL that was dialled.
+func Redirect(from, to string, next http.RoundTripper) (http.RoundTripper, error) {
+	f, err := url.Parse(from)
+	if err != nil || f.Scheme == "" || f.Host == "" {
+		return nil, fmt.Errorf("cassettes: Redirect: from %q is not an absolute URL", from)
+	}
+	t, err := url.Parse(to)
+	if err != nil || (t.Scheme != "http" && t.Scheme != "https") || t.Host == "" {
+		return nil, fmt.Errorf("cassettes: Redirect: to %q is not an absolute http(s) URL", to)
+	}
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	return redirect{from: f, to: t, next: next}, nil
+}
+
+type redirect struct {
+	from, to *url.URL
+	next     http.RoundTripper
+}
+
+func (r redirect) RoundTrip(req *http.Request) (*http.Response, error) {
+	u := req.URL
+	if !strings.EqualFold(u.Scheme, r.from.Scheme) || !strings.EqualFold(u.Host, r.from.Host) || !strings.HasPrefix(u.Path, r.from.Path) {
+		return r.next.RoundTrip(req)
+	}
+	out := req.Clone(req.Context())
+	out.URL.Scheme, out.URL.Host = r.to.Scheme, r.to.Host
+	out.URL.Path = strings.TrimSuffix(r.to.Path, "/") + "/" + strings.TrimPrefix(strings.TrimPrefix(u.Path, strings.TrimSuffix(r.from.Path, "/")), "/")
+	out.URL.RawPath = ""
+	out.Host = ""
+	resp, err := r.next.RoundTrip(out)
+	if err != nil {
+		return nil, fmt.Errorf("cassettes: redirected %s %s to %s: %w", req.Method, redactURL(u.String()), redactURL(out.URL.String()), err)
+	}
+	return resp, nil
+}

@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"syscall"
 )
 
 // ErrFinished is returned by Staged.Commit on a file that was already
@@ -27,7 +29,19 @@ type Options struct {
 	// pattern) does; nil means os.CreateTemp. It is a seam for tests that
 	// inject write failures.
 	CreateTemp func(dir, pattern string) (File, error)
+
+	// Tests of this package simulate a crash: crashAt names a step of a
+	// directory commit at which Commit returns errCrashed at once, leaving
+	// everything as a killed process would; noExchange forces the
+	// two-rename fallback.
+	crashAt    string
+	noExchange bool
 }
+
+// errCrashed is what Commit returns at Options.crashAt.
+var errCrashed = errors.New("atomicfile: crashed (simulated)")
+
+func (o Options) crash(step string) bool { return o.crashAt == step }
 
 // WriteFile replaces path with data, with mode perm, atomically: see the
 // package documentation for the protocol. On error the previous file at
@@ -91,33 +105,39 @@ func (o Options) StageFunc(path string, perm os.FileMode, fill func(w io.Writer)
 type Staged struct {
 	path, tmp string
 	done      bool
+	dir       bool // staged by StageDir
+	o         Options
 }
 
-// Commit renames the temporary file over the target and syncs the
-// directory (best effort). If the rename fails, the temporary file is
-// removed and the target is unchanged. Commit after Commit or Discard
-// returns ErrFinished.
+// Commit puts the staged file or directory at the target and syncs the
+// target's directory. A file is renamed over the target; a directory is
+// exchanged with what is at the target (see the package documentation).
+// If that fails, the temporary file or directory is removed and the target
+// is unchanged. Commit after Commit or Discard returns ErrFinished.
 func (s *Staged) Commit() error {
 	if s.done {
 		return fmt.Errorf("atomicfile: commit %s: %w", s.path, ErrFinished)
 	}
 	s.done = true
+	if s.dir {
+		return s.commitDir()
+	}
 	if err := os.Rename(s.tmp, s.path); err != nil {
 		os.Remove(s.tmp)
 		return failed("rename temporary file to", s.path, err)
 	}
-	syncDir(filepath.Dir(s.path))
-	return nil
+	return syncDirErr(filepath.Dir(s.path), s.path)
 }
 
-// Discard removes the temporary file, leaving the target unchanged. It does
-// nothing after Commit or Discard, so `defer s.Discard()` is safe.
+// Discard removes the temporary file or directory, leaving the target
+// unchanged. It does nothing after Commit or Discard, so `defer
+// s.Discard()` is safe.
 func (s *Staged) Discard() {
 	if s.done {
 		return
 	}
 	s.done = true
-	os.Remove(s.tmp)
+	os.RemoveAll(s.tmp)
 }
 
 func osCreateTemp(dir, pattern string) (File, error) { return os.CreateTemp(dir, pattern) }
@@ -126,11 +146,20 @@ func failed(op, path string, err error) error {
 	return fmt.Errorf("atomicfile: %s %s: %w; the previous file is unchanged", op, path, err)
 }
 
-// syncDir makes a rename durable where the platform allows it; some
-// platforms cannot sync a directory, so errors are ignored.
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
+// syncDir makes the renames in dir durable. Where the platform or file
+// system cannot sync a directory (Windows; EINVAL or ENOTSUP from fsync)
+// it does nothing; any other failure is an error.
+func syncDir(dir string) error {
+	if runtime.GOOS == "windows" {
+		return nil
 	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOTSUP) || errors.Is(err, errors.ErrUnsupported) {
+		err = nil
+	}
+	return errors.Join(err, d.Close())
 }

@@ -1,12 +1,12 @@
-// Package atomicfile replaces a file so that a reader, or the next run after
-// a crash, sees either the old contents or the new ones, never a mixture: a
-// half-written file never replaces a good one.
+// Package atomicfile replaces a file or a directory tree so that a reader,
+// or the next run after a crash, sees either the old contents or the new
+// ones, never a mixture or nothing: a half-written file never replaces a
+// good one. It is the one way codegenie writes files (cassettes and their
+// manifest, evidence, bundles in both forms, golden digests).
 //
-// It is for the small files codegenie writes whole (cassettes and their
-// manifest, evidence, bundles, golden digests). It is not for appending, for
-// directories (replay swaps bundle directories itself) or for locking:
-// two writers racing on one path each replace the file whole, and the last
-// rename wins.
+// It is not for appending or for locking: two writers of one path must
+// not run at once (each replaces the target whole, the last one wins, and
+// the cleanup of one may remove the other's temporary file).
 //
 // # Protocol
 //
@@ -20,12 +20,36 @@
 //     is not applied), before the sync so the mode is durable with the data,
 //  3. fsyncs and closes the file,
 //  4. renames it over the target, and
-//  5. fsyncs the directory, best effort, so the rename survives a crash
-//     where the platform allows it.
+//  5. fsyncs the directory so the rename survives a crash (where the
+//     platform cannot sync a directory, this step does nothing; any other
+//     failure is returned, saying that the new file is in place).
 //
 // A failure at any step before the rename removes the temporary file and
 // leaves the target as it was. Errors wrap the cause with %w, name the step
 // and the target path, and say that the previous file is unchanged.
+//
+// # Directories
+//
+// StageDir creates a temporary directory ".NAME.tmp-<digits>" beside the
+// target, lets the caller fill it, and fsyncs every file and directory in
+// it. Commit then
+//
+//   - renames it to the target when nothing is there;
+//   - otherwise exchanges the two names in one step (renameat2
+//     RENAME_EXCHANGE on Linux, renamex_np RENAME_SWAP on macOS), so the
+//     target always holds the old tree or the new one, and removes the old
+//     tree, which is now at the temporary name;
+//   - where names cannot be exchanged (other platforms, file systems that
+//     refuse it), renames the old tree aside to ".NAME.old-<digits>", the
+//     new one into place, and removes the old one. A crash between those
+//     two renames leaves no tree at the target; this fallback is the only
+//     case where that can happen.
+//
+// Leftovers of interrupted writes (a temporary file or tree, an old tree
+// moved aside) are removed by the next write of the same target:
+// StageDir calls RemoveLeftovers, which also renames an old tree back when
+// a crash left the target empty. Callers writing single files call
+// RemoveLeftovers themselves when they want the same.
 //
 // # Staging several files
 //

@@ -138,3 +138,64 @@ func ExampleStaged_Discard() {
 	// Output:
 	// 1 file: old
 }
+
+func ExampleWriteDir() {
+	dir, _ := os.MkdirTemp("", "atomicfile")
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "run.bundle")
+
+	for _, v := range []string{"v1", "v2"} {
+		err := atomicfile.WriteDir(path, 0o755, func(tmp string) error {
+			return os.WriteFile(filepath.Join(tmp, "manifest.json"), []byte(v+"\n"), 0o644)
+		})
+		if err != nil {
+			fmt.Println(err)
+		}
+	}
+	b, _ := os.ReadFile(filepath.Join(path, "manifest.json"))
+	ents, _ := os.ReadDir(dir)
+	fmt.Printf("%s%d entry\n", b, len(ents))
+	// Output:
+	// v2
+	// 1 entry
+}
+
+func ExampleOptions_StageDir() {
+	dir, _ := os.MkdirTemp("", "atomicfile")
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "run.bundle")
+
+	s, err := atomicfile.Options{}.StageDir(path, 0o755, func(tmp string) error {
+		return os.WriteFile(filepath.Join(tmp, "events.log"), []byte("log\n"), 0o644)
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	_, statErr := os.Stat(path)
+	fmt.Println("before commit, exists:", statErr == nil)
+	if err := s.Commit(); err != nil {
+		fmt.Println(err)
+	}
+	_, statErr = os.Stat(path)
+	fmt.Println("after commit, exists:", statErr == nil)
+	// Output:
+	// before commit, exists: false
+	// after commit, exists: true
+}
+
+func ExampleRemoveLeftovers() {
+	dir, _ := os.MkdirTemp("", "atomicfile")
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "cassette.yaml")
+	// A write killed after staging left its temporary file behind.
+	_ = os.WriteFile(filepath.Join(dir, ".cassette.yaml.tmp-4711"), []byte("half"), 0o600)
+
+	if err := atomicfile.RemoveLeftovers(path); err != nil {
+		fmt.Println(err)
+	}
+	ents, _ := os.ReadDir(dir)
+	fmt.Println(len(ents), "entries left")
+	// Output:
+	// 0 entries left
+}

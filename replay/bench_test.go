@@ -46,6 +46,9 @@ func benchBundles(b *testing.B) (string, string) {
 }
 
 func TestMain(m *testing.M) {
+	if p := os.Getenv(killWriterEnv); p != "" {
+		killWriter(p)
+	}
 	code := m.Run()
 	if benchDir != "" {
 		os.RemoveAll(filepath.Dir(benchDir))
@@ -466,9 +469,9 @@ func TestVerifyMemory1M(t *testing.T) {
 			p, err := makePlanSeq(testMeta(), nil, nil, iter.Seq[events.Event](seq))
 			require.NoError(t, err)
 			if form == FormFile {
-				require.NoError(t, p.writeFile(context.Background(), path))
+				require.NoError(t, p.writeFile(context.Background(), path, false))
 			} else {
-				require.NoError(t, writeDirPlan(context.Background(), path, p))
+				require.NoError(t, p.writeDir(context.Background(), path, false))
 			}
 			runtime.GC()
 			var before runtime.MemStats

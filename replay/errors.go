@@ -31,6 +31,10 @@ var (
 	ErrMissing = errors.New("missing file")
 	// ErrMalformed: a file cannot be parsed.
 	ErrMalformed = errors.New("malformed")
+	// ErrExists: a write found something at its output path that it may
+	// not replace: anything that is not a bundle, or a bundle without
+	// WriteOptions.Force.
+	ErrExists = errors.New("output exists")
 	// ErrConflict: Merge found two events with the same identity (seq,
 	// lane) and different bytes.
 	ErrConflict = errors.New("conflicting events")

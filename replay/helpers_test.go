@@ -76,6 +76,11 @@ func realisticRunOf(t testing.TB, scenario, variant int) []events.Event {
 // seqs, each the child of the previous, with timestamps and IDs set.
 func syntheticTape(t testing.TB, n, payloadSize int) []events.Event {
 	t.Helper()
+	return syntheticEvents(n, payloadSize)
+}
+
+// syntheticEvents is syntheticTape outside a test.
+func syntheticEvents(n, payloadSize int) []events.Event {
 	kinds := []events.Kind{kindStarted, kindQueried, kindRanked, kindClassified, kindBuilt, kindRequested, kindResponded, kindProduced}
 	evs := make([]events.Event, n)
 	base := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)

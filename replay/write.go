@@ -210,78 +210,63 @@ func writeErr(path string, err error) error {
 	return &BundleError{Path: path, Record: -1, Op: "write", Err: err}
 }
 
-// Write writes b as a directory bundle at dir. It builds the bundle in a
-// temporary sibling directory, syncs it and renames it into place, so a
-// reader never sees a half-written bundle; an existing bundle at dir is
-// replaced. Write refuses events that would not verify.
+// Write writes b as a directory bundle at dir (WriteOptions.Write with the
+// zero options: it refuses to replace anything).
 func Write(ctx context.Context, dir string, b *Bundle) error {
+	return WriteOptions{}.Write(ctx, dir, b)
+}
+
+// Write writes b as a directory bundle at dir. It builds the bundle in a
+// temporary directory beside dir and puts it in place in one step
+// (internal/atomicfile), so dir always holds the old bundle or the new
+// one, never a half-written one; leftovers of an interrupted write are
+// removed by the next. It refuses an existing dir unless it is a bundle
+// and o.Force is set, and refuses events that would not verify.
+func (o WriteOptions) Write(ctx context.Context, dir string, b *Bundle) error {
 	p, err := makePlan(b)
 	if err != nil {
 		return writeErr(dir, err)
 	}
-	return writeDirPlan(ctx, dir, p)
+	return p.writeDir(ctx, dir, o.Force)
 }
 
-func writeDirPlan(ctx context.Context, dir string, p *plan) error {
+func (p *plan) writeDir(ctx context.Context, dir string, force bool) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	parent := filepath.Dir(dir)
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".tmp-")
-	if err != nil {
+	if err := checkReplace(dir, force); err != nil {
 		return writeErr(dir, err)
 	}
-	defer os.RemoveAll(tmp)
-	if err := os.Chmod(tmp, 0o755); err != nil { // MkdirTemp makes it 0700
-		return writeErr(dir, err)
-	}
-	dirs := []string{tmp}
-	if slices.ContainsFunc(p.files, func(f planFile) bool { return strings.HasPrefix(f.name, BlobDir+"/") }) {
-		if err := os.Mkdir(filepath.Join(tmp, BlobDir), 0o755); err != nil {
-			return writeErr(dir, err)
-		}
-		dirs = []string{filepath.Join(tmp, BlobDir), tmp}
-	}
-	all := append(slices.Clone(p.files), planFile{name: ManifestFile, data: p.manifest})
-	for _, f := range all {
-		err := writeSynced(filepath.Join(tmp, filepath.FromSlash(f.name)), func(w io.Writer) error {
-			if f.data != nil {
-				_, err := w.Write(f.data)
+	err := atomicfile.WriteDir(dir, 0o755, func(tmp string) error {
+		if slices.ContainsFunc(p.files, func(f planFile) bool { return strings.HasPrefix(f.name, BlobDir+"/") }) {
+			if err := os.Mkdir(filepath.Join(tmp, BlobDir), 0o755); err != nil {
 				return err
 			}
-			_, err := writeLog(w, p.evs)
-			return err
-		})
-		if err != nil {
-			return writeErr(dir, err)
 		}
-	}
-	for _, d := range dirs {
-		if err := syncDir(d); err != nil {
-			return writeErr(dir, err)
+		all := append(slices.Clone(p.files), planFile{name: ManifestFile, data: p.manifest})
+		for _, f := range all {
+			if err := writeNew(filepath.Join(tmp, filepath.FromSlash(f.name)), func(w io.Writer) error {
+				if f.data != nil {
+					_, err := w.Write(f.data)
+					return err
+				}
+				_, err := writeLog(w, p.evs)
+				return err
+			}); err != nil {
+				return err
+			}
 		}
-	}
-	var old string
-	if _, err := os.Lstat(dir); err == nil {
-		old = tmp + ".old"
-		if err := os.Rename(dir, old); err != nil {
-			return writeErr(dir, err)
-		}
-		defer os.RemoveAll(old)
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		if old != "" {
-			_ = os.Rename(old, dir)
-		}
-		return writeErr(dir, err)
-	}
-	if err := syncDir(parent); err != nil {
+		return nil
+	})
+	if err != nil {
 		return writeErr(dir, err)
 	}
 	return nil
 }
 
-func writeSynced(path string, fill func(io.Writer) error) error {
+// writeNew creates path, which must not exist, and fills it through a
+// buffer. atomicfile syncs the whole tree afterwards.
+func writeNew(path string, fill func(io.Writer) error) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return err
@@ -289,17 +274,7 @@ func writeSynced(path string, fill func(io.Writer) error) error {
 	bw := newBufWriter(f)
 	err = fill(bw)
 	err = errors.Join(err, bw.Flush())
-	err = errors.Join(err, f.Sync())
 	return errors.Join(err, f.Close())
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	return errors.Join(err, d.Close())
 }
 
 // zstdOptions are fixed so that the same bundle always gives the same
@@ -373,6 +348,12 @@ func (p *plan) writeStream(w io.Writer) error {
 	return zw.Close()
 }
 
+// WriteFile writes b as a single-file bundle at path (WriteOptions.WriteFile
+// with the zero options: it refuses to replace anything).
+func WriteFile(ctx context.Context, path string, b *Bundle) error {
+	return WriteOptions{}.WriteFile(ctx, path, b)
+}
+
 // WriteFile writes b as a single-file bundle at path: the directory form as
 // a tar stream (fixed order and headers) compressed with zstd, so the same
 // bundle always gives the same bytes and
@@ -380,20 +361,28 @@ func (p *plan) writeStream(w io.Writer) error {
 //	zstd -dc FILE | tar -x -C DIR
 //
 // gives the directory form. The file is written to a temporary file in the
-// same directory, synced and renamed into place.
-func WriteFile(ctx context.Context, path string, b *Bundle) error {
+// same directory, synced and renamed into place (internal/atomicfile);
+// leftovers of an interrupted write are removed by the next. It refuses an
+// existing path unless it is a bundle and o.Force is set.
+func (o WriteOptions) WriteFile(ctx context.Context, path string, b *Bundle) error {
 	p, err := makePlan(b)
 	if err != nil {
 		return writeErr(path, err)
 	}
-	return p.writeFile(ctx, path)
+	return p.writeFile(ctx, path, o.Force)
 }
 
-func (p *plan) writeFile(ctx context.Context, path string) error {
+func (p *plan) writeFile(ctx context.Context, path string, force bool) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	s, err := atomicfile.Options{}.StageFunc(path, 0o644, func(w io.Writer) error {
+	if err := checkReplace(path, force); err != nil {
+		return writeErr(path, err)
+	}
+	if err := atomicfile.RemoveLeftovers(path); err != nil {
+		return writeErr(path, err)
+	}
+	s, err := atomicfile.Options{ReplaceDir: true}.StageFunc(path, 0o644, func(w io.Writer) error {
 		bw := newBufWriter(w)
 		return errors.Join(p.writeStream(bw), bw.Flush())
 	})
@@ -430,5 +419,7 @@ func WriteRun(dir string, meta Metadata, evs []events.Event) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", writeErr(path, err)
 	}
-	return path, WriteFile(context.Background(), path, &Bundle{Metadata: meta, Events: evs})
+	// The name is derived from the run, so a bundle already there is an
+	// earlier write of the same run: replace it (never anything else).
+	return path, WriteOptions{Force: true}.WriteFile(context.Background(), path, &Bundle{Metadata: meta, Events: evs})
 }

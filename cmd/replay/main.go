@@ -8,11 +8,12 @@
 //	                                    list the events with seq in [N, M]
 //	replay state BUNDLE [-at N]         the run's state after seq N (default: the end)
 //	replay diff A B [-json]             first divergent event, field diff, causal chain
-//	replay merge OUT IN...              merge bundles of one run's lanes or shards
+//	replay merge [-force] OUT IN...     merge bundles of one run's lanes or shards
 //
 // A BUNDLE is a bundle directory or a single .bundle.zst file. merge
 // writes OUT as a single file when its name ends in .zst, else as a
-// directory.
+// directory. It never replaces an OUT that is not a bundle, and replaces
+// a bundle only with -force.
 //
 // Exit status: 0 when the bundles are valid and (diff) do not diverge; 1
 // when a bundle is invalid or the runs diverge; 2 for usage errors.
@@ -48,7 +49,7 @@ const usage = `usage:
   replay show BUNDLE [-from N] [-to M] [-payload]
   replay state BUNDLE [-at N]
   replay diff A B [-json]
-  replay merge OUT IN...
+  replay merge [-force] OUT IN...
 `
 
 // usageError is a command-line mistake: exit status 2.
@@ -130,6 +131,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 		return diff(ctx, stdout, pos[0], pos[1], *asJSON)
 	case "merge":
+		force := fs.Bool("force", false, "replace OUT if it is a bundle (anything else is never replaced)")
 		pos, err := parse(fs, args)
 		if err != nil {
 			return err
@@ -137,7 +139,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		if len(pos) < 2 {
 			return &usageError{"merge: want OUT and at least one IN"}
 		}
-		return merge(ctx, stdout, pos[0], pos[1:])
+		return merge(ctx, stdout, pos[0], pos[1:], *force)
 	case "help", "-h", "-help", "--help":
 		_, err := io.WriteString(stdout, usage)
 		return err
@@ -247,7 +249,7 @@ func diff(ctx context.Context, w io.Writer, a, b string, asJSON bool) error {
 	return nil
 }
 
-func merge(ctx context.Context, w io.Writer, out string, ins []string) error {
+func merge(ctx context.Context, w io.Writer, out string, ins []string, force bool) error {
 	var tapes [][]events.Event
 	var meta replay.Metadata
 	for i, p := range ins {
@@ -268,10 +270,11 @@ func merge(ctx context.Context, w io.Writer, out string, ins []string) error {
 		return fmt.Errorf("merge %s: %w", strings.Join(ins, " "), err)
 	}
 	b := &replay.Bundle{Metadata: meta, Events: evs}
+	o := replay.WriteOptions{Force: force}
 	if strings.HasSuffix(out, ".zst") {
-		err = replay.WriteFile(ctx, out, b)
+		err = o.WriteFile(ctx, out, b)
 	} else {
-		err = replay.Write(ctx, out, b)
+		err = o.Write(ctx, out, b)
 	}
 	if err != nil {
 		return err

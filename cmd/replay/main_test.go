@@ -141,3 +141,36 @@ func TestStateUsesSnapshot(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, out, "snapshot at seq 2")
 }
+
+// TestMergeNeverReplacesWhatItDidNotWrite: merge refuses an OUT that is
+// not a bundle, even with -force, and replaces a bundle only with -force.
+func TestMergeNeverReplacesWhatItDidNotWrite(t *testing.T) {
+	in := write(t, "in"+replay.FileExt, tape(t, "x"))
+	folder := filepath.Join(t.TempDir(), "project")
+	require.NoError(t, os.MkdirAll(filepath.Join(folder, "src"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(folder, "src", "main.go"), []byte("package main\n"), 0o644))
+	text := filepath.Join(t.TempDir(), "notes.zst")
+	require.NoError(t, os.WriteFile(text, []byte("notes\n"), 0o644))
+	for _, out := range []string{folder, text} {
+		for _, args := range [][]string{{"merge", out, in}, {"merge", "-force", out, in}} {
+			_, err := runCmd(args...)
+			require.ErrorIs(t, err, replay.ErrExists, "%v", args)
+			require.Contains(t, err.Error(), "is not a bundle")
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(folder, "src", "main.go"))
+	require.NoError(t, err)
+	require.Equal(t, "package main\n", string(b))
+	b, err = os.ReadFile(text)
+	require.NoError(t, err)
+	require.Equal(t, "notes\n", string(b))
+
+	out := filepath.Join(t.TempDir(), "merged.bundle")
+	_, err = runCmd("merge", out, in)
+	require.NoError(t, err)
+	_, err = runCmd("merge", out, in)
+	require.ErrorIs(t, err, replay.ErrExists)
+	require.Contains(t, err.Error(), "-force")
+	_, err = runCmd("merge", "-force", out, in)
+	require.NoError(t, err)
+}

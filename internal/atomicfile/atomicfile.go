@@ -30,6 +30,11 @@ type Options struct {
 	// inject write failures.
 	CreateTemp func(dir, pattern string) (File, error)
 
+	// ReplaceDir lets a file replace a directory at its target (the
+	// directory is removed after the exchange). Without it, a file write
+	// onto a directory fails and leaves the directory alone.
+	ReplaceDir bool
+
 	// Tests of this package simulate a crash: crashAt names a step of a
 	// directory commit at which Commit returns errCrashed at once, leaving
 	// everything as a killed process would; noExchange forces the
@@ -97,7 +102,7 @@ func (o Options) StageFunc(path string, perm os.FileMode, fill func(w io.Writer)
 		os.Remove(name)
 		return nil, failed(op, path, err)
 	}
-	return &Staged{path: path, tmp: name}, nil
+	return &Staged{path: path, tmp: name, o: o}, nil
 }
 
 // Staged is a synced temporary file waiting to replace its target. It is
@@ -110,8 +115,10 @@ type Staged struct {
 }
 
 // Commit puts the staged file or directory at the target and syncs the
-// target's directory. A file is renamed over the target; a directory is
-// exchanged with what is at the target (see the package documentation).
+// target's directory. A file is renamed over the target file (a directory
+// at the target is an error unless Options.ReplaceDir); a directory, or a
+// file replacing a directory, is exchanged with what is at the target (see
+// the package documentation).
 // If that fails, the temporary file or directory is removed and the target
 // is unchanged. Commit after Commit or Discard returns ErrFinished.
 func (s *Staged) Commit() error {
@@ -119,7 +126,8 @@ func (s *Staged) Commit() error {
 		return fmt.Errorf("atomicfile: commit %s: %w", s.path, ErrFinished)
 	}
 	s.done = true
-	if s.dir {
+	if fi, err := os.Lstat(s.path); s.dir || (s.o.ReplaceDir && err == nil && fi.IsDir()) {
+		// A rename does not replace a directory: exchange the two.
 		return s.commitDir()
 	}
 	if err := os.Rename(s.tmp, s.path); err != nil {

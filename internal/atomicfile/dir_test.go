@@ -172,3 +172,13 @@ func TestRemoveLeftoversRestoresAMissingTarget(t *testing.T) {
 	require.NoError(t, RemoveLeftovers(p))
 	require.Equal(t, map[string]string{"x": "old"}, snapshot(t, root))
 }
+
+func TestWriteFileReplacesADirectoryOnlyWhenAsked(t *testing.T) {
+	root := t.TempDir()
+	p := filepath.Join(root, "out")
+	require.NoError(t, WriteDir(p, 0o755, fillWith(oldTree)))
+	require.Error(t, WriteFile(p, []byte("file"), 0o644))
+	require.Equal(t, oldTree, tree(t, p))
+	require.NoError(t, Options{ReplaceDir: true}.WriteFile(p, []byte("file"), 0o644))
+	require.Equal(t, map[string]string{"out": "file"}, snapshot(t, root))
+}

@@ -109,7 +109,7 @@ func plainStream(path string, scan bool, fn func(events.Event) error) error {
 		return err
 	}
 	defer f.Close()
-	l := newLogReader(f)
+	l := newLogReader(f, logChunk)
 	l.hash = nil
 	if err := l.header(); err != nil {
 		return err
@@ -142,12 +142,12 @@ func plainStream(path string, scan bool, fn func(events.Event) error) error {
 				if b, err = os.ReadFile(filepath.Join(path, blobName(e.PayloadDigest))); err != nil {
 					return err
 				}
-				if cached+len(b) <= maxDirBlobCache {
+				if cached+len(b) <= DefaultMaxBufferedBlobs {
 					cache[e.PayloadDigest] = b
 					cached += len(b)
 				}
 			}
-			e.Payload = a.copy(b)
+			e.Payload = b
 		} else {
 			e.Payload = a.copy(e.Payload)
 		}

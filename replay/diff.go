@@ -42,15 +42,22 @@ type DiffReport struct {
 // Diverged reports whether the runs diverge.
 func (d *DiffReport) Diverged() bool { return d.Divergence != nil }
 
+// Diff is Options.Diff with the default Options.
+func Diff(ctx context.Context, pathA, pathB string) (*DiffReport, error) {
+	return Options{}.Diff(ctx, pathA, pathB)
+}
+
 // Diff loads and verifies the bundles at pathA and pathB and compares their
 // events. A bundle that does not verify is an error, never a divergence.
-// Both tapes are held in memory (events.Compare works on slices).
-func Diff(ctx context.Context, pathA, pathB string) (*DiffReport, error) {
-	a, da, err := load(ctx, pathA)
+// Both tapes are held in memory (events.Compare works on slices), within
+// one MaxBufferedBlobs for the two.
+func (o Options) Diff(ctx context.Context, pathA, pathB string) (*DiffReport, error) {
+	mem := o.newBudget()
+	a, da, err := load(ctx, pathA, o, mem)
 	if err != nil {
 		return nil, err
 	}
-	b, db, err := load(ctx, pathB)
+	b, db, err := load(ctx, pathB, o, mem)
 	if err != nil {
 		return nil, err
 	}

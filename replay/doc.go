@@ -27,13 +27,18 @@
 // The single-file form is the directory form as a tar stream (USTAR, mode
 // 0644, mtime 0, no directory entries) in the fixed order manifest.json,
 // metadata.json, snapshot.json, blobs sorted by name, events.log,
-// compressed as one zstd stream (level "better", 8 MiB window, one encoder
-// goroutine, frame checksums on). The same bundle therefore always gives the
+// compressed as one zstd frame (level "better", 8 MiB window, one encoder
+// goroutine, frame checksum on). The same bundle therefore always gives the
 // same bytes, and
 //
 //	zstd -dc RUN.bundle.zst | tar -x -C DIR
 //
-// gives the directory form. Nothing may follow events.log.
+// gives the directory form. Nothing may follow events.log in the tar
+// stream, nothing may follow the end of the tar stream in the frame (the
+// first byte after it is an error; nothing more is decompressed), and
+// nothing may follow the frame in the file (no second frame, empty or
+// skippable). A frame asking for a window larger than 8 MiB is refused
+// before anything is decompressed.
 //
 // # metadata.json
 //
@@ -56,7 +61,8 @@
 //
 // stored is the canonical record of the event (events.AppendRecord), except
 // that a payload of at least BlobThreshold bytes is stored as blobs/<hex of
-// PayloadDigest> and the stored record carries an empty payload. A stored
+// PayloadDigest> and the stored record carries an empty payload (an inline
+// payload of BlobThreshold bytes or more is an error). A stored
 // record with an empty payload whose PayloadDigest is not the digest of the
 // empty string is such a reference.
 //
@@ -111,12 +117,23 @@
 // snapshot. Logical time is the seq: EmittedAt is wall-clock and, like the
 // other nondeterministic fields, is recorded but not ordered. Memory does
 // not grow with the number of events. In the single-file form the blobs
-// come before events.log: Open (and so Load and Diff) keeps them in memory
-// (at most MaxBufferedBlobs in all), Verify only hashes them as they pass.
-// The directory form reads and hashes a blob at its first reference and
-// keeps it for later ones while the kept blobs total at most 16 MiB (a
-// tape of many equal runs refers to one prompt over and over); Verify
-// keeps none.
+// come before events.log: Open (and so Load and Diff) keeps them in
+// memory, Verify only hashes them as they pass. The directory form reads
+// and hashes a blob at its first reference and keeps it for later ones;
+// Verify keeps none.
+//
+// # Bounds on untrusted bundles
+//
+// Bundles come from other machines, so what a read holds and hands out is
+// bounded whatever a bundle holds (Options; the zero value uses the
+// defaults): the blobs kept in memory total at most MaxBufferedBlobs
+// (DefaultMaxBufferedBlobs, 128 MiB; Diff counts both bundles together),
+// and the payloads Next hands out total at most MaxPayloadBytes
+// (DefaultMaxPayloadBytes, 1 GiB), counting a blob once per event that
+// refers to it. A blob's bytes are shared by every event that refers to
+// it, so a blob referred to many times costs its size once; payloads are
+// read-only. A read that would pass a bound fails with a *LimitError
+// naming it (cmd/replay names the flag that raises it).
 //
 // The cost of validation is hashing. Per record: the payload digest
 // (blake3 of the payload) and the chain hash (blake3 of the previous head
@@ -144,10 +161,20 @@
 // the fallback tier on the fixture scenarios) measure the single-file
 // form's size.
 //
-// Every error is a *BundleError naming the bundle, the file in it and the
-// record index (0-based, -1 when not about a record), wrapping a sentinel:
-// ErrDigest, ErrChain, ErrOrder, ErrRequired, ErrTruncated, ErrTooLarge,
-// ErrUnsafeName, ErrMissing, ErrMalformed or ErrReplayUnavailable.
+// Every error is a *BundleError naming the bundle, the file in it ("" for
+// the bundle itself, e.g. its zstd frame) and the record index (0-based,
+// -1 when not about a record), wrapping a sentinel: ErrDigest, ErrChain,
+// ErrOrder, ErrRequired, ErrTruncated, ErrTooLarge (a *LimitError for the
+// bounds of Options), ErrUnsafeName, ErrMissing, ErrMalformed,
+// ErrReplayUnavailable, or, for writes, ErrExists.
+//
+// # Writing
+//
+// Write and WriteFile write through internal/atomicfile: the path holds
+// the old bundle or the new one at every moment, also across a kill, and
+// the next write removes what an interrupted one left. They never replace
+// anything that is not a bundle, and replace a bundle only with
+// WriteOptions.Force.
 //
 // # State
 //

@@ -34,9 +34,6 @@ const (
 	MaxString = 4096
 	// MaxBlob bounds one blob.
 	MaxBlob = 64 << 20
-	// MaxBufferedBlobs bounds the total size of the blobs held in memory
-	// while a single-file bundle is read (the directory form holds none).
-	MaxBufferedBlobs = 256 << 20
 	// MaxJSON bounds metadata.json and manifest.json.
 	MaxJSON = 16 << 20
 	// MaxSnapshot bounds snapshot.json.

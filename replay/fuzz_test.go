@@ -1,12 +1,17 @@
 package replay
 
 import (
+	"archive/tar"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"io"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/kr/pretty"
 
@@ -78,37 +83,206 @@ func verifyBytes(data []byte, tarOnly bool) error {
 	}
 }
 
-// FuzzLoad feeds arbitrary bytes to the bundle loader, both as a
-// compressed single file and as its tar stream (so that mutations reach
-// events.log's records, whose tar framing has no checksum). It must never
-// panic; every error must be a *BundleError; Load and Verify must agree;
-// whatever loads must write back
-// to a bundle that loads to the same events.
-//
-//	go test -run '^$' -fuzz FuzzLoad -fuzztime 10m -fuzzminimizetime 100x ./replay
-//
-// (-fuzzminimizetime 100x: with the default 60s budget per new input the
-// fuzzer spends nearly all its time minimizing.)
-func FuzzLoad(f *testing.F) {
-	evs := realisticRun(f, 0)
-	snap, err := MakeSnapshot(evs, 3)
+// tarOf returns the tar stream of b's single-file form (no compression).
+func tarOf(t testing.TB, b *Bundle) []byte {
+	t.Helper()
+	p, err := makePlan(b)
 	if err != nil {
-		f.Fatal(err)
+		t.Fatal(err)
 	}
-	for _, b := range []*Bundle{
-		{Metadata: testMeta(), Events: evs},
-		{Metadata: testMeta(), Events: evs, Snapshot: snap},
-		{Metadata: testMeta(), Events: syntheticTape(f, 5, 40)},
-	} {
-		file, tarStream := encodeBundle(f, b)
-		f.Add(file)
-		f.Add(tarStream)
+	var buf bytes.Buffer
+	if err := p.writeTar(&buf); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// fuzzTape returns n events with p-byte payloads and nothing else set:
+// the smallest tapes that exercise the log.
+func fuzzTape(n, p int) []events.Event {
+	evs := make([]events.Event, n)
+	for i := range evs {
+		pl := bytes.Repeat([]byte{byte('a' + i)}, p)
+		evs[i] = events.Event{Seq: uint64(i + 1), Parent: uint64(i), Kind: "k", Payload: pl, PayloadDigest: events.Sum(pl)}
+	}
+	return evs
+}
+
+// fuzzSeeds are the smallest bundles that cover inline payloads, a
+// snapshot and a blob. Small matters: the fuzzer minimises every new input
+// it finds, in time that grows with the square of the input's length.
+func fuzzSeeds(t testing.TB) (entries, files []*Bundle) {
+	t.Helper()
+	meta := Metadata{Pin: Pin{RunKey: "k"}, Scenario: "s", Status: StatusCaptured}
+	small := fuzzTape(2, 3)
+	snap, err := MakeSnapshot(small, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withBlob := fuzzTape(1, BlobThreshold)
+	plain := &Bundle{Metadata: meta, Events: small}
+	return []*Bundle{plain, {Metadata: meta, Events: small, Snapshot: snap}},
+		[]*Bundle{plain, {Metadata: meta, Events: withBlob}}
+}
+
+// The first byte of a FuzzLoad input says what the rest is. Tar framing
+// pads every entry to 512 bytes; mutating and minimising those zeros is
+// time the fuzzer does not spend on the contents, so the inputs give the
+// entries compactly and the harness builds the tar stream.
+const (
+	fuzzFile    = 'z' // a single-file bundle as it is on disk
+	fuzzEntries = 'e' // tar entries (encodeEntries), in that order
+	fuzzSealed  = 'm' // tar entries without manifest.json: the harness writes
+	// a manifest that matches them, so mutations of the other files get past
+	// their digests to the records
+)
+
+// encodeEntries encodes (name, data) pairs as uvarint-length-prefixed
+// strings.
+func encodeEntries(names []string, datas [][]byte) []byte {
+	var out []byte
+	for i := range names {
+		out = binary.AppendUvarint(out, uint64(len(names[i])))
+		out = append(out, names[i]...)
+		out = binary.AppendUvarint(out, uint64(len(datas[i])))
+		out = append(out, datas[i]...)
+	}
+	return out
+}
+
+// decodeEntries decodes what encodeEntries encodes, as far as it can.
+func decodeEntries(b []byte) (names []string, datas [][]byte) {
+	next := func() ([]byte, bool) {
+		n, k := binary.Uvarint(b)
+		if k <= 0 || n > uint64(len(b)-k) {
+			return nil, false
+		}
+		v := b[k : k+int(n)]
+		b = b[k+int(n):]
+		return v, true
+	}
+	for len(b) > 0 {
+		name, ok1 := next()
+		data, ok2 := next()
+		if !ok1 || !ok2 {
+			break
+		}
+		names, datas = append(names, string(name)), append(datas, data)
+	}
+	return names, datas
+}
+
+// tarEntries writes the entries as the single-file form's tar stream does.
+func tarEntries(names []string, datas [][]byte) []byte {
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	for i := range names {
+		hdr := &tar.Header{Typeflag: tar.TypeReg, Name: names[i], Size: int64(len(datas[i])), Mode: 0o644, ModTime: time.Unix(0, 0), Format: tar.FormatUSTAR}
+		if tw.WriteHeader(hdr) != nil {
+			return buf.Bytes()
+		}
+		tw.Write(datas[i])
+	}
+	tw.Close()
+	return buf.Bytes()
+}
+
+// sealEntries puts a manifest that matches the entries in front of them:
+// every file's size and digest, and the count and head of events.log's
+// trailer when it has one.
+func sealEntries(names []string, datas [][]byte) ([]string, [][]byte) {
+	m := Manifest{Format: Format}
+	for i, n := range names {
+		m.Files = append(m.Files, FileEntry{Path: n, Size: int64(len(datas[i])), Digest: events.Sum(datas[i])})
+		if n == EventsFile {
+			m.Events, m.Chain = trailerOf(datas[i])
+		}
+	}
+	slices.SortFunc(m.Files, func(a, b FileEntry) int { return strings.Compare(a.Path, b.Path) })
+	mb, err := m.encode()
+	if err != nil {
+		return names, datas
+	}
+	return append([]string{ManifestFile}, names...), append([][]byte{mb}, datas...)
+}
+
+// trailerOf returns the record count and chain head of a log's trailer, or
+// zeros.
+func trailerOf(log []byte) (uint64, events.Digest) {
+	l := newLogReader(bytes.NewReader(log), int64(len(log)))
+	l.hash = nil
+	if l.header() != nil {
+		return 0, events.Digest{}
+	}
+	for {
+		_, _, err := l.frame()
+		if err == io.EOF {
+			n, head, _ := l.trailer()
+			return n, head
+		}
+		if err != nil {
+			return 0, events.Digest{}
+		}
+	}
+}
+
+// entriesOf returns the entries of b's tar stream.
+func entriesOf(t testing.TB, b *Bundle) (names []string, datas [][]byte) {
+	t.Helper()
+	tr := tar.NewReader(bytes.NewReader(tarOf(t, b)))
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return names, datas
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := io.ReadAll(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names, datas = append(names, h.Name), append(datas, d)
+	}
+}
+
+// FuzzLoad feeds arbitrary bundles to the loader: single files as they
+// are, and tar streams built from entries the fuzzer mutates (see
+// fuzzEntries and fuzzSealed), so that mutations reach the manifest, the
+// metadata and events.log's records. It must never panic; every error
+// must be a *BundleError; Load and Verify must agree; whatever loads must
+// write back to a bundle that loads to the same events. An execution
+// takes well under a millisecond on small inputs, so a plain run fuzzes
+// rather than minimises:
+//
+//	go test -run '^$' -fuzz '^FuzzLoad$' -fuzztime 10m ./replay
+func FuzzLoad(f *testing.F) {
+	entries, files := fuzzSeeds(f)
+	for _, b := range entries {
+		names, datas := entriesOf(f, b)
+		f.Add(append([]byte{fuzzEntries}, encodeEntries(names, datas)...))
+		f.Add(append([]byte{fuzzSealed}, encodeEntries(names[1:], datas[1:])...)) // without the manifest
+	}
+	for _, b := range files {
+		file, _ := encodeBundle(f, b)
+		f.Add(append([]byte{fuzzFile}, file...))
 	}
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		tarOnly := !bytes.HasPrefix(data, zstdMagic)
-		b, err := loadBytes(context.Background(), data, tarOnly)
-		if verr := verifyBytes(data, tarOnly); (verr == nil) != (err == nil) {
+		var raw []byte
+		tarOnly := true
+		switch {
+		case len(data) > 0 && data[0] == fuzzFile:
+			raw, tarOnly = data[1:], false
+		case len(data) > 0 && data[0] == fuzzEntries:
+			raw = tarEntries(decodeEntries(data[1:]))
+		case len(data) > 0 && data[0] == fuzzSealed:
+			raw = tarEntries(sealEntries(decodeEntries(data[1:])))
+		default:
+			raw, tarOnly = data, !bytes.HasPrefix(data, zstdMagic)
+		}
+		b, err := loadBytes(context.Background(), raw, tarOnly)
+		if verr := verifyBytes(raw, tarOnly); (verr == nil) != (err == nil) {
 			t.Fatalf("Load and Verify disagree: load: %v; verify: %v", err, verr)
 		}
 		if err != nil {
@@ -118,8 +292,7 @@ func FuzzLoad(f *testing.F) {
 			}
 			return
 		}
-		_, again := encodeBundle(t, b)
-		b2, err := loadBytes(context.Background(), again, true)
+		b2, err := loadBytes(context.Background(), tarOf(t, b), true)
 		if err != nil {
 			t.Fatalf("a loaded bundle does not write back: %v", err)
 		}

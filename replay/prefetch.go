@@ -85,8 +85,10 @@ func (r *Reader) produce(p *prefetcher) {
 				break
 			}
 			e := r.event()
-			size += len(e.Payload)
-			e.Payload = a.copy(e.Payload)
+			if r.payload == nil { // inline: copy it out of the log buffer
+				size += len(e.Payload)
+				e.Payload = a.copy(e.Payload)
+			} // a blob's bytes are the Reader's, never written again: shared
 			b.evs = append(b.evs, e)
 		}
 		select {
@@ -100,8 +102,9 @@ func (r *Reader) produce(p *prefetcher) {
 	}
 }
 
-// Next returns the next event, fully validated. Payload is a fresh slice
-// the caller owns. At the end of a valid log it returns io.EOF; any other
+// Next returns the next event, fully validated. Payload must be treated
+// as read-only: a payload stored as a blob is shared by every event that
+// refers to that blob. At the end of a valid log it returns io.EOF; any other
 // error is a *BundleError naming the file and record (or the context's
 // error), and is sticky. The first call starts the goroutine that
 // validates ahead (see Reader); Close ends it.

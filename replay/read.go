@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/klauspost/compress/zstd"
 	"lukechampine.com/blake3"
@@ -42,14 +43,23 @@ type Reader struct {
 	path string
 	form Form
 
-	manifest   *Manifest
-	manifestB  []byte
-	meta       Metadata
-	snap       *Snapshot
-	snapState  *State
-	closers    []io.Closer
-	blobs      map[events.Digest][]byte // file form: every blob; dir form: verified cache (maxDirBlobCache)
-	blobsBytes int64
+	manifest  *Manifest
+	manifestB []byte
+	meta      Metadata
+	snap      *Snapshot
+	snapState *State
+	closers   []io.Closer
+	// blobs holds the blobs read for delivery (the single-file form: all,
+	// read before the log; the directory form: each at its first
+	// reference), shared by the events that refer to them; mem accounts
+	// for them against Options.MaxBufferedBlobs.
+	blobs map[events.Digest][]byte
+	mem   *budget
+	// maxPayload bounds delivered, the payload bytes Next has handed out.
+	maxPayload int64
+	delivered  int64
+	// frame is the single-file form's zstd frame.
+	frame *frameReader
 
 	log   *logReader
 	chain events.Chainer
@@ -77,15 +87,26 @@ type Reader struct {
 	closed   bool
 }
 
+// Open opens the bundle at path with the default Options (see
+// Options.Open).
+func Open(ctx context.Context, path string) (*Reader, error) {
+	return Options{}.Open(ctx, path)
+}
+
 // Open opens the bundle at path (a directory or a single file) and checks
 // everything before the event log. A FAILED bundle gives an error wrapping
 // ErrReplayUnavailable. The caller must Close the Reader.
-func Open(ctx context.Context, path string) (*Reader, error) {
-	return open(ctx, path, true)
+func (o Options) Open(ctx context.Context, path string) (*Reader, error) {
+	return open(ctx, path, true, o, o.newBudget())
 }
 
-func open(ctx context.Context, path string, keep bool) (*Reader, error) {
-	r := &Reader{ctx: ctx, path: path, keep: keep, blobs: map[events.Digest][]byte{}, verified: map[events.Digest]bool{}}
+func newReader(ctx context.Context, path string, keep bool, o Options, mem *budget) *Reader {
+	return &Reader{ctx: ctx, path: path, keep: keep, blobs: map[events.Digest][]byte{}, verified: map[events.Digest]bool{},
+		mem: mem, maxPayload: o.maxPayload()}
+}
+
+func open(ctx context.Context, path string, keep bool, o Options, mem *budget) (*Reader, error) {
+	r := newReader(ctx, path, keep, o, mem)
 	if err := r.open(); err != nil {
 		r.Close()
 		return nil, err
@@ -113,8 +134,11 @@ func (r *Reader) open() error {
 	case fi.Mode().IsRegular():
 		r.form = FormFile
 		return r.openFile()
+	case fi.Mode()&fs.ModeSymlink != 0:
+		target, _ := os.Readlink(r.path)
+		return r.fail("", -1, "open", wrapf(ErrUnsafeName, "a symbolic link (to %q): bundle paths are not followed; pass the link's target", target))
 	default:
-		return r.fail("", -1, "open", wrapf(ErrUnsafeName, "not a directory or a regular file (%s)", fi.Mode().Type()))
+		return r.fail("", -1, "open", wrapf(ErrUnsafeName, "a %s, not a directory or a regular file", describeMode(fi.Mode())))
 	}
 }
 
@@ -131,12 +155,26 @@ func readBounded(rd io.Reader, max int64) ([]byte, error) {
 }
 
 func (r *Reader) readDirFile(name string, max int64) ([]byte, error) {
-	f, _, err := r.openDirFile(name, max)
+	f, size, err := r.openDirFile(name, max)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return readBounded(f, max)
+	return readExact(f, size)
+}
+
+// readExact reads exactly size bytes from rd into one allocation of that
+// size, failing when rd holds fewer or more.
+func readExact(rd io.Reader, size int64) ([]byte, error) {
+	b := make([]byte, size)
+	if _, err := io.ReadFull(rd, b); err != nil {
+		return nil, truncErr(err)
+	}
+	var one [1]byte
+	if n, _ := rd.Read(one[:]); n > 0 {
+		return nil, wrapf(ErrDigest, "longer than the %d bytes it had when opened: it changed while being read", size)
+	}
+	return b, nil
 }
 
 // openDirFile opens a file of the directory form and returns its size: a
@@ -316,7 +354,6 @@ func (r *Reader) walkDir() error {
 type tarStream struct {
 	tr  *tar.Reader
 	hdr *tar.Header
-	zr  *zstd.Decoder
 	bad string // name of the entry next rejected
 }
 
@@ -339,6 +376,26 @@ func (t *tarStream) next() error {
 
 func newZstdReader(rd io.Reader) (*zstd.Decoder, error) {
 	return zstd.NewReader(rd, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true), zstd.WithDecoderMaxWindow(maxWindow))
+}
+
+// Decoders are pooled: building one costs more than reading a small
+// bundle. A reset decoder decodes like a new one.
+var decoders sync.Pool
+
+func getZstdReader(rd io.Reader) (*zstd.Decoder, error) {
+	if zr, ok := decoders.Get().(*zstd.Decoder); ok {
+		if err := zr.Reset(rd); err == nil {
+			return zr, nil
+		}
+		zr.Close()
+	}
+	return newZstdReader(rd)
+}
+
+func putZstdReader(zr *zstd.Decoder) {
+	if zr.Reset(nil) == nil {
+		decoders.Put(zr)
+	}
 }
 
 // truncErr classifies a read error: an early end is ErrTruncated, a
@@ -369,24 +426,25 @@ func (r *Reader) openFile() error {
 
 // openStream reads a single-file bundle from rd.
 func (r *Reader) openStream(rd io.Reader) error {
-	br := bufio.NewReaderSize(rd, 64<<10)
-	if m, err := br.Peek(4); err != nil || !bytes.Equal(m, zstdMagic) {
-		return r.fail("", -1, "open", wrapf(ErrMalformed, "not a bundle: neither a directory nor a zstd-compressed file"))
-	}
-	zr, err := newZstdReader(br)
+	fr, err := newFrameReader(bufio.NewReaderSize(rd, 64<<10))
 	if err != nil {
 		return r.fail("", -1, "open", err)
 	}
-	r.closers = append(r.closers, closerFunc(func() error { zr.Close(); return nil }))
-	return r.openTar(zr, zr)
+	r.frame = fr
+	zr, err := getZstdReader(fr)
+	if err != nil {
+		return r.fail("", -1, "open", err)
+	}
+	r.closers = append(r.closers, closerFunc(func() error { putZstdReader(zr); return nil }))
+	return r.openTar(zr)
 }
 
 type closerFunc func() error
 
 func (f closerFunc) Close() error { return f() }
 
-func (r *Reader) openTar(rd io.Reader, zr *zstd.Decoder) error {
-	t := &tarStream{tr: tar.NewReader(rd), zr: zr}
+func (r *Reader) openTar(rd io.Reader) error {
+	t := &tarStream{tr: tar.NewReader(rd)}
 	name := func(want string) string {
 		if t.bad != "" {
 			return t.bad
@@ -408,8 +466,8 @@ func (r *Reader) openTar(rd io.Reader, zr *zstd.Decoder) error {
 		if t.hdr.Size > max {
 			return nil, wrapf(ErrTooLarge, "%d bytes, at most %d", t.hdr.Size, max)
 		}
-		b, err := readBounded(t.tr, max)
-		if err != nil {
+		b := make([]byte, t.hdr.Size)
+		if _, err := io.ReadFull(t.tr, b); err != nil {
 			return nil, truncErr(err)
 		}
 		t.hdr = nil
@@ -454,9 +512,8 @@ func (r *Reader) openTar(rd io.Reader, zr *zstd.Decoder) error {
 			return r.fail(bn, -1, "open", wrapf(ErrTooLarge, "%d bytes, at most %d", t.hdr.Size, MaxBlob))
 		}
 		if r.keep || r.snap != nil {
-			r.blobsBytes += t.hdr.Size
-			if r.blobsBytes > MaxBufferedBlobs {
-				return r.fail(bn, -1, "open", wrapf(ErrTooLarge, "blobs total more than %d bytes; unpack the bundle (zstd -dc FILE | tar -x -C DIR) and open the directory", MaxBufferedBlobs))
+			if err := r.mem.take(t.hdr.Size); err != nil {
+				return r.fail(bn, -1, "open", err)
 			}
 			b, err := entry(bn, MaxBlob)
 			if err != nil {
@@ -495,17 +552,22 @@ func (r *Reader) openTar(rd io.Reader, zr *zstd.Decoder) error {
 	return r.startLogWithEnd(t.tr, func() error {
 		if _, err := t.tr.Next(); !errors.Is(err, io.EOF) {
 			if err == nil {
-				return wrapf(ErrUnsafeName, "an entry follows %s", EventsFile)
+				return r.fail(t.hdr.Name, -1, "verify", wrapf(ErrUnsafeName, "an entry follows %s", EventsFile))
 			}
-			return truncErr(err)
+			return r.fail("", -1, "verify", truncErr(err))
 		}
-		if t.zr != nil {
-			n, err := io.Copy(io.Discard, t.zr)
-			if err != nil {
-				return truncErr(err)
-			}
-			if n != 0 {
-				return wrapf(ErrMalformed, "%d bytes after the tar stream", n)
+		// Nothing may follow the end of the tar stream: the first byte
+		// after it is an error (nothing more is decompressed). Reading to
+		// the end of the frame makes the decoder check its checksum.
+		var one [1]byte
+		if n, err := io.ReadFull(rd, one[:]); n > 0 {
+			return r.fail("", -1, "verify", wrapf(ErrMalformed, "data follows the end of the tar stream"))
+		} else if !errors.Is(err, io.EOF) {
+			return r.fail("", -1, "verify", truncErr(err))
+		}
+		if r.frame != nil {
+			if err := r.frame.trailing(); err != nil {
+				return r.fail("", -1, "verify", err)
 			}
 		}
 		return nil
@@ -513,7 +575,8 @@ func (r *Reader) openTar(rd io.Reader, zr *zstd.Decoder) error {
 }
 
 func (r *Reader) startLogWithEnd(rd io.Reader, end func() error) error {
-	r.log = newLogReader(rd)
+	e, _ := r.manifest.file(EventsFile)
+	r.log = newLogReader(rd, e.Size)
 	r.log.end = end
 	if err := r.log.header(); err != nil {
 		return r.fail(EventsFile, -1, "open", err)
@@ -616,6 +679,9 @@ func (r *Reader) advance() error {
 			return r.fail(blobName(rr.digest), idx, "verify", fmt.Errorf("record seq %d (%s): %w", rr.seq, rr.kind, err))
 		}
 	} else if len(rr.payload) > 0 {
+		if len(rr.payload) >= BlobThreshold {
+			return r.fail(EventsFile, idx, "verify", wrapf(ErrMalformed, "seq %d (%s): an inline payload of %d bytes; payloads of %d bytes or more are stored as blobs", rr.seq, rr.kind, len(rr.payload), BlobThreshold))
+		}
 		if d := events.Sum(rr.payload); d != rr.digest {
 			return r.fail(EventsFile, idx, "verify", wrapf(ErrDigest, "seq %d (%s): payload digest %s does not match the payload (%s): the event was edited", rr.seq, rr.kind, rr.digest, d))
 		}
@@ -624,6 +690,16 @@ func (r *Reader) advance() error {
 		r.header = append(r.header, 0)
 		r.header = append(r.header, stored[rr.tailOff:]...)
 		header = r.header
+	}
+	if r.keep {
+		n := int64(len(rr.payload))
+		if r.payload != nil {
+			n = int64(len(r.payload))
+		}
+		if r.delivered += n; r.delivered > r.maxPayload {
+			return r.fail(EventsFile, idx, "read", &LimitError{Limit: "MaxPayloadBytes", Value: r.maxPayload,
+				What: "the payloads of the events read so far total"})
+		}
 	}
 	head := r.chain.AddRecord(header)
 	if head != events.Digest(stored32) {
@@ -724,13 +800,20 @@ func (r *Reader) checkStream(name string, rd io.Reader, size int64) error {
 	return nil
 }
 
-// blob returns the verified bytes of a blob.
+// blob returns the verified bytes of a blob, shared by every event that
+// refers to it: the single-file form read them all at Open; the directory
+// form reads and checks each at its first reference and keeps it, within
+// Options.MaxBufferedBlobs.
 func (r *Reader) blob(d events.Digest) ([]byte, error) {
 	if b, ok := r.blobs[d]; ok {
 		return b, nil
 	}
 	name, err := r.dirBlob(d)
 	if err != nil {
+		return nil, err
+	}
+	e, _ := r.manifest.file(name)
+	if err := r.mem.take(e.Size); err != nil {
 		return nil, err
 	}
 	b, err := r.readDirFile(name, MaxBlob)
@@ -743,20 +826,9 @@ func (r *Reader) blob(d events.Digest) ([]byte, error) {
 		return nil, err
 	}
 	r.verified[d] = true
-	// Keep it while the cache has room: a tape of many runs refers to the
-	// same prompt over and over (equal runs have equal prompts), and each
-	// reference would read and hash it again.
-	if r.blobsBytes+int64(len(b)) <= maxDirBlobCache {
-		r.blobs[d] = b
-		r.blobsBytes += int64(len(b))
-	}
+	r.blobs[d] = b
 	return b, nil
 }
-
-// maxDirBlobCache bounds the verified blobs the directory form keeps in
-// memory for later references (the single-file form keeps every blob, up
-// to MaxBufferedBlobs, because they come before the log).
-const maxDirBlobCache = 16 << 20
 
 // finish runs the end-of-log checks.
 func (r *Reader) finish(idx int) error {
@@ -823,8 +895,11 @@ const (
 	logSlack = 64 << 10
 )
 
-func newLogReader(rd io.Reader) *logReader {
-	return &logReader{rd: rd, buf: make([]byte, logChunk), hash: blake3.New(32, nil)}
+// newLogReader reads a log of the given size (a hint from the manifest: a
+// small log gets a small buffer, which grows when a record needs it).
+func newLogReader(rd io.Reader, size int64) *logReader {
+	n := int(min(max(size, 0)+1, logChunk))
+	return &logReader{rd: rd, buf: make([]byte, n), hash: blake3.New(32, nil)}
 }
 
 // hashRead hashes what has been read but not yet hashed.
@@ -844,7 +919,7 @@ func (l *logReader) digest() events.Digest {
 // fill makes at least n bytes available unless the file ends first.
 func (l *logReader) fill(n int) error {
 	for l.hi-l.lo < n && !l.eof {
-		if room := len(l.buf) - l.hi; room < logSlack || room < n-(l.hi-l.lo) {
+		if room := len(l.buf) - l.hi; room < min(logSlack, len(l.buf)/4) || room < n-(l.hi-l.lo) {
 			l.hashRead()
 			if l.lo > 0 {
 				copy(l.buf, l.buf[l.lo:l.hi])
@@ -996,10 +1071,11 @@ func describeMode(m fs.FileMode) string {
 // openStreamBytes opens a single-file bundle held in memory; label names it
 // in errors. With tarOnly the bytes are the tar stream, not compressed.
 func openStreamBytes(ctx context.Context, label string, b []byte, tarOnly, keep bool) (*Reader, error) {
-	r := &Reader{ctx: ctx, path: label, form: FormFile, keep: keep, blobs: map[events.Digest][]byte{}, verified: map[events.Digest]bool{}}
+	r := newReader(ctx, label, keep, Options{}, Options{}.newBudget())
+	r.form = FormFile
 	var err error
 	if tarOnly {
-		err = r.openTar(bytes.NewReader(b), nil)
+		err = r.openTar(bytes.NewReader(b))
 	} else {
 		err = r.openStream(bytes.NewReader(b))
 	}

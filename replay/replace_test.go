@@ -35,7 +35,7 @@ func TestWriteNeverReplacesWhatIsNotABundle(t *testing.T) {
 			require.NoError(t, os.WriteFile(filepath.Join(p, "notes.txt"), []byte("mine"), 0o644))
 		}, false},
 		"a link to a bundle": {func(t *testing.T, p string) { require.NoError(t, os.Symlink(srcFile, p)) }, false},
-		"a bundle folder": {func(t *testing.T, p string) { require.NoError(t, os.CopyFS(p, os.DirFS(srcDir))) }, true},
+		"a bundle folder":    {func(t *testing.T, p string) { require.NoError(t, os.CopyFS(p, os.DirFS(srcDir))) }, true},
 		"a bundle file": {func(t *testing.T, p string) {
 			raw, err := os.ReadFile(srcFile)
 			require.NoError(t, err)

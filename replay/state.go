@@ -206,7 +206,12 @@ func MakeSnapshot(evs []events.Event, at uint64) (*Snapshot, error) {
 // still validates the whole bundle, so a state is only returned from a
 // bundle that verifies. at past the last event is an error.
 func ReplayTo(ctx context.Context, path string, at uint64) (*State, error) {
-	r, err := Open(ctx, path)
+	return Options{}.ReplayTo(ctx, path, at)
+}
+
+// ReplayTo is the package-level ReplayTo with o's bounds.
+func (o Options) ReplayTo(ctx context.Context, path string, at uint64) (*State, error) {
+	r, err := o.Open(ctx, path)
 	if err != nil {
 		return nil, err
 	}

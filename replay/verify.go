@@ -27,7 +27,7 @@ type VerifyReport struct {
 // *BundleError naming the file and the record; a FAILED one wraps
 // ErrReplayUnavailable.
 func Verify(ctx context.Context, path string) (*VerifyReport, error) {
-	r, err := open(ctx, path, false)
+	r, err := open(ctx, path, false, Options{}, Options{}.newBudget())
 	if err != nil {
 		return nil, err
 	}
@@ -53,14 +53,22 @@ func Verify(ctx context.Context, path string) (*VerifyReport, error) {
 	return rep, nil
 }
 
-// Load reads and verifies the whole bundle at path into memory.
+// Load reads and verifies the whole bundle at path into memory, with the
+// default Options.
 func Load(ctx context.Context, path string) (*Bundle, error) {
-	b, _, err := load(ctx, path)
+	return Options{}.Load(ctx, path)
+}
+
+// Load reads and verifies the whole bundle at path into memory. Payloads
+// stored as blobs are shared by the events that refer to the same blob:
+// treat payloads as read-only.
+func (o Options) Load(ctx context.Context, path string) (*Bundle, error) {
+	b, _, err := load(ctx, path, o, o.newBudget())
 	return b, err
 }
 
-func load(ctx context.Context, path string) (*Bundle, events.Digest, error) {
-	r, err := Open(ctx, path)
+func load(ctx context.Context, path string, o Options, mem *budget) (*Bundle, events.Digest, error) {
+	r, err := open(ctx, path, true, o, mem)
 	if err != nil {
 		return nil, events.Digest{}, err
 	}

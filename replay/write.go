@@ -158,10 +158,19 @@ func makePlanSeq(meta Metadata, snap *Snapshot, all []events.Event, evs iter.Seq
 	for d, data := range blobs {
 		p.files = append(p.files, planFile{name: blobName(d), data: data})
 	}
-	ch := &countHasher{h: blake3.New(32, nil)}
-	head, err := writeLog(ch, evs)
-	if err != nil {
+	if err := p.seal(count); err != nil {
 		return nil, err
+	}
+	return p, nil
+}
+
+// seal adds events.log to p.files (count records from p.evs) and encodes
+// the manifest of every file.
+func (p *plan) seal(count int) error {
+	ch := &countHasher{h: blake3.New(32, nil)}
+	head, err := writeLog(ch, p.evs)
+	if err != nil {
+		return err
 	}
 	p.files = append(p.files, planFile{name: EventsFile, size: ch.n})
 	slices.SortFunc(p.files, func(a, b planFile) int { return cmp.Compare(a.name, b.name) })
@@ -177,10 +186,8 @@ func makePlanSeq(meta Metadata, snap *Snapshot, all []events.Event, evs iter.Seq
 		}
 		m.Files = append(m.Files, FileEntry{Path: f.name, Size: f.size, Digest: d})
 	}
-	if p.manifest, err = m.encode(); err != nil {
-		return nil, err
-	}
-	return p, nil
+	p.manifest, err = m.encode()
+	return err
 }
 
 // streamOrder is the order of entries in the single-file form: manifest,
@@ -312,7 +319,15 @@ func (p *plan) writeStream(w io.Writer) error {
 		return err
 	}
 	defer putZstdWriter(zw)
-	tw := tar.NewWriter(zw)
+	if err := p.writeTar(zw); err != nil {
+		return err
+	}
+	return zw.Close()
+}
+
+// writeTar writes the tar stream of the single-file form of p to w.
+func (p *plan) writeTar(w io.Writer) error {
+	tw := tar.NewWriter(w)
 	entry := func(name string, size int64, fill func(io.Writer) error) error {
 		hdr := &tar.Header{
 			Typeflag: tar.TypeReg,
@@ -342,10 +357,7 @@ func (p *plan) writeStream(w io.Writer) error {
 			return err
 		}
 	}
-	if err := tw.Close(); err != nil {
-		return err
-	}
-	return zw.Close()
+	return tw.Close()
 }
 
 // WriteFile writes b as a single-file bundle at path (WriteOptions.WriteFile

@@ -10,6 +10,11 @@
 //	replay diff A B [-json]             first divergent event, field diff, causal chain
 //	replay merge [-force] OUT IN...     merge bundles of one run's lanes or shards
 //
+// show, state, diff and merge read untrusted bundles within bounds
+// (replay.Options): -max-blob-memory N (bytes of blobs held in memory)
+// and -max-payload-bytes N (bytes of payloads read); a bundle that needs
+// more fails, naming the flag to raise.
+//
 // A BUNDLE is a bundle directory or a single .bundle.zst file. merge
 // writes OUT as a single file when its name ends in .zst, else as a
 // directory. It never replaces an OUT that is not a bundle, and replaces
@@ -69,6 +74,10 @@ func exitCode(err error, stderr io.Writer) int {
 	if !strings.HasPrefix(msg, "replay: ") {
 		msg = "replay: " + msg
 	}
+	var le *replay.LimitError
+	if errors.As(err, &le) {
+		msg += fmt.Sprintf("\nreplay: to read this bundle anyway, pass -%s N (bytes; now %d)", limitFlagNames[le.Limit], le.Value)
+	}
 	fmt.Fprintln(stderr, msg)
 	var ue *usageError
 	if errors.As(err, &ue) {
@@ -96,6 +105,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 		return verify(ctx, stdout, pos)
 	case "show":
+		o := limitFlags(fs)
 		from := fs.Uint64("from", 0, "first seq to show")
 		to := fs.Uint64("to", 0, "last seq to show (0: the end)")
 		payload := fs.Bool("payload", false, "print whole payloads")
@@ -109,8 +119,9 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		if *to != 0 && *to < *from {
 			return &usageError{fmt.Sprintf("show: -to %d is before -from %d", *to, *from)}
 		}
-		return show(ctx, stdout, pos[0], *from, *to, *payload)
+		return show(ctx, stdout, *o, pos[0], *from, *to, *payload)
 	case "state":
+		o := limitFlags(fs)
 		at := fs.Uint64("at", 0, "seq to stop after (0: the end)")
 		pos, err := parse(fs, args)
 		if err != nil {
@@ -119,8 +130,9 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		if len(pos) != 1 {
 			return &usageError{"state: want exactly one BUNDLE"}
 		}
-		return state(ctx, stdout, pos[0], *at)
+		return state(ctx, stdout, *o, pos[0], *at)
 	case "diff":
+		o := limitFlags(fs)
 		asJSON := fs.Bool("json", false, "print the report as JSON")
 		pos, err := parse(fs, args)
 		if err != nil {
@@ -129,8 +141,9 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		if len(pos) != 2 {
 			return &usageError{"diff: want two bundles, A and B"}
 		}
-		return diff(ctx, stdout, pos[0], pos[1], *asJSON)
+		return diff(ctx, stdout, *o, pos[0], pos[1], *asJSON)
 	case "merge":
+		o := limitFlags(fs)
 		force := fs.Bool("force", false, "replace OUT if it is a bundle (anything else is never replaced)")
 		pos, err := parse(fs, args)
 		if err != nil {
@@ -139,12 +152,23 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		if len(pos) < 2 {
 			return &usageError{"merge: want OUT and at least one IN"}
 		}
-		return merge(ctx, stdout, pos[0], pos[1:], *force)
+		return merge(ctx, stdout, *o, pos[0], pos[1:], *force)
 	case "help", "-h", "-help", "--help":
 		_, err := io.WriteString(stdout, usage)
 		return err
 	}
 	return &usageError{fmt.Sprintf("unknown subcommand %q", cmd)}
+}
+
+// limitFlagNames maps the bounds of replay.Options to their flags.
+var limitFlagNames = map[string]string{"MaxBufferedBlobs": "max-blob-memory", "MaxPayloadBytes": "max-payload-bytes"}
+
+// limitFlags registers the flags that raise the bounds of a read.
+func limitFlags(fs *flag.FlagSet) *replay.Options {
+	o := &replay.Options{}
+	fs.Int64Var(&o.MaxBufferedBlobs, limitFlagNames["MaxBufferedBlobs"], replay.DefaultMaxBufferedBlobs, "bytes of blobs held in memory at most")
+	fs.Int64Var(&o.MaxPayloadBytes, limitFlagNames["MaxPayloadBytes"], replay.DefaultMaxPayloadBytes, "bytes of payloads read at most")
+	return o
 }
 
 // parse parses flags placed before, between or after positional arguments.
@@ -181,8 +205,8 @@ func verify(ctx context.Context, w io.Writer, paths []string) error {
 	return errors.Join(errs...)
 }
 
-func show(ctx context.Context, w io.Writer, path string, from, to uint64, payload bool) error {
-	r, err := replay.Open(ctx, path)
+func show(ctx context.Context, w io.Writer, o replay.Options, path string, from, to uint64, payload bool) error {
+	r, err := o.Open(ctx, path)
 	if err != nil {
 		return err
 	}
@@ -214,8 +238,8 @@ func show(ctx context.Context, w io.Writer, path string, from, to uint64, payloa
 	}
 }
 
-func state(ctx context.Context, w io.Writer, path string, at uint64) error {
-	st, err := replay.ReplayTo(ctx, path, at)
+func state(ctx context.Context, w io.Writer, o replay.Options, path string, at uint64) error {
+	st, err := o.ReplayTo(ctx, path, at)
 	if err != nil {
 		return err
 	}
@@ -227,8 +251,8 @@ func state(ctx context.Context, w io.Writer, path string, at uint64) error {
 	return err
 }
 
-func diff(ctx context.Context, w io.Writer, a, b string, asJSON bool) error {
-	d, err := replay.Diff(ctx, a, b)
+func diff(ctx context.Context, w io.Writer, o replay.Options, a, b string, asJSON bool) error {
+	d, err := o.Diff(ctx, a, b)
 	if err != nil {
 		return err
 	}
@@ -249,11 +273,11 @@ func diff(ctx context.Context, w io.Writer, a, b string, asJSON bool) error {
 	return nil
 }
 
-func merge(ctx context.Context, w io.Writer, out string, ins []string, force bool) error {
+func merge(ctx context.Context, w io.Writer, lim replay.Options, out string, ins []string, force bool) error {
 	var tapes [][]events.Event
 	var meta replay.Metadata
 	for i, p := range ins {
-		b, err := replay.Load(ctx, p)
+		b, err := lim.Load(ctx, p)
 		if err != nil {
 			return err
 		}

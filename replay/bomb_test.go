@@ -1,0 +1,113 @@
+package replay
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/codegenie/codegenie/events"
+)
+
+// bombPlan plans a bundle of refs events that refer in turn to nblobs
+// distinct blobs of MaxBlob bytes each (one repeated byte: the single file
+// stays small). One blob referred to by many events is a reference bomb;
+// many large blobs, a blob bomb. It is assembled here, not by makePlan,
+// so that each blob is hashed once.
+func bombPlan(t testing.TB, nblobs, refs int) *plan {
+	t.Helper()
+	meta, err := events.Canonical(testMeta())
+	require.NoError(t, err)
+	p := &plan{files: []planFile{{name: MetadataFile, data: meta}}}
+	digests := make([]events.Digest, nblobs)
+	for i := range digests {
+		b := bytes.Repeat([]byte{'a'}, MaxBlob)
+		b[0] = byte('A' + i)
+		digests[i] = events.Sum(b)
+		p.files = append(p.files, planFile{name: blobName(digests[i]), data: b})
+	}
+	evs := make([]events.Event, refs)
+	for i := range evs {
+		evs[i] = events.Event{Seq: uint64(i + 1), Parent: uint64(i), Kind: "bomb", PayloadDigest: digests[i%nblobs]}
+	}
+	p.evs = slices.Values(evs)
+	require.NoError(t, p.seal(refs))
+	return p
+}
+
+// TestBombsStayBounded reads a reference bomb (one 64 MiB blob referred to
+// by 40 events) and a blob bomb (four 64 MiB blobs) the ways the command
+// does, diff and show, in both forms: each either works or fails with a
+// *LimitError naming the bound, and the heap stays under 256 MiB. With
+// REPLAY_BOMB_OUT=DIR the bombs are kept in DIR, to measure the command:
+//
+//	/usr/bin/time -v replay diff DIR/reference.bundle.zst DIR/reference.bundle.zst
+func TestBombsStayBounded(t *testing.T) {
+	if raceEnabled || testing.Short() {
+		t.Skip("writes and hashes several hundred MiB")
+	}
+	root := os.Getenv("REPLAY_BOMB_OUT") // keep the bombs there, to measure the command's RSS
+	if root == "" {
+		root = t.TempDir()
+	}
+	paths := map[string]string{}
+	// The blob bomb's directory form is not a bomb (its 256 MiB are on
+	// disk for anyone to see), and writing it is slow: single file only.
+	for _, bomb := range []struct {
+		name         string
+		nblobs, refs int
+		dir          bool
+	}{{"reference", 1, 40, true}, {"blob", 4, 4, false}} {
+		p := bombPlan(t, bomb.nblobs, bomb.refs)
+		dir, file := filepath.Join(root, bomb.name+".bundle"), filepath.Join(root, bomb.name+FileExt)
+		require.NoError(t, p.writeFile(context.Background(), file, false))
+		paths[bomb.name+"/file"] = file
+		if bomb.dir {
+			require.NoError(t, p.writeDir(context.Background(), dir, false))
+			paths[bomb.name+"/dir"] = dir
+		}
+		_, err := Verify(context.Background(), file)
+		require.NoError(t, err, "the bomb is a valid bundle")
+	}
+	show := func(p string) error {
+		r, err := Open(context.Background(), p)
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		for {
+			if _, err := r.Next(); err != nil {
+				if errors.Is(err, io.EOF) {
+					return nil
+				}
+				return err
+			}
+		}
+	}
+	diff := func(p string) error { _, err := Diff(context.Background(), p, p); return err }
+	for name, p := range paths {
+		for op, f := range map[string]func(string) error{"show": show, "diff": diff} {
+			t.Run(name+"/"+op, func(t *testing.T) {
+				runtime.GC()
+				stop := samplePeakHeap()
+				err := f(p)
+				peak := stop()
+				t.Logf("peak heap %.0f MiB; %v", float64(peak)/(1<<20), err)
+				if err != nil {
+					var le *LimitError
+					require.ErrorAs(t, err, &le)
+					require.ErrorIs(t, err, ErrTooLarge)
+					require.Contains(t, err.Error(), "Options."+le.Limit)
+				}
+				require.Less(t, peak, uint64(256<<20))
+			})
+		}
+	}
+}

@@ -1,0 +1,72 @@
+package replay
+
+import "fmt"
+
+// Defaults of Options.
+const (
+	// DefaultMaxBufferedBlobs is the default of Options.MaxBufferedBlobs.
+	DefaultMaxBufferedBlobs = 128 << 20
+	// DefaultMaxPayloadBytes is the default of Options.MaxPayloadBytes.
+	DefaultMaxPayloadBytes = 1 << 30
+)
+
+// Options bounds the memory and work a read of an untrusted bundle may
+// cost, whatever the bundle holds. The zero value uses the defaults. A
+// read that would pass a bound fails with a *LimitError naming it.
+type Options struct {
+	// MaxBufferedBlobs bounds the bytes of blobs a read holds in memory
+	// at once: in the single-file form every blob (they come before the
+	// log), in the directory form every blob read so far (each is read
+	// once and shared by the events that refer to it). Diff counts both
+	// bundles together. Verify holds none. Zero means
+	// DefaultMaxBufferedBlobs.
+	MaxBufferedBlobs int64
+	// MaxPayloadBytes bounds the total size of the payloads a Reader hands
+	// out, counting a shared blob once per event that refers to it: it
+	// bounds what a caller does with the events, whatever few bytes they
+	// were stored in. Zero means DefaultMaxPayloadBytes.
+	MaxPayloadBytes int64
+}
+
+func (o Options) maxPayload() int64 {
+	if o.MaxPayloadBytes > 0 {
+		return o.MaxPayloadBytes
+	}
+	return DefaultMaxPayloadBytes
+}
+
+func (o Options) newBudget() *budget {
+	b := &budget{limit: o.MaxBufferedBlobs}
+	if b.limit <= 0 {
+		b.limit = DefaultMaxBufferedBlobs
+	}
+	return b
+}
+
+// budget counts the blob bytes held against Options.MaxBufferedBlobs; one
+// budget may be shared by several Readers (Diff).
+type budget struct{ limit, used int64 }
+
+func (b *budget) take(n int64) error {
+	if b.used+n > b.limit {
+		return &LimitError{Limit: "MaxBufferedBlobs", Value: b.limit,
+			What: fmt.Sprintf("the blobs to hold in memory would total %d bytes", b.used+n)}
+	}
+	b.used += n
+	return nil
+}
+
+// LimitError reports that reading a bundle would pass one of the bounds
+// of Options. It wraps ErrTooLarge.
+type LimitError struct {
+	Limit string // the Options field: "MaxBufferedBlobs" or "MaxPayloadBytes"
+	Value int64  // its value in this read
+	What  string // what passed it
+}
+
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("%v: %s, more than Options.%s (%d bytes); raise that bound only for a bundle you trust",
+		ErrTooLarge, e.What, e.Limit, e.Value)
+}
+
+func (e *LimitError) Unwrap() error { return ErrTooLarge }

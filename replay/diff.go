@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/codegenie/codegenie/internal/excerpt"
 	"github.com/codegenie/codegenie/internal/hint"
 
 	"github.com/kr/pretty"
@@ -90,7 +91,7 @@ func (d *DiffReport) Text(w io.Writer) error {
 		if s.Metadata.Run != "" {
 			fmt.Fprintf(&sb, " run %q", s.Metadata.Run)
 		}
-		fmt.Fprintf(&sb, ", %d events, status %s, run_key %s, chain digest %s\n", s.Events, s.Metadata.Status, s.Metadata.Pin.RunKey, s.ChainDigest)
+		fmt.Fprintf(&sb, ", %d events, status %s, run_key %s, chain digest %s\n", s.Events, s.Metadata.Status, excerpt.Quote(s.Metadata.Pin.RunKey), s.ChainDigest)
 	}
 	if len(d.MetadataDiff) > 0 {
 		sb.WriteString("metadata differs (a != b):\n")

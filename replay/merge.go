@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/codegenie/codegenie/events"
+	"github.com/codegenie/codegenie/internal/excerpt"
 )
 
 // Merge merges tapes from several lanes or shards into one, in a fixed
@@ -50,7 +51,7 @@ func Merge(inputs ...[]events.Event) ([]events.Event, error) {
 					continue
 				}
 				return nil, fmt.Errorf("%w: seq %d lane %q: input %d event %d (%s, payload %s) and input %d event %d (%s, payload %s) differ; find which source is wrong with: replay diff",
-					ErrConflict, k.e.Seq, k.e.Lane, p.in, p.idx, p.e.Kind, p.e.PayloadDigest, k.in, k.idx, k.e.Kind, k.e.PayloadDigest)
+					ErrConflict, k.e.Seq, k.e.Lane, p.in, p.idx, excerpt.Quote(string(p.e.Kind)), p.e.PayloadDigest, k.in, k.idx, excerpt.Quote(string(k.e.Kind)), k.e.PayloadDigest)
 			}
 		}
 		out = append(out, k.e)

@@ -18,6 +18,7 @@ import (
 	"lukechampine.com/blake3"
 
 	"github.com/codegenie/codegenie/events"
+	"github.com/codegenie/codegenie/internal/excerpt"
 )
 
 // Form is the on-disk form of a bundle.
@@ -676,14 +677,14 @@ func (r *Reader) advance() error {
 			err = r.checkBlob(rr.digest)
 		}
 		if err != nil {
-			return r.fail(blobName(rr.digest), idx, "verify", fmt.Errorf("record seq %d (%s): %w", rr.seq, rr.kind, err))
+			return r.fail(blobName(rr.digest), idx, "verify", fmt.Errorf("record seq %d (%s): %w", rr.seq, excerpt.Quote(string(rr.kind)), err))
 		}
 	} else if len(rr.payload) > 0 {
 		if len(rr.payload) >= BlobThreshold {
-			return r.fail(EventsFile, idx, "verify", wrapf(ErrMalformed, "seq %d (%s): an inline payload of %d bytes; payloads of %d bytes or more are stored as blobs", rr.seq, rr.kind, len(rr.payload), BlobThreshold))
+			return r.fail(EventsFile, idx, "verify", wrapf(ErrMalformed, "seq %d (%s): an inline payload of %d bytes; payloads of %d bytes or more are stored as blobs", rr.seq, excerpt.Quote(string(rr.kind)), len(rr.payload), BlobThreshold))
 		}
 		if d := events.Sum(rr.payload); d != rr.digest {
-			return r.fail(EventsFile, idx, "verify", wrapf(ErrDigest, "seq %d (%s): payload digest %s does not match the payload (%s): the event was edited", rr.seq, rr.kind, rr.digest, d))
+			return r.fail(EventsFile, idx, "verify", wrapf(ErrDigest, "seq %d (%s): payload digest %s does not match the payload (%s): the event was edited", rr.seq, excerpt.Quote(string(rr.kind)), rr.digest, d))
 		}
 		// The chained header is the record with the payload elided.
 		r.header = append(r.header[:0], stored[:rr.payOff]...)
@@ -703,7 +704,7 @@ func (r *Reader) advance() error {
 	}
 	head := r.chain.AddRecord(header)
 	if head != events.Digest(stored32) {
-		return r.fail(EventsFile, idx, "verify", wrapf(ErrChain, "seq %d (%s): chain hash %x, computed %s: this record or one before it was edited, dropped or reordered", rr.seq, rr.kind, stored32, head))
+		return r.fail(EventsFile, idx, "verify", wrapf(ErrChain, "seq %d (%s): chain hash %x, computed %s: this record or one before it was edited, dropped or reordered", rr.seq, excerpt.Quote(string(rr.kind)), stored32, head))
 	}
 	r.index++
 	if r.snap != nil && uint64(idx) < r.snap.Records {

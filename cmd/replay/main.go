@@ -222,7 +222,7 @@ func show(ctx context.Context, w io.Writer, o replay.Options, path string, from,
 		if e.Seq < from || (to != 0 && e.Seq > to) {
 			continue
 		}
-		fmt.Fprintf(w, "#%d seq %d parent %d %s", i, e.Seq, e.Parent, e.Kind)
+		fmt.Fprintf(w, "#%d seq %d parent %d %s", i, e.Seq, e.Parent, excerpt.Quote(string(e.Kind)))
 		if e.Lane != "" {
 			fmt.Fprintf(w, " lane %q", e.Lane)
 		}
@@ -231,7 +231,7 @@ func show(ctx context.Context, w io.Writer, o replay.Options, path string, from,
 			fmt.Fprintf(w, " at %s", e.EmittedAt.Format("2006-01-02T15:04:05.000000000Z07:00"))
 		}
 		if payload {
-			fmt.Fprintf(w, "\n    %s\n", e.Payload)
+			fmt.Fprintf(w, "\n    %s\n", excerpt.Around(e.Payload, 0, len(e.Payload)))
 		} else {
 			fmt.Fprintf(w, "\n    %s\n", excerpt.Around(e.Payload, 0, 120))
 		}

@@ -174,3 +174,37 @@ func TestMergeNeverReplacesWhatItDidNotWrite(t *testing.T) {
 	_, err = runCmd("merge", "-force", out, in)
 	require.NoError(t, err)
 }
+
+// TestControlCharactersAreQuoted: kinds, lanes, payloads and metadata from a
+// bundle never reach the terminal raw.
+func TestControlCharactersAreQuoted(t *testing.T) {
+	evil := "\x1b]0;owned\x07\x1b[2J"
+	mk := func(completion string) []events.Event {
+		r := events.NewRecorder(events.Options{})
+		_, err := r.Emit(events.Kind("run"+evil), map[string]string{"x": evil})
+		require.NoError(t, err)
+		_, err = r.Emit(events.Kind("step"+evil), []byte(completion+evil))
+		require.NoError(t, err)
+		return r.Events()
+	}
+	m := meta()
+	m.Pin.RunKey, m.Scenario, m.Run = "rk"+evil, "s"+evil, "r"+evil
+	write := func(name string, evs []events.Event) string {
+		p := filepath.Join(t.TempDir(), name)
+		require.NoError(t, replay.WriteFile(context.Background(), p, &replay.Bundle{Metadata: m, Events: evs}))
+		return p
+	}
+	a, b := write("a"+replay.FileExt, mk("a")), write("b"+replay.FileExt, mk("b"))
+	for _, args := range [][]string{
+		{"verify", a}, {"show", a}, {"show", "-payload", a}, {"state", a},
+		{"diff", a, b}, {"merge", filepath.Join(t.TempDir(), "m.bundle"), a, b},
+	} {
+		out, err := runCmd(args...)
+		var stderr bytes.Buffer
+		exitCode(err, &stderr)
+		for _, s := range []string{out, stderr.String()} {
+			require.NotContains(t, s, "\x1b", "%v", args)
+			require.NotContains(t, s, "\x07", "%v", args)
+		}
+	}
+}

@@ -115,6 +115,10 @@ func apply(dir string, updates []Update, at string, create func(string, string) 
 		if err != nil {
 			return nil, err
 		}
+		// A manifest entry vouches that its content was scanned.
+		if err := secretError(p, "manifest", "", "", true); err != nil {
+			return nil, err
+		}
 		if old, ok := m.Lookup(u.File); ok && old.Pinned && old.Digest != p.digest.String() && (!u.Force || u.Reason == "") {
 			return nil, newErr(filepath.Join(dir, u.File), 0, "manifest", detailf(ErrPinned,
 				"%v: a golden digest depends on %s; re-record it with -force -reason 'why'", ErrPinned, u.File))

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -66,6 +67,7 @@ func BenchmarkReplayLookup(b *testing.B) {
 			for b.Loop() {
 				req := reqs[i]
 				req.Body = io.NopCloser(strings.NewReader(bodies[i]))
+				req.ContentLength = int64(len(bodies[i])) // as SDKs send it
 				resp, err := rt.RoundTrip(req)
 				if err != nil {
 					b.Fatal(err)
@@ -91,21 +93,36 @@ func BenchmarkReplayLookup(b *testing.B) {
 	}
 }
 
-// BenchmarkOpen measures opening a cassette of 100 interactions for replay
-// (parse, validation, digest, index; no manifest) against go-vcr v3's
-// cassette.Load of the same file.
+// BenchmarkOpen measures opening a cassette of 100 interactions for
+// replay against go-vcr v3's cassette.Load of the same file. "cassettes"
+// opens it as each run does, its content already parsed in this process
+// (read, hash, manifest check, per-Open state); "cold" empties the
+// package's caches first (read, parse, validation, digest, index, manifest,
+// credential headers); "cold-unvouched" opens it without a manifest, so
+// the secret ruleset runs too.
 func BenchmarkOpen(b *testing.B) {
 	name := benchCassette(b, 100)
-	b.Run("cassettes", func(b *testing.B) {
+	writeManifestFor(b, filepath.Dir(name), filepath.Base(name)+".yaml")
+	bare := filepath.Join(b.TempDir(), "bare.yaml")
+	raw, err := os.ReadFile(name + ".yaml")
+	require.NoError(b, err)
+	require.NoError(b, os.WriteFile(bare, raw, 0o644))
+	open := func(b *testing.B, path string, cold bool) {
 		b.ReportAllocs()
 		for b.Loop() {
-			c, err := Open(name+".yaml", Options{AllowUnused: true})
+			if cold {
+				emptyCaches()
+			}
+			c, err := Open(path, Options{AllowUnused: true})
 			if err != nil {
 				b.Fatal(err)
 			}
 			c.Close()
 		}
-	})
+	}
+	b.Run("cassettes", func(b *testing.B) { open(b, name+".yaml", false) })
+	b.Run("cold", func(b *testing.B) { open(b, name+".yaml", true) })
+	b.Run("cold-unvouched", func(b *testing.B) { open(b, bare, true) })
 	b.Run("govcr", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
@@ -114,4 +131,17 @@ func BenchmarkOpen(b *testing.B) {
 			}
 		}
 	})
+}
+
+// emptyCaches forgets every parsed cassette, scan and manifest.
+func emptyCaches() {
+	parsedCache.Lock()
+	parsedCache.m = nil
+	parsedCache.Unlock()
+	scanCache.Lock()
+	scanCache.m = nil
+	scanCache.Unlock()
+	manifestCache.Lock()
+	manifestCache.m = nil
+	manifestCache.Unlock()
 }

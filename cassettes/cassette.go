@@ -143,10 +143,11 @@ func Open(path string, opts Options) (*Cassette, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := c.verifyManifest(p); err != nil {
+		vouched, err := c.verifyManifest(p)
+		if err != nil {
 			return nil, err
 		}
-		if err := secretError(p, "open", opts.APIKey, c.hint); err != nil && !opts.skipSecretCheck {
+		if err := secretError(p, "open", opts.APIKey, c.hint, !vouched); err != nil && !opts.skipSecretCheck {
 			return nil, err
 		}
 		c.p, c.id = p, p.digest.String()

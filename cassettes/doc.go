@@ -155,10 +155,13 @@
 //     OpenAI (sk-, sk-proj-), Hugging Face (hf_) and GitHub fine-grained
 //     (github_pat_) keys of any length.
 //
-// Open and Verify apply the same scan to a cassette they read (a cassette
-// another recorder wrote may hold an X-Api-Key header): a finding is an
-// ErrSecret naming the file and line, never the value. The ruleset runs
-// once per cassette content in a process. Error messages mask everything
+// Apply refuses a staged cassette the same scan flags, so a manifest entry
+// vouches that its content was scanned. Verify applies the whole scan to
+// every cassette; Open applies it to a cassette no manifest entry vouches
+// for (one another recorder wrote may hold an X-Api-Key header), and the
+// credential-header check to every cassette. A finding is an ErrSecret
+// naming the file and line, never the value. The ruleset runs once per
+// cassette content in a process. Error messages mask everything
 // these rules find, and Options.APIKey wherever it appears, in whole
 // bodies before any excerpt is cut from them.
 //

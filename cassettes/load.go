@@ -24,7 +24,9 @@ type parsed struct {
 	lines   []int // 1-based line of each interaction
 	canon   []*canonRequest
 	keys    []key
-	index   map[key][]int    // key -> interactions, in file order
+	index   map[key][]int     // key -> interactions, in file order
+	urls    map[urlKey]string // recorded URLs -> canonical URL
+	resps   []respTemplate
 	raw2i   map[string][]int // raw request body -> interactions, in file order
 	digest  events.Digest
 	headers []headerRef // every header and trailer value, for the secret scan
@@ -133,7 +135,7 @@ func parseCassette(path string, raw []byte, refresh string) (*parsed, error) {
 	if err := root.Decode(c); err != nil {
 		return nil, invalid(lineOf(err), "%v", err)
 	}
-	p := &parsed{path: path, raw: raw, c: c, index: map[key][]int{}, raw2i: map[string][]int{}}
+	p := &parsed{path: path, raw: raw, c: c, index: map[key][]int{}, raw2i: map[string][]int{}, urls: map[urlKey]string{}}
 	if interactionsNode != nil {
 		if interactionsNode.Kind != yaml.SequenceNode && !(interactionsNode.Kind == yaml.ScalarNode && interactionsNode.Tag == "!!null") {
 			return nil, invalid(interactionsNode.Line, "interactions is not a list")
@@ -160,7 +162,9 @@ func parseCassette(path string, raw []byte, refresh string) (*parsed, error) {
 		if err != nil {
 			return nil, invalid(p.lines[i], "interaction %d: request URL: %v", i, err)
 		}
-		cr := canonicalHead(in.Request.Method, u, canonicalKeys(in.Request.Headers))
+		cr := canonicalHead(in.Request.Method, u, canonicalKeys(in.Request.Headers), nil)
+		p.urls[keyOf(u)] = cr.url
+		p.resps = append(p.resps, newRespTemplate(&in.Response))
 		cr.setBody([]byte(in.Request.Body))
 		k := cr.key()
 		p.canon = append(p.canon, cr)

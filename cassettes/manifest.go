@@ -279,6 +279,23 @@ func parseManifest(path string, raw []byte) (*Manifest, error) {
 	return &m, nil
 }
 
+// readAllInto reads r to its end, appending to b.
+func readAllInto(r io.Reader, b []byte) ([]byte, error) {
+	for {
+		if len(b) == cap(b) {
+			b = slices.Grow(b, 4096)
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
+}
+
 // readBounded reads path, refusing a file larger than limit bytes.
 func readBounded(path string, limit int64) ([]byte, error) {
 	f, err := os.Open(path)
@@ -286,7 +303,11 @@ func readBounded(path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	var b []byte
+	if fi, err := f.Stat(); err == nil && fi.Size() > 0 && fi.Size() <= limit {
+		b = make([]byte, 0, fi.Size()+1)
+	}
+	b, err = readAllInto(io.LimitReader(f, limit+1), b)
 	if err != nil {
 		return nil, err
 	}
@@ -297,26 +318,28 @@ func readBounded(path string, limit int64) ([]byte, error) {
 }
 
 // verifyManifest checks the opened cassette against its manifest entry.
-func (c *Cassette) verifyManifest(p *parsed) error {
+// It reports whether a manifest vouched for the cassette.
+func (c *Cassette) verifyManifest(p *parsed) (bool, error) {
 	mpath := c.opts.Manifest
 	if err := interrupted(filepath.Dir(c.path)); err != nil {
-		return err
+		return false, err
 	}
 	if mpath == "" {
 		mpath = filepath.Join(filepath.Dir(c.path), ManifestName)
 		if _, err := os.Stat(mpath); errors.Is(err, fs.ErrNotExist) {
-			return nil
+			return false, nil
 		}
 	}
 	m, err := readManifest(mpath)
 	if err != nil {
-		return err
+		return false, err
 	}
 	rel, err := filepath.Rel(filepath.Dir(mpath), c.path)
 	if err != nil {
-		return newErr(c.path, 0, "verify", err)
+		return false, newErr(c.path, 0, "verify", err)
 	}
-	return verifyEntry(m, filepath.ToSlash(rel), c.path, p, c.hint)
+	err = verifyEntry(m, filepath.ToSlash(rel), c.path, p, c.hint)
+	return err == nil, err
 }
 
 func verifyEntry(m *Manifest, rel, path string, p *parsed, refresh string) error {
@@ -363,7 +386,7 @@ func Verify(dir string) error {
 		if err := verifyEntry(m, e.File, path, p, refresh); err != nil {
 			errs = append(errs, err)
 		}
-		if err := secretError(p, "verify", "", refresh); err != nil {
+		if err := secretError(p, "verify", "", refresh, true); err != nil {
 			errs = append(errs, err)
 		}
 	}

@@ -75,9 +75,22 @@ func headerConflict(recorded, requested []string) int {
 	return -1
 }
 
-// canonicalHead canonicalizes method, URL and headers.
-func canonicalHead(method string, u *url.URL, h http.Header) *canonRequest {
-	c := &canonRequest{method: strings.ToUpper(method), url: canonicalURL(u), headers: make([]string, len(matchHeaders))}
+// urlKey is what canonicalURL reads of a URL, as a map key.
+type urlKey struct{ scheme, host, path, rawPath, rawQuery string }
+
+func keyOf(u *url.URL) urlKey { return urlKey{u.Scheme, u.Host, u.Path, u.RawPath, u.RawQuery} }
+
+// canonicalHead canonicalizes method, URL and headers. known maps URLs
+// already canonicalized (nil for none).
+func canonicalHead(method string, u *url.URL, h http.Header, known map[urlKey]string) *canonRequest {
+	cu, ok := known[keyOf(u)]
+	if !ok {
+		cu = canonicalURL(u)
+	}
+	if method != "GET" && method != "POST" {
+		method = strings.ToUpper(method)
+	}
+	c := &canonRequest{method: method, url: cu, headers: make([]string, len(matchHeaders))}
 	for i, name := range matchHeaders {
 		c.headers[i] = canonicalHeader(name, h[name])
 	}
@@ -129,6 +142,9 @@ func canonicalHeader(name string, values []string) string {
 		}
 		return mime.FormatMediaType(mt, params)
 	default:
+		if len(values) <= 1 {
+			return strings.TrimSpace(strings.Join(values, ""))
+		}
 		out := make([]string, len(values))
 		for i, v := range values {
 			out[i] = strings.TrimSpace(v)

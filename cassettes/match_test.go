@@ -148,7 +148,7 @@ func TestCanonicalURL(t *testing.T) {
 func canonicalize(t require.TestingT, method, rawURL string, h http.Header, body []byte) *canonRequest {
 	u, err := url.Parse(rawURL)
 	require.NoError(t, err)
-	c := canonicalHead(method, u, h)
+	c := canonicalHead(method, u, h, nil)
 	c.setBody(body)
 	return c
 }

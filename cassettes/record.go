@@ -105,7 +105,7 @@ func (r *recording) save() error {
 	if err != nil {
 		return err
 	}
-	if f := findSecret(p, c.opts.APIKey); f != nil {
+	if f := findSecret(p, c.opts.APIKey, true); f != nil {
 		return newErr(c.path, f.line, "save", detailf(ErrSecret,
 			"%v: %s at line %d of the serialized cassette survived redaction (the value is not shown); nothing was written. Keep credentials out of request and response bodies and headers, then re-record",
 			ErrSecret, f.what, f.line))

@@ -1,10 +1,12 @@
 package cassettes
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"net/http"
 	"slices"
+	"sync"
 
 	"gopkg.in/dnaeon/go-vcr.v3/cassette"
 )
@@ -19,19 +21,19 @@ type servedState struct {
 // interaction with req's key, whose meaningful headers agree, that is not
 // busy. Nothing is ever sent anywhere.
 func (c *Cassette) replay(req *http.Request) (*http.Response, error) {
-	var body []byte
-	if req.Body != nil {
-		b, err := io.ReadAll(req.Body)
-		req.Body.Close()
-		if err != nil {
-			return nil, newErr(c.path, 0, "replay", fmt.Errorf("reading request body: %w", err))
-		}
-		body = b
+	buf := bodyPool.Get().(*[]byte)
+	defer bodyPool.Put(buf)
+	body, err := readBody(req, (*buf)[:0])
+	if err != nil {
+		return nil, newErr(c.path, 0, "replay", fmt.Errorf("reading request body: %w", err))
+	}
+	if cap(body) <= maxPooledBody {
+		*buf = body
 	}
 	if err := req.Context().Err(); err != nil {
 		return nil, err
 	}
-	cr := canonicalHead(req.Method, req.URL, req.Header)
+	cr := canonicalHead(req.Method, req.URL, req.Header, c.p.urls)
 	p := c.p
 	// Fast path: a recorded body with the same bytes has the same
 	// canonical body, so its key is ours if method and URL agree.
@@ -43,7 +45,7 @@ func (c *Cassette) replay(req *http.Request) (*http.Response, error) {
 		}
 	}
 	if candidates == nil {
-		cr.setBody(body)
+		cr.setBody(bytes.Clone(body)) // body goes back to the pool
 		candidates = p.index[cr.key()]
 	}
 
@@ -61,13 +63,45 @@ func (c *Cassette) replay(req *http.Request) (*http.Response, error) {
 	}
 	if target < 0 {
 		if cr.body == nil {
-			cr.setBody(body)
+			cr.setBody(bytes.Clone(body))
 		}
 		return nil, c.miss(cr, candidates)
 	}
 	c.state[target].started = true
 	c.state[target].busy = !c.opts.replayable
 	return c.responseFor(req, target), nil
+}
+
+// bodyPool recycles request body buffers: a body is only looked at while
+// its request is matched.
+var bodyPool = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledBody bounds the buffers bodyPool keeps.
+const maxPooledBody = 1 << 20
+
+// readBody reads and closes req's body into buf, growing it once when the
+// request declares its length.
+func readBody(req *http.Request, buf []byte) ([]byte, error) {
+	if req.Body == nil || req.Body == http.NoBody {
+		return buf, nil
+	}
+	defer req.Body.Close()
+	if n := req.ContentLength; n > 0 && n <= maxCassetteBytes {
+		buf = slices.Grow(buf, int(n)+1)
+	}
+	for {
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, 512)
+		}
+		n, err := req.Body.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 }
 
 // giveBack makes interaction i servable again: its reader was cancelled
@@ -84,31 +118,50 @@ func (c *Cassette) giveBack(i int) {
 // replays share nothing mutable.
 func (c *Cassette) responseFor(req *http.Request, i int) *http.Response {
 	r := &c.interaction(i).Response
-	cl := r.ContentLength
-	if cl >= 0 && cl != int64(len(r.Body)) {
-		cl = -1
-	}
-	h := canonicalKeys(cloneValues(r.Headers))
-	if h == nil {
-		h = http.Header{}
-	}
-	body := newReplayBody(req.Context(), r.Body, isSSE(h))
+	t := &c.p.resps[i]
+	body := newReplayBody(req.Context(), r.Body, t.sse)
 	body.onCancel = func() { c.giveBack(i) }
 	return &http.Response{
-		Status:           statusOf(r),
+		Status:           t.status,
 		StatusCode:       r.Code,
 		Proto:            r.Proto,
 		ProtoMajor:       r.ProtoMajor,
 		ProtoMinor:       r.ProtoMinor,
 		TransferEncoding: slices.Clone(r.TransferEncoding),
-		Trailer:          cloneValues(r.Trailer),
-		ContentLength:    cl,
+		Trailer:          t.trailer.Clone(),
+		ContentLength:    t.contentLength,
 		Uncompressed:     r.Uncompressed,
-		Header:           h,
+		Header:           t.header.Clone(),
 		Body:             body,
 		Close:            true,
 		Request:          req,
 	}
+}
+
+// respTemplate is what responseFor needs of a recorded response, worked
+// out once per parsed cassette.
+type respTemplate struct {
+	header, trailer http.Header // canonical names; cloned for each caller
+	sse             bool
+	status          string
+	contentLength   int64
+}
+
+func newRespTemplate(r *cassette.Response) respTemplate {
+	t := respTemplate{
+		header:        canonicalKeys(r.Headers).Clone(),
+		trailer:       canonicalKeys(r.Trailer).Clone(),
+		status:        statusOf(r),
+		contentLength: r.ContentLength,
+	}
+	if t.header == nil {
+		t.header = http.Header{}
+	}
+	t.sse = isSSE(t.header)
+	if t.contentLength >= 0 && t.contentLength != int64(len(r.Body)) {
+		t.contentLength = -1
+	}
+	return t
 }
 
 // statusOf is the recorded status line, or one made from the code when a

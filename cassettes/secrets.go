@@ -54,14 +54,17 @@ const maxCachedScans = 256
 
 // findSecret returns the first credential in the cassette p, or nil: the
 // recording key anywhere in the file (when at least 8 bytes long), a
-// credential header holding anything but a placeholder, or anything the
-// secrets ruleset finds in the file or in a header rendered as
-// "Name: value".
-func findSecret(p *parsed, apiKey string) *secretFinding {
+// credential header holding anything but a placeholder, and, when deep,
+// anything the secrets ruleset finds in the file or in a header rendered
+// as "Name: value".
+func findSecret(p *parsed, apiKey string, deep bool) *secretFinding {
 	if len(apiKey) >= 8 {
 		if i := bytes.Index(p.raw, []byte(apiKey)); i >= 0 {
 			return &secretFinding{what: "the API key used for recording", line: lineOfOffset(p.raw, i)}
 		}
+	}
+	if !deep {
+		return credentialHeader(p)
 	}
 	scanCache.Lock()
 	f, ok := scanCache.m[p.digest]
@@ -79,17 +82,25 @@ func findSecret(p *parsed, apiKey string) *secretFinding {
 	return f
 }
 
+// credentialHeader returns the first credential header holding anything
+// but a placeholder.
+func credentialHeader(p *parsed) *secretFinding {
+	for _, h := range p.headers {
+		if slices.Contains(credentialHeaders, http.CanonicalHeaderKey(h.name)) && !isMasked(h.value) {
+			return &secretFinding{what: fmt.Sprintf("a credential in the %s header", http.CanonicalHeaderKey(h.name)), line: h.line}
+		}
+	}
+	return nil
+}
+
 func scanParsed(p *parsed) *secretFinding {
-	var best *secretFinding
+	best := credentialHeader(p)
 	keep := func(f *secretFinding) {
 		if best == nil || f.line < best.line {
 			best = f
 		}
 	}
 	for _, h := range p.headers {
-		if slices.Contains(credentialHeaders, http.CanonicalHeaderKey(h.name)) && !isMasked(h.value) {
-			keep(&secretFinding{what: fmt.Sprintf("a credential in the %s header", http.CanonicalHeaderKey(h.name)), line: h.line})
-		}
 		if fs := secrets.Scan(h.name + ": " + h.value + "\n"); len(fs) > 0 {
 			keep(&secretFinding{what: fs[0].Description + " (rule " + fs[0].Rule + ") in the " + http.CanonicalHeaderKey(h.name) + " header", line: h.line})
 		}
@@ -106,8 +117,8 @@ func maskSecrets(s, apiKey string) string { return secrets.Mask(s, redacted, api
 
 // secretError reports a credential in the cassette p as an ErrSecret
 // naming the file and line, never the value.
-func secretError(p *parsed, op, apiKey, refresh string) error {
-	f := findSecret(p, apiKey)
+func secretError(p *parsed, op, apiKey, refresh string, deep bool) error {
+	f := findSecret(p, apiKey, deep)
 	if f == nil {
 		return nil
 	}

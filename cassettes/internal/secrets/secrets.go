@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"regexp/syntax"
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // GitleaksVersion is the gitleaks release gitleaks.json was generated from.
@@ -27,6 +29,8 @@ type Finding struct {
 	Description string
 	// Start and End delimit the secret's bytes in the text.
 	Start, End int
+
+	matchStart, matchEnd int // the rule's whole match
 }
 
 // Rule describes one rule in force.
@@ -58,6 +62,7 @@ type rule struct {
 
 	source string
 	re     *regexp.Regexp
+	maxLen int // longest match in bytes, -1 for unbounded or above maxWindow
 }
 
 type ruleset struct {
@@ -68,24 +73,24 @@ type ruleset struct {
 // extraRules catch credential shapes the gitleaks ruleset lets through.
 var extraRules = []*rule{
 	{ID: "google-oauth-access-token", Description: "a Google OAuth 2.0 access token (ya29.)",
-		Regex: `\bya29\.[0-9A-Za-z_\-]{20,}`},
+		Regex: `\bya29\.[0-9A-Za-z_\-]{20,}`, Keywords: []string{"ya29."}},
 	{ID: "groq-api-key", Description: "a Groq API key (gsk_)",
-		Regex: `\bgsk_[0-9A-Za-z]{20,}`},
+		Regex: `\bgsk_[0-9A-Za-z]{20,}`, Keywords: []string{"gsk_"}},
 	{ID: "anthropic-key-any-length", Description: "an Anthropic API key (sk-ant-) of any length",
-		Regex: `\bsk-ant-[0-9A-Za-z_\-]{16,}`},
+		Regex: `\bsk-ant-[0-9A-Za-z_\-]{16,}`, Keywords: []string{"sk-ant-"}},
 	{ID: "openai-key-any-length", Description: "an OpenAI-style API key (sk-, sk-proj-) of any length",
-		Regex: `\bsk-(?:proj-|svcacct-|admin-)?[0-9A-Za-z_\-]{32,}`, Entropy: 3},
+		Regex: `\bsk-(?:proj-|svcacct-|admin-)?[0-9A-Za-z_\-]{32,}`, Entropy: 3, Keywords: []string{"sk-"}},
 	{ID: "huggingface-token-any-length", Description: "a Hugging Face token (hf_) of any length",
-		Regex: `\bhf_[0-9A-Za-z]{30,}`, Entropy: 3},
+		Regex: `\bhf_[0-9A-Za-z]{30,}`, Entropy: 3, Keywords: []string{"hf_"}},
 	{ID: "github-fine-grained-pat-any-length", Description: "a GitHub fine-grained personal access token (github_pat_) of any length",
-		Regex: `\bgithub_pat_[0-9A-Za-z_]{40,}`},
+		Regex: `\bgithub_pat_[0-9A-Za-z_]{40,}`, Keywords: []string{"github_pat_"}},
 	{ID: "url-userinfo-password", Description: "a password in a URL's user info (scheme://user:password@host)",
-		Regex: `(?i)\b[a-z][a-z0-9+.\-]{1,15}://[^\s:/?#@'"\\]{1,256}:([^\s/?#@'"\\]{1,256})@[^\s/?#@'"\\]`, SecretGroup: 1},
+		Regex: `(?i)\b[a-z][a-z0-9+.\-]{1,15}://[^\s:/?#@'"\\]{1,256}:([^\s/?#@'"\\]{1,256})@[^\s/?#@'"\\]`, SecretGroup: 1, Keywords: []string{"@"}},
 	{ID: "bearer-token", Description: "a bearer token (Bearer ...)",
-		Regex: `(?i)\bbearer\s+([0-9A-Za-z._~+/\-]{16,}=*)`, SecretGroup: 1, Entropy: 3},
+		Regex: `(?i)\bbearer\s+([0-9A-Za-z._~+/\-]{16,}=*)`, SecretGroup: 1, Entropy: 3, Keywords: []string{"bearer"}},
 	{ID: "aws-secret-access-key", Description: "an AWS secret access key (40 characters named as one)",
 		Regex:       `(?i)(?:aws|secret)[\w.\-]{0,30}?(?:key|secret)[\w.\-]{0,10}["']?\s{0,3}(?:=|:|=>|,)\s{0,3}["']?([0-9A-Za-z/+]{40})(?:[^0-9A-Za-z/+=]|$)`,
-		SecretGroup: 1, Entropy: 3.5},
+		SecretGroup: 1, Entropy: 3.5, Keywords: []string{"aws", "secret"}},
 }
 
 var (
@@ -107,7 +112,6 @@ func load() (*ruleset, error) {
 		}
 		for _, r := range extraRules {
 			r.source = "codegenie"
-			r.Keywords = nil
 		}
 		rs.Rules = append(rs.Rules, extraRules...)
 		for _, r := range rs.Rules {
@@ -120,6 +124,7 @@ func load() (*ruleset, error) {
 				return
 			}
 			r.re = re
+			r.maxLen = maxMatchLen(r.Regex)
 			for i, k := range r.Keywords {
 				r.Keywords[i] = strings.ToLower(k)
 			}
@@ -168,28 +173,82 @@ func Rules() []Rule {
 	return out
 }
 
+// maxWindow is the longest match a rule may have for its expression to run
+// only around its keywords' occurrences (see doc.go).
+const maxWindow = 1 << 10
+
 // Scan returns every secret in text, ordered by Start then End.
-func Scan(text string) []Finding {
+func Scan(text string) []Finding { return scan(text, true) }
+
+// scan is Scan; windowed false runs every expression over the whole text.
+func scan(text string, windowed bool) []Finding {
 	rs, err := load()
 	if err != nil {
 		panic(err) // the embedded rules are part of the build
 	}
 	lower := strings.ToLower(text)
-	present := map[string]bool{}
-	has := func(k string) bool {
-		v, ok := present[k]
+	occ := map[string][]int{} // keyword -> its offsets in lower
+	find := func(k string) []int {
+		v, ok := occ[k]
 		if !ok {
-			v = strings.Contains(lower, k)
-			present[k] = v
+			for off := 0; ; {
+				i := strings.Index(lower[off:], k)
+				if i < 0 {
+					break
+				}
+				v = append(v, off+i)
+				off += i + 1
+			}
+			occ[k] = v
 		}
 		return v
 	}
 	var out []Finding
 	for _, r := range rs.Rules {
-		if r.re == nil || (len(r.Keywords) > 0 && !slices.ContainsFunc(r.Keywords, has)) {
+		if r.re == nil {
 			continue
 		}
-		out = append(out, r.scan(text, rs.Allowlist)...)
+		if len(r.Keywords) > 0 && !slices.ContainsFunc(r.Keywords, func(k string) bool { return len(find(k)) > 0 }) {
+			continue
+		}
+		if len(r.Keywords) == 0 || r.maxLen < 0 {
+			out = r.scan(out, text, 0, len(text), rs.Allowlist)
+			continue
+		}
+		var spans [][2]int
+		for _, k := range r.Keywords {
+			for _, i := range find(k) {
+				spans = append(spans, [2]int{max(0, i-r.maxLen), min(len(text), i+len(k)+r.maxLen)})
+			}
+		}
+		if !windowed { // the reference: the whole text, then the proximity rule
+			n := len(out)
+			out = r.scan(out, text, 0, len(text), rs.Allowlist)
+			kept := out[:n]
+			for _, f := range out[n:] {
+				if slices.ContainsFunc(spans, func(w [2]int) bool { return f.matchStart >= w[0] && f.matchEnd <= w[1] }) {
+					kept = append(kept, f)
+				}
+			}
+			out = kept
+			continue
+		}
+		slices.SortFunc(spans, func(a, b [2]int) int { return a[0] - b[0] })
+		from := 0 // text before from was covered by earlier matches
+		for j := 0; j < len(spans); {
+			w := spans[j]
+			for j++; j < len(spans) && spans[j][0] <= w[1]; j++ {
+				w[1] = max(w[1], spans[j][1])
+			}
+			if w[1] <= from {
+				continue
+			}
+			n := len(out)
+			out = r.scan(out, text, max(w[0], from), w[1], rs.Allowlist)
+			for _, f := range out[n:] {
+				from = max(from, f.matchEnd)
+			}
+		}
 	}
 	slices.SortFunc(out, func(a, b Finding) int {
 		if a.Start != b.Start {
@@ -200,9 +259,10 @@ func Scan(text string) []Finding {
 	return out
 }
 
-func (r *rule) scan(text string, global *allowlist) []Finding {
-	var out []Finding
-	for _, m := range r.re.FindAllStringIndex(text, -1) {
+// scan appends the rule's findings in text[from:to] to out.
+func (r *rule) scan(out []Finding, text string, from, to int, global *allowlist) []Finding {
+	for _, m := range r.re.FindAllStringIndex(text[from:to], -1) {
+		m[0], m[1] = m[0]+from, m[1]+from
 		match := strings.Trim(text[m[0]:m[1]], "\n")
 		mStart := m[0] + strings.Index(text[m[0]:m[1]], match)
 		start, end := mStart, mStart+len(match)
@@ -229,7 +289,7 @@ func (r *rule) scan(text string, global *allowlist) []Finding {
 		if global.allows(secret, match, line) || slices.ContainsFunc(r.Allowlists, func(a *allowlist) bool { return a.allows(secret, match, line) }) {
 			continue
 		}
-		out = append(out, Finding{Rule: r.ID, Description: r.Description, Start: start, End: end})
+		out = append(out, Finding{Rule: r.ID, Description: r.Description, Start: start, End: end, matchStart: m[0], matchEnd: m[1]})
 	}
 	return out
 }
@@ -336,4 +396,57 @@ func Mask(text, repl string, literals ...string) string {
 	}
 	b.WriteString(text[pos:])
 	return b.String()
+}
+
+// maxMatchLen is the most bytes a match of the expression can span, or -1
+// when that is unbounded or above maxWindow.
+func maxMatchLen(expr string) int {
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return -1
+	}
+	n := syntaxMax(re.Simplify())
+	if n > maxWindow {
+		return -1
+	}
+	return n
+}
+
+func syntaxMax(re *syntax.Regexp) int {
+	const inf = 1 << 30
+	switch re.Op {
+	case syntax.OpLiteral:
+		n := 0
+		for _, r := range re.Rune {
+			n += max(utf8.RuneLen(r), 1)
+			if re.Flags&syntax.FoldCase != 0 {
+				n += 3 // a case variant may be longer in UTF-8
+			}
+		}
+		return n
+	case syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		return utf8.UTFMax
+	case syntax.OpCapture, syntax.OpQuest:
+		return syntaxMax(re.Sub[0])
+	case syntax.OpStar, syntax.OpPlus:
+		return inf
+	case syntax.OpRepeat:
+		if re.Max < 0 {
+			return inf
+		}
+		return min(inf, re.Max*syntaxMax(re.Sub[0]))
+	case syntax.OpConcat:
+		n := 0
+		for _, s := range re.Sub {
+			n = min(inf, n+syntaxMax(s))
+		}
+		return n
+	case syntax.OpAlternate:
+		n := 0
+		for _, s := range re.Sub {
+			n = max(n, syntaxMax(s))
+		}
+		return n
+	}
+	return 0 // empty width: anchors, word boundaries, empty match
 }

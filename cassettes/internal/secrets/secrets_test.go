@@ -1,6 +1,8 @@
 package secrets
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -115,4 +117,55 @@ func FuzzScanMask(f *testing.F) {
 			t.Fatalf("masking twice differs: %q then %q", masked, again)
 		}
 	})
+}
+
+// BenchmarkScan scans a committed cassette (about 11 KB of prompts, diffs
+// and headers, where "token", "key" and "api" occur throughout).
+func BenchmarkScan(b *testing.B) {
+	raw, err := os.ReadFile(filepath.Join("..", "..", "testdata", "go-xnet.happy.yaml"))
+	require.NoError(b, err)
+	text := string(raw)
+	Scan(text) // load the rules
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		if len(Scan(text)) != 0 {
+			b.Fatal("a committed cassette holds a secret")
+		}
+	}
+}
+
+// TestWindowedScanFindsLongMatches: a match longer than the window around
+// its keyword is found whole.
+func TestWindowedScanFindsLongMatches(t *testing.T) {
+	key := "-----BEGIN RSA PRIVATE KEY-----\n" + strings.Repeat("MIIEpAIBAAKCAQEA1c7+9z5Pad7OejecsQ0bu3aozN3tihPmljnnudb9G3HECdnH\n", 20) + "-----END RSA PRIVATE KEY-----"
+	text := strings.Repeat("x", 1000) + key + strings.Repeat("y", 1000)
+	fs := Scan(text)
+	require.NotEmpty(t, fs)
+	require.Equal(t, 1000, fs[0].Start)
+	require.Equal(t, 1000+len(key), fs[0].End)
+	require.Equal(t, strings.Repeat("x", 1000)+"R"+strings.Repeat("y", 1000), Mask(text, "R"))
+}
+
+// FuzzWindowedScan: scanning around keywords finds what scanning the whole
+// text finds.
+func FuzzWindowedScan(f *testing.F) {
+	for _, c := range caught {
+		f.Add(c.text)
+		f.Add("prefix " + c.text + strings.Repeat(" padding", 100) + c.text)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		require.Equal(t, scan(text, false), scan(text, true))
+	})
+}
+
+func TestWindowedScanOnCommittedCassettes(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "..", "testdata", "*.yaml"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		require.NoError(t, err)
+		text := string(raw) + "\n" + caught[0].text + "\n" + string(raw)
+		require.Equal(t, scan(text, false), scan(text, true), f)
+	}
 }

@@ -68,6 +68,11 @@ type Options struct {
 	// file exists; with no manifest the digest is computed but not checked.
 	Manifest string
 
+	// ReplayOnly makes Open replay, whatever Mode and the test flags say:
+	// a determinism gate records a cassette in its first run (when a test
+	// flag selects it) and replays it in the others.
+	ReplayOnly bool
+
 	// Hint is the command errors name to re-record the cassette. Empty
 	// means the go test line that re-records it from the test that opened
 	// it (known to OpenT), or a description of that line.
@@ -131,6 +136,9 @@ func Open(path string, opts Options) (*Cassette, error) {
 		return nil, newErr(path, 0, "open", errors.New("cassette path must end in .yaml"))
 	}
 	mode, err := modeFor(path, opts.Mode)
+	if opts.ReplayOnly {
+		mode, err = Replay, nil
+	}
 	if err != nil {
 		return nil, newErr(path, 0, "open", err)
 	}

@@ -3,10 +3,14 @@ package harness
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"runtime"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/codegenie/codegenie/cassettes"
 	"github.com/codegenie/codegenie/events"
 )
 
@@ -14,10 +18,16 @@ import (
 const (
 	DefaultIterations = 50
 	DefaultFloor      = 20
-	// DefaultLeakGrace is how long Iterate waits, outside a synctest
-	// bubble, for goroutines started by an iteration to exit after its
-	// context is cancelled before it reports them as leaked.
-	DefaultLeakGrace = 250 * time.Millisecond
+	// DefaultProcesses is the number of runs Check makes in child
+	// processes of the test binary when Config.Processes is 0.
+	DefaultProcesses = 4
+	// DefaultMaxProcs is the highest GOMAXPROCS of the default schedule
+	// (1, 2, ..., max(DefaultMaxProcs, NumCPU)). GOMAXPROCS above the core
+	// count still gives the scheduler more Ps to run goroutines on, so
+	// completion orders vary more than on the cores alone.
+	DefaultMaxProcs = 8
+	// DefaultChildTimeout bounds one child process when Config.Budget is 0.
+	DefaultChildTimeout = 2 * time.Minute
 )
 
 // AllowEntry is one field allowed to differ between runs, with the reason
@@ -31,8 +41,7 @@ type AllowEntry struct {
 }
 
 // DefaultAllowlist is the allowlist of a Config whose Allowlist is nil:
-// the three nondeterministic Event fields, each with its reason. It is the
-// contract test's allowlist (seed S6-07, acceptance criterion 4).
+// the three nondeterministic Event fields, each with its reason.
 func DefaultAllowlist() []AllowEntry {
 	return []AllowEntry{
 		{Field: "EmittedAt", Reason: "wall-clock timestamp stamped by the injected clock; clock-derived, differs every run by design"},
@@ -41,8 +50,10 @@ func DefaultAllowlist() []AllowEntry {
 	}
 }
 
-// Config configures a gate run. The zero value runs DefaultIterations with
-// DefaultFloor, no time budget, DefaultAllowlist, and (in Check) the test's
+// Config configures a gate run; its methods Check and Iterate run one.
+// The zero value is ready to use: DefaultIterations runs, DefaultFloor,
+// no time budget, DefaultAllowlist, DefaultProcesses runs in child
+// processes (Check only), the default GOMAXPROCS schedule and the test's
 // artifact directory.
 type Config struct {
 	// Iterations is the number of runs to make; 0 means DefaultIterations.
@@ -51,31 +62,59 @@ type Config struct {
 	// DefaultFloor. Fewer runs (because the budget ran out or the context
 	// was cancelled) is a failure wrapping ErrBelowFloor, never a pass.
 	Floor int
-	// Budget caps the wall time of the iterations; 0 means none. When it is
-	// exceeded, no further iteration starts and the report says so, with
-	// the number of runs actually made.
+	// Budget caps the wall time of the runs; 0 means none. When it is
+	// exceeded no further run starts, a child process still running is
+	// killed and reported as a failed run, and the report says so.
 	Budget time.Duration
+	// FailFast stops at the first run whose outcome differs from run 0's,
+	// for quick local iteration. By default every run is made, so the
+	// report can say how the outcomes are distributed.
+	FailFast bool
+	// Processes is the number of runs Check makes in child processes of
+	// the test binary, each with a perturbed environment (see the package
+	// documentation); 0 means DefaultProcesses, a negative value none.
+	// Iterate, which has no test binary to re-run, makes none.
+	Processes int
+	// ChildTimeout bounds one child process; 0 means Budget, or
+	// DefaultChildTimeout when there is no budget. A child that runs
+	// longer is killed and its run fails.
+	ChildTimeout time.Duration
 	// Allowlist names the Event fields allowed to differ. nil means
 	// DefaultAllowlist; an empty non-nil slice compares every field. Every
 	// entry needs a Reason.
 	Allowlist []AllowEntry
-	// ArtifactDir is where the evidence of a divergence is written. In
-	// Check, "" means t.ArtifactDir(); in Iterate, "" means a new directory
-	// under os.TempDir().
+	// Recorder configures the recorder each Run hands out (clock and ID
+	// source of the allowlisted fields). The zero value leaves them empty.
+	Recorder events.Options
+	// Cassette is the options of the cassettes Run.Client opens:
+	// RealTransport (what the first run records through when the test flag
+	// -cassettes.record selects a cassette; see cassettes.Redirect for a
+	// local fake), APIKey, AllowUnused, Manifest and Hint (in Check, empty
+	// means the test's own go test line with the record flag). Mode and
+	// ReplayOnly are the harness's: under the record switch the first run
+	// records and every other run replays what it recorded.
+	Cassette cassettes.Options
+	// Latency is the fake time a response served by a Run's client takes
+	// inside a synctest bubble, for the call-th request (0-based) of run
+	// run; nil means a run-dependent default, so a measured latency that
+	// reaches the output differs between runs. Outside a bubble responses
+	// are served at once: the harness never sleeps in real time.
+	Latency func(run, call int) time.Duration
+	// ArtifactDir is where the evidence of a failure is written. In Check,
+	// "" means t.ArtifactDir(); in Iterate, a new directory under
+	// os.TempDir().
 	ArtifactDir string
-	// ReproCommand is the exact command that reproduces a failure. In Check,
-	// "" means a go test command derived from the test name and package.
+	// ReproCommand is the exact command that reproduces a failure. In
+	// Check, "" means the current test's own go test command.
 	ReproCommand string
 	// Procs is the GOMAXPROCS schedule: run i uses Procs[i%len(Procs)].
-	// nil means 1, 2, ..., max(NumCPU, 2). GOMAXPROCS is restored when the
-	// runs end.
+	// nil means 1, 2, ..., max(DefaultMaxProcs, NumCPU). GOMAXPROCS is
+	// restored when the runs end.
 	Procs []int
 	// NoPerturb turns off the scheduling perturbation (yielding goroutines
 	// and yields before the scenario, different for every run). Only the
 	// overhead benchmark should need it.
 	NoPerturb bool
-	// LeakGrace overrides DefaultLeakGrace.
-	LeakGrace time.Duration
 	// Now reads the clock used for the budget and wall time. nil means
 	// time.Now.
 	Now func() time.Time
@@ -84,20 +123,37 @@ type Config struct {
 // ErrInvalidConfig is wrapped by every configuration error.
 var ErrInvalidConfig = errors.New("invalid harness config")
 
-// resolved is a validated Config with defaults applied.
+// resolved is a validated Config with defaults applied, and the state of
+// one gate the runs share.
 type resolved struct {
 	Config
 	strip events.Field
+	// test is the name of the test running the gate ("" under Iterate).
+	test string
+	// opened is the cassettes the gate's runs opened, and whether a test
+	// flag made the first opening record.
+	opened *openedCassettes
+}
+
+// openedCassettes records, per cassette path, whether its first opening
+// in the gate recorded it.
+type openedCassettes struct {
+	mu    sync.Mutex
+	paths map[string]bool
 }
 
 func (c Config) resolve() (resolved, error) {
-	r := resolved{Config: c}
+	r := resolved{Config: c, opened: &openedCassettes{paths: map[string]bool{}}}
 	if r.Iterations == 0 {
 		r.Iterations = DefaultIterations
 	}
 	if r.Floor == 0 {
 		r.Floor = DefaultFloor
 	}
+	if r.Processes == 0 {
+		r.Processes = DefaultProcesses
+	}
+	r.Processes = max(r.Processes, 0)
 	switch {
 	case r.Iterations < 0:
 		return r, fmt.Errorf("%w: Iterations is %d; set it to a positive count or 0 for %d", ErrInvalidConfig, c.Iterations, DefaultIterations)
@@ -107,26 +163,16 @@ func (c Config) resolve() (resolved, error) {
 		return r, fmt.Errorf("%w: Iterations (%d) is below Floor (%d); a run count under the floor can never pass, raise Iterations", ErrInvalidConfig, r.Iterations, r.Floor)
 	case r.Budget < 0:
 		return r, fmt.Errorf("%w: Budget is %v; use 0 for no budget", ErrInvalidConfig, c.Budget)
+	case r.ChildTimeout < 0:
+		return r, fmt.Errorf("%w: ChildTimeout is %v; use 0 for the default", ErrInvalidConfig, c.ChildTimeout)
 	}
-	if r.Allowlist == nil {
-		r.Allowlist = DefaultAllowlist()
-	}
-	for i, e := range r.Allowlist {
-		f, err := events.FieldByName(e.Field)
-		if err != nil {
-			return r, fmt.Errorf("%w: Allowlist[%d]: %w", ErrInvalidConfig, i, err)
-		}
-		if strings.TrimSpace(e.Reason) == "" {
-			return r, fmt.Errorf("%w: Allowlist[%d] (%s) has no Reason; every allowed difference must say why it is allowed", ErrInvalidConfig, i, e.Field)
-		}
-		if r.strip&f != 0 {
-			return r, fmt.Errorf("%w: Allowlist[%d] repeats %s", ErrInvalidConfig, i, e.Field)
-		}
-		r.strip |= f
+	// Run 0 always runs in the test process.
+	r.Processes = min(r.Processes, r.Iterations-1)
+	if err := r.resolveAllowlist(); err != nil {
+		return r, err
 	}
 	if r.Procs == nil {
-		n := max(runtime.NumCPU(), 2)
-		for p := 1; p <= n; p++ {
+		for p := 1; p <= max(runtime.NumCPU(), DefaultMaxProcs); p++ {
 			r.Procs = append(r.Procs, p)
 		}
 	}
@@ -138,11 +184,60 @@ func (c Config) resolve() (resolved, error) {
 	if len(r.Procs) == 0 {
 		return r, fmt.Errorf("%w: Procs is empty; leave it nil for the default schedule", ErrInvalidConfig)
 	}
-	if r.LeakGrace == 0 {
-		r.LeakGrace = DefaultLeakGrace
+	if r.ChildTimeout == 0 {
+		r.ChildTimeout = r.Budget
+		if r.ChildTimeout == 0 {
+			r.ChildTimeout = DefaultChildTimeout
+		}
+	}
+	if r.Latency == nil {
+		r.Latency = defaultLatency
 	}
 	if r.Now == nil {
 		r.Now = time.Now
 	}
 	return r, nil
+}
+
+func (r *resolved) resolveAllowlist() error {
+	if r.Allowlist == nil {
+		r.Allowlist = DefaultAllowlist()
+	}
+	for i, e := range r.Allowlist {
+		f, err := events.FieldByName(e.Field)
+		if err != nil {
+			return fmt.Errorf("%w: Allowlist[%d]: %w", ErrInvalidConfig, i, err)
+		}
+		if strings.TrimSpace(e.Reason) == "" {
+			return fmt.Errorf("%w: Allowlist[%d] (%s) has no Reason; every allowed difference must say why it is allowed", ErrInvalidConfig, i, e.Field)
+		}
+		if r.strip&f != 0 {
+			return fmt.Errorf("%w: Allowlist[%d] repeats %s", ErrInvalidConfig, i, e.Field)
+		}
+		r.strip |= f
+	}
+	return nil
+}
+
+// defaultLatency is a response delay between 1 ms and about 1 s that
+// differs between runs and between the calls of one run.
+func defaultLatency(run, call int) time.Duration {
+	return time.Duration((run*7919+call*104729)%997+1) * time.Millisecond
+}
+
+// childIterations returns the iterations Check makes in child processes:
+// n of them, evenly spread over 1..iterations-1.
+func childIterations(iterations, n int) map[int]bool {
+	out := make(map[int]bool, n)
+	for j := range n {
+		out[(j+1)*iterations/(n+1)] = true
+	}
+	return out
+}
+
+// list returns the cassette paths the gate's runs opened.
+func (o *openedCassettes) list() []string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return slices.Sorted(maps.Keys(o.paths))
 }

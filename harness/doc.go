@@ -1,79 +1,140 @@
 // Package harness is the determinism runner: it runs a scenario many
-// times, each run in a fresh goroutine tree, and proves that every run
-// produced the same output bytes and the same event tape, modulo a small
-// allowlist of fields that differ by design. When runs differ it says, as
-// data, which run, which event, which field and byte, why (the causal
-// chain), where the evidence is and how to reproduce it.
+// times, in isolation and in perturbed child processes, groups the runs
+// into classes of equal outcome and gives one verdict. When runs differ it
+// says, as data, how the outcomes are distributed, what differs between
+// the two largest classes (output byte, event, field, causal chain, pins,
+// requests), what a child process's perturbation alone changes, where the
+// evidence is and how to reproduce it.
 //
-// It is not a test framework, a benchmark tool or a scheduler, and it knows
-// nothing about the fallback pipeline: a Scenario is any function that
-// returns an Outcome (output bytes plus tape). The gate suites in package
-// properties and any team's own pipeline use it the same way.
+// It is not a test framework, a benchmark tool or a scheduler, and it
+// knows nothing about any particular pipeline: a Scenario is any function
+// of a *Run that returns output bytes.
 //
-// # Entry points
+// # The first test
 //
-// Iterate is the core: it returns a *Report and an error (nil when the
-// gate passed). Check wraps it for tests: it fails the test with the full
-// report, and runs every iteration inside a testing/synctest bubble.
+//	func TestSummariser(t *testing.T) {
+//		harness.Check(t, "summarise", func(ctx context.Context, run *harness.Run) ([]byte, error) {
+//			client, err := run.Client("testdata/summarise.yaml") // a cassette, opened for this run
+//			if err != nil {
+//				return nil, err
+//			}
+//			return summarise(ctx, client, run.Recorder())
+//		})
+//	}
+//
+// Check, the Run (its Recorder, Client and Pin) and a recorded cassette are
+// all it takes. Config holds the options; its zero value is the default,
+// and Config.Iterate is the core for code outside tests.
 //
 // # One run
 //
-// Run i sets GOMAXPROCS to Config.Procs[i%len] (default 1..max(NumCPU,2),
-// restored afterwards), starts a new goroutine with a new context derived
-// from the caller's, perturbs the schedule (a run-dependent number of
-// yielding goroutines and yields), calls the scenario, and cancels the
-// context. Under Check the goroutine is the root of a synctest bubble
-// whose fake clock is first moved to a run-dependent instant, so a clock
-// reading that reaches the output differs between runs and is caught; a
-// goroutine left durably blocked when the run returns fails that run with
-// its stack, and a run whose goroutines all block fails as deadlocked
-// rather than hanging. (A goroutine blocked on I/O, a system call or a
-// mutex is not durably blocked: the bubble waits for it instead.) On
-// GOMAXPROCS 1 the Go scheduler runs goroutines in a fixed order, so most
-// goroutine-order bugs only show on the runs with more Ps: the harness's
-// own tests measured a completion-order fan-out bug caught by 1 gate run in
-// 100 at GOMAXPROCS 1 alone, 96 at 2 alone, and 100 with the default
-// schedule and perturbation. Under Iterate, goroutines that are still alive
-// Config.LeakGrace after the run and that do not descend from a goroutine
-// alive before it are reported with their stacks. Gate runs in one process
-// are serialised, because GOMAXPROCS is process-wide.
+// Run i sets GOMAXPROCS to Config.Procs[i%len] (default 1..max(8, NumCPU):
+// more Ps than cores still varies completion orders more than the cores
+// alone), starts a new goroutine with a new context, perturbs the schedule
+// (a run-dependent number of yielding goroutines and yields), calls the
+// scenario, cancels the context and closes the run's cassettes. Under
+// Check the goroutine is the root of a testing/synctest bubble whose fake
+// clock is first moved to a run-dependent instant, and every response a
+// Run.Client serves takes a run-dependent amount of fake time
+// (Config.Latency), so a clock reading or a measured latency that reaches
+// the output differs between runs; a goroutine left durably blocked fails
+// the run with its stack, and a run whose goroutines all block fails as
+// deadlocked. Under Iterate, goroutines left running are found with
+// goleak.Find and attributed by ancestry. A run's cassette misses fail the
+// run even when the scenario swallowed them; so do unused interactions and
+// a name pinned twice with two values.
 //
-// # Comparison
+// # Child processes
 //
-// For each run the harness keeps the blake3 digest of the output bytes and
-// the chain digest (events.ChainStripped) of the tape with the allowlisted
-// fields zeroed, so an equal run costs two digest comparisons. The
-// allowlist names Event struct fields (events.FieldByName) and every entry
-// carries a reason; there is no pattern matching over text, and every
-// field not on the list — Seq, Parent, Kind, Lane, Payload,
-// PayloadDigest — is compared. The first run whose digests differ from
-// run 0's is compared with it in full: the first differing output byte
-// with an excerpt of each side, and the first divergent event found by
-// events.Scan (index, kind, seq, parent, field, payload offset, excerpts,
-// field-level payload diff, causal chain). DistinctOutputs and
-// DistinctTapes count distinct values over all runs; a passing gate has one
-// of each, no run error, no leak and at least Config.Floor runs.
+// Under Check, Config.Processes runs (default 4, spread evenly, never run
+// 0) are made in child processes of the test binary (os.Args[0] with
+// -test.run anchored to the current test), which differ from the test
+// process in what one process cannot vary for itself:
+//
+//   - the working directory: a symbolic link to the module root, so
+//     relative paths resolve as before while os.Getwd differs;
+//   - TMPDIR (a fresh directory), TZ (zones with unusual offsets), LANG
+//     and LC_ALL, GOMAXPROCS (the schedule's value for the run);
+//   - the CPU affinity mask (so runtime.NumCPU differs), set on the thread
+//     that forks the child;
+//   - the hostname, in a new UTS namespace where the kernel allows one
+//     (CLONE_NEWUTS, else with a new user namespace); the report says when
+//     it was not varied and why;
+//   - the environment variables the scenario reads: the first child runs
+//     with -test.testlogfile, and every later child sets each variable it
+//     logged (set or not in the test process) to another value;
+//   - and the process id.
+//
+// The child protocol: the environment variable CODEGENIE_HARNESS_CHILD
+// holds a JSON spec (format "codegenie-harness-child-spec/1": test,
+// scenario, run, GOMAXPROCS, report path, nonce, hostname). In the child,
+// the Check with that test and scenario makes that one run in a bubble,
+// writes the report (format "codegenie-harness-child-report/1": output,
+// tape in AppendTape encoding, pins, request digests, error and its kind,
+// leaks, and the environment it observed) atomically, and ends the test
+// with t.SkipNow; any other Check in the child returns a Skipped report.
+// The test process reads at most 256 MiB of strict JSON, checks format,
+// nonce, test, scenario and run, and decodes and verifies the tape. A
+// child that exits without a report, outlives Config.ChildTimeout (killed
+// with its process group) or writes anything else is a failed run with a
+// *ChildError naming the child; it can never hang or pass the gate.
+//
+// When every run in the test process agrees and only child runs differ,
+// the first differing child run is made again in fresh processes: once
+// with nothing perturbed (if that differs too, the outcome depends on the
+// process itself: its pid, start time or addresses), then once per
+// perturbation alone; the report names each that changes the outcome
+// (Report.Causes).
+//
+// # Classes and the verdict
+//
+// Every run is made, even after a divergence (until Config.Budget;
+// Config.FailFast stops at the first differing run, for local use). Runs
+// are grouped into classes by (pin key, blake3 of the output, chain digest
+// of the tape with the allowlisted fields stripped, error kind), largest
+// first; each class lists its size, first run and child processes. The
+// verdict is PASS (one class, no error), NONDETERMINISTIC (more than one
+// class, whatever mix of successes and failures) or BROKEN (one class of
+// failed runs). The first runs of the two largest classes are compared in
+// full: the first differing output byte with excerpts, the first divergent
+// event (events.Scan: index, kind, field, payload offset, field-level
+// diff, causal chain), the pins that differ, and whether the requests sent
+// through Run.Client differ ("the request itself varies"). Only a BROKEN
+// verdict caused by a cassette miss suggests re-recording.
+//
+// The allowlist names Event struct fields (events.FieldByName), each with
+// a reason; every other field is compared.
 //
 // # Evidence
 //
-// On a divergence the harness writes, under ArtifactDir/<scenario>/:
+// A gate that does not pass writes, under ArtifactDir/<scenario>/: a
+// replay bundle of the first run of each class (up to 16), the report as
+// report.txt and as report.json, each atomically; the report names a
+// command that compares the two largest classes' runs offline.
 //
-//	run-NNN.tape          run NNN's events as canonical binary records
-//	                      (events.AppendRecord) back to back, nothing
-//	                      stripped; read with ReadTape
-//	run-NNN.events.jsonl  the same events, one JSON object per line, the
-//	                      payload inline when it is JSON
-//	run-NNN.out           run NNN's output bytes
-//	<scenario>-run-NNN-<chain>.bundle.zst
-//	                      run NNN as a replay bundle (replay.WriteRun),
-//	                      with Outcome.Pin in its metadata
-//	divergence.json       the Divergence as JSON
-//	report.txt            the Report as text
+// # Gate flags and result files
 //
-// for run 0 and the first divergent run, each file written atomically, and
-// the report gives the `go run ./cmd/replay diff` command that compares the
-// two bundles (replay's diff engine is events.Compare too, so it agrees).
-// A run that fails still has its partial tape compared with run 0, so an
-// upstream nondeterminism that surfaces as a downstream error (a cassette
-// miss) is located.
+// In test binaries the package registers, each with an environment
+// variable used when the flag is absent:
+//
+//	-gate.shard=i/n      CODEGENIE_GATE_SHARD: run only the scenarios whose
+//	                     ShardOf(name, n) is i; the others get a Skipped
+//	                     report (and result)
+//	-gate.results=DIR    CODEGENIE_GATE_RESULTS: write one result file per
+//	                     Check into DIR
+//	-gate.summary=FILE   CODEGENIE_GATE_SUMMARY: Main writes the summary
+//	                     there too
+//
+// A result file is DIR/<scenario>-<16 hex digits>.json, one JSON object
+// (Result, format "codegenie-gate-result/1"): scenario, test, package
+// import path and directory, shard, verdict, failure, iterations, runs,
+// runs in child processes, floor, classes, key and pins, the largest
+// class's digests and event count, causes, the evidence bundle, the
+// reproduce and re-record commands, wall time. ReadResults reads a
+// directory of them; MergeResults merges shards by the rules of
+// deterministic federation replay (ordered by scenario, then identity;
+// identical results once; a different result for the same scenario a
+// conflict; a scenario without a result, because its shard is missing, an
+// error); WriteSummary prints the one-screen summary from results alone,
+// so a merge prints what the unsharded gate prints.
 package harness

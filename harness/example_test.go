@@ -1,63 +1,168 @@
 package harness_test
 
 import (
+	"bytes"
 	"context"
-	"errors"
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
-	"github.com/codegenie/codegenie/events"
+	"github.com/codegenie/codegenie/cassettes"
 	"github.com/codegenie/codegenie/harness"
 )
 
-// pipeline is a tiny deterministic scenario: two events and an output.
+// pipeline is a tiny pipeline: it records two events and returns a diff.
 func pipeline(band string) harness.Scenario {
-	return func(ctx context.Context, iter int) (harness.Outcome, error) {
-		r := events.NewRecorder(events.Options{})
-		root, _ := r.EmitAfter(0, kindStarted, map[string]string{"scenario": "npm"})
-		_, _ = r.EmitAfter(root, kindClassified, map[string]any{"band": band})
-		return harness.Outcome{DiffBytes: []byte("--- a/package.json\n"), Events: r.Events()}, nil
+	return func(ctx context.Context, run *harness.Run) ([]byte, error) {
+		rec := run.Recorder()
+		if _, err := rec.Emit("run.started", map[string]string{"scenario": "npm"}); err != nil {
+			return nil, err
+		}
+		if _, err := rec.Emit("band.classified", map[string]any{"band": band}); err != nil {
+			return nil, err
+		}
+		return []byte("--- a/package.json\n"), nil
 	}
 }
 
-func ExampleIterate() {
-	rep, err := harness.Iterate(context.Background(), harness.Config{}, "npm", pipeline("accept"))
-	fmt.Println(err)
-	fmt.Println(rep.Runs, rep.DistinctOutputs, rep.DistinctTapes, rep.Events)
-	// Output:
-	// <nil>
-	// 50 1 1 2
+// The first green test in a user's module: one call, one function, one
+// recorded cassette.
+func ExampleCheck() {
+	_ = func(t *testing.T) {
+		harness.Check(t, "summarise", func(ctx context.Context, run *harness.Run) ([]byte, error) {
+			client, err := run.Client("testdata/summarise.yaml")
+			if err != nil {
+				return nil, err
+			}
+			return mySummariser(ctx, client, "the input") // the code under test
+		})
+	}
 }
 
-func ExampleIterate_divergence() {
-	flaky := func(ctx context.Context, iter int) (harness.Outcome, error) {
+// mySummariser stands for the user's pipeline.
+func mySummariser(ctx context.Context, client *http.Client, input string) ([]byte, error) {
+	return []byte(input), nil
+}
+
+func ExampleConfig_Check() {
+	_ = func(t *testing.T) {
+		cfg := harness.Config{Iterations: 100, Processes: 10}
+		cfg.Check(t, "npm", pipeline("accept"))
+	}
+}
+
+func ExampleConfig_Iterate() {
+	rep, err := harness.Config{}.Iterate(context.Background(), "npm", pipeline("accept"))
+	fmt.Println(err)
+	fmt.Println(rep.Verdict, rep.Runs, len(rep.Classes), rep.Events)
+	// Output:
+	// <nil>
+	// PASS 50 1 2
+}
+
+func ExampleConfig_Iterate_nondeterministic() {
+	flaky := func(ctx context.Context, run *harness.Run) ([]byte, error) {
 		band := "accept"
-		if iter == 7 {
+		if run.Index()%5 == 3 {
 			band = "borderline"
 		}
-		return pipeline(band)(ctx, iter)
+		return pipeline(band)(ctx, run)
 	}
 	dir, _ := os.MkdirTemp("", "example")
 	defer os.RemoveAll(dir)
-	rep, err := harness.Iterate(context.Background(), harness.Config{ArtifactDir: dir}, "npm", flaky)
-	fmt.Println(errors.Is(err, harness.ErrNondeterministic))
+	rep, _ := harness.Config{ArtifactDir: dir}.Iterate(context.Background(), "npm", flaky)
+	fmt.Println(rep.Verdict)
+	for i, c := range rep.Classes {
+		fmt.Printf("class %d: %d runs, first run %d\n", i+1, c.Size, c.FirstRun)
+	}
 	d := rep.Divergence
-	fmt.Println("run", d.Run, "of", rep.Runs, "-", d.DistinctTapes, "distinct tapes")
 	fmt.Println("event", d.Event.Index, d.Event.Kind, d.Event.Field, "at byte", d.Event.Offset)
 	fmt.Println(d.Event.PayloadDiff[0])
 	// Output:
-	// true
-	// run 7 of 50 - 2 distinct tapes
-	// event 1 score.classified Payload at byte 9
+	// NONDETERMINISTIC
+	// class 1: 40 runs, first run 0
+	// class 2: 10 runs, first run 3
+	// event 1 band.classified Payload at byte 9
 	// ["band"]: "accept" != "borderline"
 }
 
-func ExampleCheck() {
-	// In a _test.go file:
-	_ = func(t *testing.T) {
-		harness.Check(t, harness.Config{Iterations: 50}, "npm", pipeline("accept"))
+// Record a cassette once (here against an in-process stand-in for the
+// API), then gate a pipeline that replays it in every run.
+func ExampleRun_Client() {
+	dir, _ := os.MkdirTemp("", "example")
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "hello.yaml")
+	api := roundTripper(func(req *http.Request) (*http.Response, error) {
+		_, _ = io.Copy(io.Discard, req.Body) // a real API reads the request
+		return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/plain"}},
+			Body: io.NopCloser(strings.NewReader("hello, world")), Request: req}, nil
+	})
+	rec, _ := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: api})
+	ask := func(ctx context.Context, client *http.Client) ([]byte, error) {
+		req, _ := http.NewRequestWithContext(ctx, "POST", "https://api.example.com/v1/greet", strings.NewReader(`{"who":"world"}`))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := client.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		defer resp.Body.Close()
+		return io.ReadAll(resp.Body)
 	}
+	if _, err := ask(context.Background(), rec.Client()); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(rec.Close())
+
+	rep, err := harness.Config{}.Iterate(context.Background(), "greet", func(ctx context.Context, run *harness.Run) ([]byte, error) {
+		client, err := run.Client(path) // opened for this run, closed after it
+		if err != nil {
+			return nil, err
+		}
+		return ask(ctx, client)
+	})
+	fmt.Println(err, rep.Verdict, rep.Runs)
+	// Output:
+	// <nil>
+	// <nil> PASS 50
+}
+
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+func ExampleRun_Pin() {
+	rep, _ := harness.Config{}.Iterate(context.Background(), "pinned", func(ctx context.Context, run *harness.Run) ([]byte, error) {
+		run.Pin("model", "claude-sonnet-4-5")
+		run.Pin("prompt_template", "v3")
+		return []byte("ok"), nil
+	})
+	fmt.Println(rep.Pin["model"], rep.Key == harness.Key(rep.Pin))
+	// Output: claude-sonnet-4-5 true
+}
+
+func ExampleRun_SetEvents() {
+	rep, _ := harness.Config{}.Iterate(context.Background(), "own-recorder", func(ctx context.Context, run *harness.Run) ([]byte, error) {
+		out, err := pipeline("accept")(ctx, run) // records into run.Recorder()
+		evs := run.Recorder().Events()
+		run.SetEvents(evs[:1]) // a pipeline with its own recorder hands its tape over
+		return out, err
+	})
+	fmt.Println(rep.Events)
+	// Output: 1
+}
+
+func ExampleKey() {
+	fmt.Println(harness.Key(map[string]string{"model": "m", "cassette_id": "c"})[:16])
+	fmt.Println(harness.Key(nil) == "")
+	// Output:
+	// 0b5a11f92ead86c5
+	// true
 }
 
 func ExampleDefaultAllowlist() {
@@ -71,22 +176,103 @@ func ExampleDefaultAllowlist() {
 }
 
 func ExampleReadTape() {
-	out, _ := pipeline("accept")(context.Background(), 0)
-	file := harness.AppendTape(nil, out.Events)
-	evs, err := harness.ReadTape(file)
-	fmt.Println(err, len(evs), evs[1].Kind, string(evs[1].Payload))
-	// Output: <nil> 2 score.classified {"band":"accept"}
+	rep, _ := harness.Config{}.Iterate(context.Background(), "tape", func(ctx context.Context, run *harness.Run) ([]byte, error) {
+		out, err := pipeline("accept")(ctx, run)
+		file := harness.AppendTape(nil, run.Recorder().Events())
+		evs, rerr := harness.ReadTape(file)
+		if run.Index() == 0 {
+			fmt.Println(rerr, len(evs), evs[1].Kind, string(evs[1].Payload))
+		}
+		return out, err
+	})
+	fmt.Println(rep.Verdict)
+	// Output:
+	// <nil> 2 band.classified {"band":"accept"}
+	// PASS
 }
 
 func ExampleReport_Summary() {
-	rep, _ := harness.Iterate(context.Background(), harness.Config{Iterations: 20, Procs: []int{1}}, "npm", pipeline("accept"))
-	fmt.Println(rep.OK(), rep.GOMAXPROCS, rep.OutputDigest == events.Sum([]byte("--- a/package.json\n")))
-	// Output: true [1] true
+	rep, _ := harness.Config{Iterations: 20, Procs: []int{1}}.Iterate(context.Background(), "npm", pipeline("accept"))
+	fmt.Println(strings.Join(strings.Fields(rep.Summary())[:6], " "))
+	// Output: harness PASS npm: 20/20 runs (0
+}
+
+func ExampleReport_Result() {
+	rep, _ := harness.Config{}.Iterate(context.Background(), "npm", pipeline("accept"))
+	res := rep.Result()
+	fmt.Println(res.Format, res.Scenario, res.Verdict, res.Runs, res.OK())
+	// Output: codegenie-gate-result/1 npm PASS 50 true
 }
 
 func ExampleReproCommand() {
 	// In a test: the command a failure report ends with.
 	_ = func(t *testing.T) {
-		t.Log(harness.ReproCommand(t)) // cd /repo && go test -run '^TestX$' -count=1 -artifacts ./pkg
+		t.Log(harness.ReproCommand(t)) // cd /home/me/mymodule && go test -run '^TestX$' -count=1 -artifacts ./pkg
+	}
+}
+
+func ExampleShardOf() {
+	for _, s := range []string{"npm-lodash/happy", "npm-lodash/retry", "go-xnet/happy"} {
+		fmt.Println(s, harness.ShardOf(s, 4))
+	}
+	// Output:
+	// npm-lodash/happy 1
+	// npm-lodash/retry 1
+	// go-xnet/happy 0
+}
+
+// Merge the result files of a sharded gate and print the summary the
+// unsharded gate prints.
+func ExampleMergeResults() {
+	pass := func(scenario, shard string) harness.Result {
+		return harness.Result{Format: harness.ResultFormat, Scenario: scenario, Test: "TestGate/" + scenario,
+			Package: "example.com/m", Shard: shard, Verdict: harness.Pass, Iterations: 50, Runs: 50,
+			Classes: []harness.Class{{Size: 50}}}
+	}
+	skip := func(scenario, shard string) harness.Result {
+		r := pass(scenario, shard)
+		r.Verdict, r.Runs, r.Classes = harness.Skipped, 0, nil
+		return r
+	}
+	shard0 := []harness.Result{pass("a", "0/2"), skip("b", "0/2")}
+	shard1 := []harness.Result{skip("a", "1/2"), pass("b", "1/2")}
+	merged, err := harness.MergeResults(append(shard0, shard1...))
+	fmt.Println(err, len(merged))
+	_, err = harness.MergeResults(shard0) // shard 1 is missing
+	fmt.Println(strings.SplitN(err.Error(), ";", 2)[0])
+	// Output:
+	// <nil> 2
+	// scenario missing from the merged results: b (test TestGate/b, package example.com/m): no result from shard 1/2
+}
+
+func ExampleWriteSummary() {
+	rep, _ := harness.Config{}.Iterate(context.Background(), "npm", pipeline("accept"))
+	var buf bytes.Buffer
+	_ = harness.WriteSummary(&buf, []harness.Result{rep.Result()})
+	fmt.Println(strings.SplitN(buf.String(), "\n", 2)[0])
+	// Output: == determinism gate: PASS ==
+}
+
+func ExampleWriteResult() {
+	dir, _ := os.MkdirTemp("", "results")
+	defer os.RemoveAll(dir)
+	rep, _ := harness.Config{}.Iterate(context.Background(), "npm", pipeline("accept"))
+	if _, err := harness.WriteResult(dir, rep.Result()); err != nil {
+		fmt.Println(err)
+		return
+	}
+	rs, err := harness.ReadResults(dir)
+	fmt.Println(err, len(rs), rs[0].Scenario, rs[0].Verdict)
+	js, _ := json.Marshal(rs[0].Classes)
+	fmt.Println(strings.Contains(string(js), `"size":50`))
+	// Output:
+	// <nil> 1 npm PASS
+	// true
+}
+
+func ExampleMain() {
+	// In main_test.go: print the gate summary after the tests.
+	_ = func(m *testing.M) {
+		os.Exit(harness.Main(m))
 	}
 }

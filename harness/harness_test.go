@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -21,138 +20,143 @@ import (
 	"github.com/codegenie/codegenie/replay"
 )
 
-// linear returns a scenario whose run i emits a job.started and a
-// score.classified event; band(i) decides the band and out(i) the output.
+// linear returns a scenario whose run i emits a run.started and a
+// band.classified event; band(i) decides the band and out(i) the output.
 func linear(band func(i int) string, out func(i int) string) harness.Scenario {
 	var n atomic.Int64
-	return func(ctx context.Context, i int) (harness.Outcome, error) {
+	return func(ctx context.Context, run *harness.Run) ([]byte, error) {
 		r := events.NewRecorder(events.Options{
 			Clock: func() time.Time { return time.Unix(n.Add(1), 0) },
 			NewID: func() string { return fmt.Sprint("id-", n.Add(1)) },
 		})
-		root, err := r.EmitAfter(0, kindStarted, map[string]any{"scenario": "npm"})
-		if err != nil {
-			return harness.Outcome{}, err
+		if _, err := r.Emit("run.started", map[string]any{"scenario": "npm"}); err != nil {
+			return nil, err
 		}
-		if _, err := r.EmitAfter(root, kindClassified, map[string]any{"band": band(i), "score": 0.8}); err != nil {
-			return harness.Outcome{}, err
+		if _, err := r.Emit("band.classified", map[string]any{"band": band(run.Index()), "score": 0.8}); err != nil {
+			return nil, err
 		}
-		return harness.Outcome{DiffBytes: []byte(out(i)), Events: r.Events()}, nil
+		run.SetEvents(r.Events())
+		run.Pin("model", "m-1")
+		return []byte(out(run.Index())), nil
 	}
 }
 
 func constant(s string) func(int) string { return func(int) string { return s } }
 
 func TestCheckPasses(t *testing.T) {
-	rep := harness.Check(t, harness.Config{}, "npm", linear(constant("accept"), constant("diff")))
+	rep := harness.Check(t, "npm", linear(constant("accept"), constant("diff")))
 	require.True(t, rep.OK())
+	require.Equal(t, harness.Pass, rep.Verdict)
 	require.Equal(t, 50, rep.Runs)
-	require.Equal(t, 1, rep.DistinctOutputs)
-	require.Equal(t, 1, rep.DistinctTapes)
-	require.Equal(t, "synctest bubble per run", rep.Isolation)
-	require.Equal(t, []int{1, 2}[:min(2, len(rep.GOMAXPROCS))], rep.GOMAXPROCS[:min(2, len(rep.GOMAXPROCS))])
+	require.Equal(t, harness.DefaultProcesses, rep.ProcessRuns)
+	require.Len(t, rep.Classes, 1)
+	require.Equal(t, 50, rep.Classes[0].Size)
+	require.Equal(t, 46, rep.Classes[0].InProcess)
+	require.Len(t, rep.Classes[0].Processes, 4)
+	require.Contains(t, rep.Isolation, "synctest bubble per run")
+	require.Equal(t, []int{1, 2, 3}, rep.GOMAXPROCS[:3])
 	require.Equal(t, events.Sum([]byte("diff")), rep.OutputDigest)
+	require.Equal(t, map[string]string{"model": "m-1"}, rep.Pin)
+	require.Equal(t, harness.Key(rep.Pin), rep.Key)
+	require.Equal(t, "TestCheckPasses", rep.Test)
+	require.Equal(t, "github.com/codegenie/codegenie/harness", rep.Package)
+	require.Empty(t, rep.Evidence, "a pass writes no evidence")
 }
 
 func TestIterateDivergence(t *testing.T) {
 	dir := t.TempDir()
+	odd := func(i int) bool { return i >= 3 && i%2 == 1 }
 	s := linear(func(i int) string {
-		if i >= 3 && i%2 == 1 {
+		if odd(i) {
 			return "borderline"
 		}
 		return "accept"
 	}, func(i int) string {
-		if i >= 3 && i%2 == 1 {
+		if odd(i) {
 			return "diff b"
 		}
 		return "diff a"
 	})
-	rep, err := harness.Iterate(t.Context(), harness.Config{Iterations: 30, ArtifactDir: dir, ReproCommand: "go test -run X"}, "npm/lodash", s)
+	rep, err := harness.Config{Iterations: 30, ArtifactDir: dir, ReproCommand: "go test -run X"}.Iterate(t.Context(), "npm/lodash", s)
 	require.ErrorIs(t, err, harness.ErrNondeterministic)
 	require.NotErrorIs(t, err, harness.ErrBelowFloor)
-	require.Equal(t, 30, rep.Runs, "runs continue after a divergence so distinct outputs are counted")
+	require.Equal(t, 30, rep.Runs, "runs continue after a divergence")
+	require.Equal(t, harness.Nondeterministic, rep.Verdict)
+	require.Len(t, rep.Classes, 2)
+	require.Equal(t, []int{16, 14}, []int{rep.Classes[0].Size, rep.Classes[1].Size})
 	d := rep.Divergence
-	require.NotNil(t, d)
-	require.Equal(t, 3, d.Run)
-	require.Equal(t, 2, d.DistinctOutputs)
-	require.Equal(t, 2, d.DistinctTapes)
+	require.Equal(t, 0, d.RunA)
+	require.Equal(t, 3, d.RunB)
 	require.NotNil(t, d.Output)
 	require.Equal(t, 5, d.Output.Offset)
 	require.Equal(t, "diff a", d.Output.ExcerptA)
-	require.NotNil(t, d.Event)
 	require.Equal(t, 1, d.Event.Index)
-	require.Equal(t, kindClassified, d.Event.Kind)
-	require.Equal(t, "Payload", d.Event.Field)
+	require.Equal(t, events.Kind("band.classified"), d.Event.Kind)
 	require.Equal(t, []string{`["band"]: "accept" != "borderline"`}, d.Event.PayloadDiff)
-	require.Equal(t, "go test -run X", d.ReproCommand)
+	require.False(t, d.RequestVaries, "no request was made")
 
 	text := rep.String()
-	for _, want := range []string{"FAIL", "run 3", "score.classified", "offset 5", `"accept" != "borderline"`, "causal chain", "reproduce: go test -run X", "EmittedAt:"} {
+	for _, want := range []string{"NONDETERMINISTIC", "16+14", "class 1 (run 0) against class 2 (run 3)", "offset 5", `"accept" != "borderline"`, "causal chain", "reproduce: go test -run X", "EmittedAt:"} {
 		require.Contains(t, text, want)
 	}
+	require.NotContains(t, text, "re-record")
 
-	// The evidence: both tapes read back, the output bytes, the JSON.
-	var what []string
-	for _, e := range d.Evidence {
+	// One bundle per kept class, plus the report as text and JSON.
+	var bundles []string
+	for _, e := range rep.Evidence {
 		require.FileExists(t, e.Path)
-		require.True(t, strings.HasPrefix(e.Path, filepath.Join(dir, "npm_lodash")), e.Path)
-		what = append(what, fmt.Sprintf("%d %s", e.Run, e.What))
+		require.True(t, strings.HasPrefix(e.Path, dir), e.Path)
+		if e.What == "bundle" {
+			bundles = append(bundles, e.Path)
+		}
 	}
-	require.Equal(t, []string{"0 tape", "0 events", "0 output", "0 bundle", "3 tape", "3 events", "3 output", "3 bundle", "-1 divergence", "-1 report"}, what)
-	raw, err := os.ReadFile(d.Evidence[4].Path)
+	require.Len(t, bundles, 2)
+	rd, err := replay.Diff(t.Context(), bundles[0], bundles[1])
 	require.NoError(t, err)
-	tape3, err := harness.ReadTape(raw)
-	require.NoError(t, err)
-	require.Len(t, tape3, 2)
-	require.Contains(t, string(tape3[1].Payload), "borderline")
-	require.NotEmpty(t, tape3[1].AuditEventID, "tapes keep the allowlisted fields")
-	out3, err := os.ReadFile(d.Evidence[6].Path)
-	require.NoError(t, err)
-	require.Equal(t, "diff b", string(out3))
+	require.Equal(t, d.Event, rd.Divergence, "replay's diff agrees with the gate")
+	require.Contains(t, d.CompareCommand, "go run github.com/codegenie/codegenie/cmd/replay diff ")
 
-	// The replay bundles verify, and replay's diff engine agrees with the
-	// gate on the divergence.
-	rd, err := replay.Diff(t.Context(), d.Evidence[3].Path, d.Evidence[7].Path)
+	js, err := json.Marshal(rep)
 	require.NoError(t, err)
-	require.Equal(t, d.Event, rd.Divergence)
-	require.Contains(t, d.ReplayDiffCommand, "go run github.com/codegenie/codegenie/cmd/replay diff ")
-	require.Contains(t, text, "compare the bundles: go run github.com/codegenie/codegenie/cmd/replay diff")
-
-	js, err := os.ReadFile(d.Evidence[8].Path)
-	require.NoError(t, err)
-	var back harness.Divergence
+	var back harness.Report
 	require.NoError(t, json.Unmarshal(js, &back))
-	require.Equal(t, *d, back)
-
-	// The whole report renders as JSON and reads back.
-	js, err = json.Marshal(rep)
-	require.NoError(t, err)
-	var rback harness.Report
-	require.NoError(t, json.Unmarshal(js, &rback))
-	require.Equal(t, rep.Divergence.Event, rback.Divergence.Event)
+	require.Equal(t, rep.Classes, back.Classes)
 }
 
-func TestTapeOnlyDivergence(t *testing.T) {
-	s := linear(func(i int) string { return []string{"accept", "accept", "reject"}[i%3] }, constant("same"))
-	rep, err := harness.Iterate(t.Context(), harness.Config{Iterations: 20, ArtifactDir: t.TempDir()}, "tape-only", s)
+func TestPinsSplitClasses(t *testing.T) {
+	rep, err := harness.Config{Iterations: 20}.Iterate(t.Context(), "pins", func(ctx context.Context, run *harness.Run) ([]byte, error) {
+		run.Pin("cassette_id", fmt.Sprint("c-", run.Index()%2))
+		return []byte("same"), nil
+	})
 	require.ErrorIs(t, err, harness.ErrNondeterministic)
-	require.Equal(t, 2, rep.Divergence.Run)
-	require.Nil(t, rep.Divergence.Output)
-	require.Equal(t, 1, rep.DistinctOutputs)
-	require.Equal(t, 2, rep.DistinctTapes)
-	require.Contains(t, rep.String(), "output bytes are identical; the tapes differ")
+	require.Len(t, rep.Classes, 2)
+	require.Equal(t, []string{`cassette_id: "c-0" != "c-1"`}, rep.Divergence.PinDiff)
+
+	rep, err = harness.Config{Iterations: 20}.Iterate(t.Context(), "pin-conflict", func(ctx context.Context, run *harness.Run) ([]byte, error) {
+		run.Pin("model", "a")
+		run.Pin("model", "b")
+		return nil, nil
+	})
+	require.ErrorIs(t, err, harness.ErrBroken)
+	require.Equal(t, harness.ErrorKindPin, rep.Classes[0].ErrorKind)
+}
+
+func TestKey(t *testing.T) {
+	require.Empty(t, harness.Key(nil))
+	k := harness.Key(map[string]string{"b": "2", "a": "1"})
+	require.Equal(t, events.Sum([]byte(`{"a":"1","b":"2"}`)).String(), k)
 }
 
 func TestAllowlistIsHonoured(t *testing.T) {
 	s := linear(constant("accept"), constant("x"))
-	rep, err := harness.Iterate(t.Context(), harness.Config{Allowlist: []harness.AllowEntry{}}, "strict", s)
+	rep, err := harness.Config{Allowlist: []harness.AllowEntry{}}.Iterate(t.Context(), "strict", s)
 	require.ErrorIs(t, err, harness.ErrNondeterministic, "with an empty allowlist the clock and IDs are compared")
 	require.Equal(t, "EmittedAt", rep.Divergence.Event.Field)
 	require.Contains(t, rep.String(), "(none: every field is compared)")
 
-	_, err = harness.Iterate(t.Context(), harness.Config{Allowlist: []harness.AllowEntry{
+	_, err = harness.Config{Allowlist: []harness.AllowEntry{
 		{Field: "EmittedAt", Reason: "clock"}, {Field: "AuditEventID", Reason: "ids"},
-	}}, "no-budget-token", s)
+	}}.Iterate(t.Context(), "no-budget-token", s)
 	require.NoError(t, err, "the scenario sets no budget token")
 }
 
@@ -169,11 +173,12 @@ func TestConfigErrors(t *testing.T) {
 		{"negative", harness.Config{Iterations: -1}, "Iterations is -1"},
 		{"floor", harness.Config{Floor: -2}, "Floor is -2"},
 		{"budget", harness.Config{Budget: -time.Second}, "Budget is -1s"},
+		{"child-timeout", harness.Config{ChildTimeout: -time.Second}, "ChildTimeout is -1s"},
 		{"procs", harness.Config{Procs: []int{1, 0}}, "Procs[1] is 0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rep, err := harness.Iterate(t.Context(), tt.cfg, "x", linear(constant("a"), constant("b")))
+			rep, err := tt.cfg.Iterate(t.Context(), "x", linear(constant("a"), constant("b")))
 			require.Nil(t, rep)
 			require.ErrorIs(t, err, harness.ErrInvalidConfig)
 			require.ErrorContains(t, err, tt.want)
@@ -192,7 +197,7 @@ func TestBudget(t *testing.T) {
 	t.Run("exceeded-above-floor", func(t *testing.T) {
 		// Every clock reading is 1s later: after run k (0-based) the budget
 		// check sees k+1 seconds elapsed.
-		rep, err := harness.Iterate(t.Context(), harness.Config{Budget: 25 * time.Second, Now: stepClock(time.Second)}, "slow", s)
+		rep, err := harness.Config{Budget: 25 * time.Second, Now: stepClock(time.Second)}.Iterate(t.Context(), "slow", s)
 		require.NoError(t, err, "above the floor an exceeded budget is loud, not a failure")
 		require.True(t, rep.BudgetExceeded)
 		require.Equal(t, 26, rep.Runs)
@@ -200,7 +205,7 @@ func TestBudget(t *testing.T) {
 		require.Contains(t, rep.Summary(), "BUDGET EXCEEDED")
 	})
 	t.Run("below-floor", func(t *testing.T) {
-		rep, err := harness.Iterate(t.Context(), harness.Config{Budget: 5 * time.Second, Now: stepClock(time.Second)}, "slower", s)
+		rep, err := harness.Config{Budget: 5 * time.Second, Now: stepClock(time.Second)}.Iterate(t.Context(), "slower", s)
 		require.ErrorIs(t, err, harness.ErrBelowFloor)
 		require.Equal(t, 6, rep.Runs)
 		require.Contains(t, err.Error(), "made 6 runs, floor is 20: the time budget ran out")
@@ -208,11 +213,11 @@ func TestBudget(t *testing.T) {
 	t.Run("cancelled", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		var n int
-		rep, err := harness.Iterate(ctx, harness.Config{}, "cancelled", func(ctx context.Context, i int) (harness.Outcome, error) {
+		rep, err := harness.Config{}.Iterate(ctx, "cancelled", func(ctx context.Context, run *harness.Run) ([]byte, error) {
 			if n++; n == 5 {
 				cancel()
 			}
-			return s(ctx, i)
+			return s(ctx, run)
 		})
 		require.ErrorIs(t, err, harness.ErrBelowFloor)
 		require.Equal(t, 5, rep.Runs)
@@ -221,40 +226,36 @@ func TestBudget(t *testing.T) {
 }
 
 func TestRunErrors(t *testing.T) {
-	t.Run("error", func(t *testing.T) {
-		boom := errors.New("cassette miss")
-		rep, err := harness.Iterate(t.Context(), harness.Config{}, "err", func(ctx context.Context, i int) (harness.Outcome, error) {
-			if i == 4 {
-				return harness.Outcome{}, boom
+	t.Run("some-runs-fail", func(t *testing.T) {
+		boom := errors.New("boom")
+		rep, err := harness.Config{}.Iterate(t.Context(), "err", func(ctx context.Context, run *harness.Run) ([]byte, error) {
+			if run.Index()%10 == 4 {
+				return nil, boom
 			}
-			return linear(constant("a"), constant("b"))(ctx, i)
+			return linear(constant("a"), constant("b"))(ctx, run)
 		})
+		require.ErrorIs(t, err, harness.ErrNondeterministic, "a mix of passes and failures is nondeterministic")
 		require.ErrorIs(t, err, harness.ErrRunFailed)
-		require.Equal(t, 5, rep.Runs)
-		require.Equal(t, 4, rep.RunErrors[0].Run)
-		require.Contains(t, rep.String(), "run 4 (GOMAXPROCS")
+		require.Equal(t, 50, rep.Runs)
+		require.Equal(t, 5, rep.Classes[1].Size)
+		require.Equal(t, 4, rep.Classes[1].FirstRun)
+		require.Equal(t, "error (*errors.errorString)", rep.Classes[1].ErrorKind)
 	})
-	t.Run("panic", func(t *testing.T) {
-		rep := checkReport(t, harness.Config{}, func(context.Context, int) (harness.Outcome, error) { panic("nil map") })
-		require.ErrorIs(t, rep.Err(), harness.ErrRunFailed)
-		require.Contains(t, rep.RunErrors[0].Err, "panic: nil map")
+	t.Run("panic-every-run", func(t *testing.T) {
+		rep, err := harness.Config{}.Iterate(t.Context(), "panic", func(context.Context, *harness.Run) ([]byte, error) { panic("nil map") })
+		require.ErrorIs(t, err, harness.ErrBroken, "every run fails the same way")
+		require.Equal(t, harness.ErrorKindPanic, rep.Classes[0].ErrorKind)
+		require.Contains(t, rep.Classes[0].Error, "panic: nil map")
+		require.Empty(t, rep.ReRecordCommand)
 	})
-}
-
-// checkReport runs Iterate and returns the report whatever the verdict.
-func checkReport(t *testing.T, cfg harness.Config, s harness.Scenario) *harness.Report {
-	t.Helper()
-	rep, _ := harness.Iterate(t.Context(), cfg, t.Name(), s)
-	require.NotNil(t, rep)
-	return rep
 }
 
 func TestGOMAXPROCSVariedAndRestored(t *testing.T) {
 	before := runtime.GOMAXPROCS(0)
 	var seen []int
-	rep := harness.Check(t, harness.Config{Iterations: 20, Procs: []int{1, 3, 2}}, "procs", func(ctx context.Context, i int) (harness.Outcome, error) {
+	rep := harness.Config{Iterations: 20, Procs: []int{1, 3, 2}, Processes: -1}.Check(t, "procs", func(ctx context.Context, run *harness.Run) ([]byte, error) {
 		seen = append(seen, runtime.GOMAXPROCS(0))
-		return harness.Outcome{DiffBytes: []byte("x")}, nil
+		return []byte("x"), nil
 	})
 	require.Equal(t, before, runtime.GOMAXPROCS(0))
 	require.Equal(t, []int{1, 3, 2, 1, 3}, seen[:5])
@@ -263,10 +264,10 @@ func TestGOMAXPROCSVariedAndRestored(t *testing.T) {
 
 func TestFreshContextPerRun(t *testing.T) {
 	var ctxs []context.Context
-	harness.Check(t, harness.Config{Iterations: 20}, "ctx", func(ctx context.Context, i int) (harness.Outcome, error) {
+	harness.Config{Iterations: 20, Processes: -1}.Check(t, "ctx", func(ctx context.Context, run *harness.Run) ([]byte, error) {
 		require.NoError(t, ctx.Err())
 		ctxs = append(ctxs, ctx)
-		return harness.Outcome{}, nil
+		return nil, nil
 	})
 	for _, c := range ctxs {
 		require.ErrorIs(t, c.Err(), context.Canceled, "each run's context is cancelled at its end")
@@ -275,9 +276,9 @@ func TestFreshContextPerRun(t *testing.T) {
 
 func TestBubbleClockDiffersPerRun(t *testing.T) {
 	var times []time.Time
-	harness.Check(t, harness.Config{Iterations: 20}, "clock", func(ctx context.Context, i int) (harness.Outcome, error) {
+	harness.Config{Iterations: 20, Processes: -1}.Check(t, "clock", func(ctx context.Context, run *harness.Run) ([]byte, error) {
 		times = append(times, time.Now())
-		return harness.Outcome{}, nil
+		return nil, nil
 	})
 	for i := 1; i < len(times); i++ {
 		require.True(t, times[i].After(times[i-1]), "run %d reads %v, run %d reads %v", i-1, times[i-1], i, times[i])
@@ -287,13 +288,14 @@ func TestBubbleClockDiffersPerRun(t *testing.T) {
 func TestIterateReportsLeakedGoroutine(t *testing.T) {
 	release := make(chan struct{})
 	defer close(release)
-	rep := checkReport(t, harness.Config{Iterations: 20, LeakGrace: 20 * time.Millisecond}, func(ctx context.Context, i int) (harness.Outcome, error) {
-		if i == 2 {
+	rep, err := harness.Config{Iterations: 20}.Iterate(t.Context(), "leak", func(ctx context.Context, run *harness.Run) ([]byte, error) {
+		if run.Index() == 2 {
 			go leakyWorker(release)
 		}
-		return harness.Outcome{}, nil
+		return nil, nil
 	})
-	require.ErrorIs(t, rep.Err(), harness.ErrLeak)
+	require.ErrorIs(t, err, harness.ErrLeak)
+	require.ErrorIs(t, err, harness.ErrNondeterministic)
 	require.Len(t, rep.Leaks, 1)
 	require.Equal(t, 2, rep.Leaks[0].Run)
 	require.Len(t, rep.Leaks[0].Goroutines, 1)
@@ -304,11 +306,11 @@ func TestIterateReportsLeakedGoroutine(t *testing.T) {
 func leakyWorker(release chan struct{}) { <-release }
 
 func TestIterateWaitsForGoroutinesThatExitOnCancel(t *testing.T) {
-	rep := checkReport(t, harness.Config{Iterations: 20}, func(ctx context.Context, i int) (harness.Outcome, error) {
+	_, err := harness.Config{Iterations: 20}.Iterate(t.Context(), "exits", func(ctx context.Context, run *harness.Run) ([]byte, error) {
 		go func() { <-ctx.Done() }()
-		return harness.Outcome{}, nil
+		return nil, nil
 	})
-	require.NoError(t, rep.Err())
+	require.NoError(t, err)
 }
 
 // TestCheckBubbleFailures runs Check on a leaking and on a deadlocking
@@ -339,24 +341,24 @@ func TestBubbleChild(t *testing.T) {
 	if mode == "" {
 		t.Skip("run by TestCheckBubbleFailures")
 	}
-	harness.Check(t, harness.Config{Iterations: 20}, mode, func(ctx context.Context, i int) (harness.Outcome, error) {
-		if i == 3 {
+	harness.Config{Iterations: 20, Processes: -1}.Check(t, mode, func(ctx context.Context, run *harness.Run) ([]byte, error) {
+		if run.Index() == 3 {
 			ch := make(chan int)
 			go stuckWorker(ch)
 			if mode == "deadlock" {
 				<-ch
 			}
 		}
-		return harness.Outcome{}, nil
+		return nil, nil
 	})
 }
 
 func stuckWorker(ch chan int) { <-ch }
 
 func TestReadTapeErrors(t *testing.T) {
-	e := events.Event{Seq: 1, Kind: kindStarted, Payload: []byte(`{}`)}
+	e := events.Event{Seq: 1, Kind: "run.started", Payload: []byte(`{}`)}
 	e.PayloadDigest = events.Sum(e.Payload)
-	good := harness.AppendTape(nil, []events.Event{e, {Seq: 2, Parent: 1, Kind: kindBuilt, Payload: []byte(`1`), PayloadDigest: events.Sum([]byte(`1`))}})
+	good := harness.AppendTape(nil, []events.Event{e, {Seq: 2, Parent: 1, Kind: "prompt.built", Payload: []byte(`1`), PayloadDigest: events.Sum([]byte(`1`))}})
 	evs, err := harness.ReadTape(good)
 	require.NoError(t, err)
 	require.Len(t, evs, 2)
@@ -367,7 +369,7 @@ func TestReadTapeErrors(t *testing.T) {
 	require.Equal(t, 1, te.Record)
 	require.ErrorIs(t, err, events.ErrCorruptRecord)
 
-	bad := harness.AppendTape(nil, []events.Event{{Seq: 1, Kind: kindStarted, Payload: []byte(`{}`)}})
+	bad := harness.AppendTape(nil, []events.Event{{Seq: 1, Kind: "run.started", Payload: []byte(`{}`)}})
 	_, err = harness.ReadTape(bad)
 	require.ErrorIs(t, err, harness.ErrCorruptTape)
 	require.ErrorContains(t, err, "payload digest")
@@ -377,5 +379,6 @@ func TestReproCommand(t *testing.T) {
 	t.Run("sub test", func(t *testing.T) {
 		cmd := harness.ReproCommand(t)
 		require.Contains(t, cmd, `go test -run '^TestReproCommand$/^sub_test$' -count=1 -artifacts ./harness`)
+		require.True(t, strings.HasPrefix(cmd, "cd /"), "it runs from the module root, wherever that is: %s", cmd)
 	})
 }

@@ -3,7 +3,10 @@ package harness
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -15,12 +18,14 @@ import (
 	"github.com/codegenie/codegenie/events"
 )
 
-// toyPipeline is a synthetic stand-in for the fallback tier with the same
-// event shape (job.started … result.produced) and optional, deliberate
-// determinism bugs. It is fast, so the harness's sensitivity can be
-// measured over thousands of runs.
+// toyPipeline is a synthetic pipeline (retrieve, rank, build a prompt,
+// ask, transform) with optional, deliberate determinism bugs. It is fast,
+// so the harness's sensitivity can be measured over thousands of runs.
 type toyPipeline struct {
-	bug string // "" (clean), "map", "fanout", "clock", "cache", "random"
+	// bug is "" (clean), "map", "fanout", "floatsum", "clock", "cache",
+	// "random", or one that only a fresh process can see: "env", "pid",
+	// "tmpdir", "tz", "numcpu", "hostname".
+	bug string
 }
 
 // toyCache is package-level state that survives across runs: the "cache"
@@ -48,28 +53,39 @@ var toyExamples = []struct {
 	{"ex-06", "jinja2 sandbox escape pin to 3.1.3"},
 }
 
-// Indexes of the events the toy pipeline emits.
+// The toy pipeline's event kinds, and the index of each in its tape.
 const (
+	toyRunStarted = events.Kind("run.started")
+	toyQueried    = events.Kind("retrieval.queried")
+	toyRanked     = events.Kind("retrieval.ranked")
+	toyBand       = events.Kind("band.classified")
+	toyPrompt     = events.Kind("prompt.built")
+	toyRequested  = events.Kind("llm.requested")
+	toyResponded  = events.Kind("llm.responded")
+	toyTransform  = events.Kind("transform.produced")
+
 	toyIdxQueried   = 1
 	toyIdxRanked    = 2
-	toyIdxBand      = 3
 	toyIdxPrompt    = 4
 	toyIdxRequested = 5
-	toyIdxResponded = 6
 	toyIdxTransform = 7
 )
 
-func (p toyPipeline) run(ctx context.Context, _ int) (Outcome, error) {
-	rec := events.NewRecorder(events.Options{})
-	emit := func(parent uint64, k events.Kind, v any) uint64 {
-		seq, err := rec.EmitAfter(parent, k, v)
-		if err != nil {
-			panic(err)
-		}
-		return seq
-	}
-	root := emit(0, kindStarted, map[string]any{"scenario": "toy-npm", "advisory": "GHSA-toy"})
+// toyEnvVar is the variable the "env" bug reads; it is unset in CI.
+const toyEnvVar = "CODEGENIE_TOY_REGION"
 
+// emitter records events, each a child of the previous one.
+type emitter struct{ rec *events.Recorder }
+
+func (e *emitter) emit(k events.Kind, v any) {
+	if _, err := e.rec.Emit(k, v); err != nil {
+		panic(err)
+	}
+}
+
+func (p toyPipeline) run(ctx context.Context, run *Run) ([]byte, error) {
+	e := &emitter{rec: run.Recorder()}
+	e.emit(toyRunStarted, map[string]any{"scenario": "toy-npm", "advisory": "GHSA-toy"})
 	query := map[string]any{"text": "lodash prototype pollution", "k": 4}
 	if p.bug == "cache" {
 		toyCacheMu.Lock()
@@ -80,13 +96,43 @@ func (p toyPipeline) run(ctx context.Context, _ int) (Outcome, error) {
 		toyCache["lodash"] = true
 		toyCacheMu.Unlock()
 	}
-	q := emit(root, kindQueried, query)
+	e.emit(toyQueried, query)
+	ids, sum := p.rank()
+	e.emit(toyRanked, map[string]any{"ids": ids, "score_sum": sum})
+	e.emit(toyBand, map[string]any{"band": "accept", "score": 0.83})
+	e.emit(toyPrompt, map[string]any{"prompt": p.prompt(), "template": "v1"})
+	req := map[string]any{"model": "claude-toy", "temperature": 0}
+	if p.bug == "clock" {
+		req["sent_at"] = time.Now().Format(time.RFC3339Nano)
+	}
+	e.emit(toyRequested, req)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	e.emit(toyResponded, map[string]any{"text": "bump lodash to 4.17.21", "stop_reason": "end_turn"})
+	diff := "--- a/package.json\n+++ b/package.json\n@@ -3 +3 @@\n-    \"lodash\": \"4.17.20\"\n+    \"lodash\": \"4.17.21\"\n"
+	tr := map[string]any{"files": []string{"package.json"}}
+	if note := p.processNote(); note != "" {
+		diff = "# " + note + "\n" + diff
+	}
+	if p.bug == "random" {
+		id := fmt.Sprintf("%016x", rand.Uint64())
+		diff = "# transform " + id + "\n" + diff
+		tr["transform_id"] = id
+	}
+	tr["diff_digest"] = events.Sum([]byte(diff)).String()
+	e.emit(toyTransform, tr)
+	return []byte(diff), nil
+}
 
-	// Scoring fans out over goroutines; the clean pipeline records each
-	// result by index, the "fanout" bug appends in completion order.
+// rank scores the examples in parallel. The clean pipeline keeps results
+// by index; "fanout" lists them in completion order and "floatsum" adds
+// their float scores in completion order (float addition is not
+// associative, so the sum's last bits depend on the order).
+func (p toyPipeline) rank() ([]string, float64) {
 	type scored struct {
 		ID    string
-		Score int
+		Score float64
 	}
 	results := make([]scored, len(toyExamples))
 	var completed []scored
@@ -103,17 +149,24 @@ func (p toyPipeline) run(ctx context.Context, _ int) (Outcome, error) {
 	}
 	wg.Wait()
 	ranked := results
-	if p.bug == "fanout" {
+	if p.bug == "fanout" || p.bug == "floatsum" {
 		ranked = completed
 	}
 	ids := make([]string, len(ranked))
+	sum := 0.0
 	for i, r := range ranked {
-		ids[i] = r.ID
+		if p.bug != "floatsum" {
+			ids[i] = r.ID
+		} else {
+			ids[i] = results[i].ID
+		}
+		sum += r.Score
 	}
-	rk := emit(q, kindRanked, map[string]any{"ids": ids})
-	band := emit(rk, kindClassified, map[string]any{"band": "accept", "score": 0.83})
+	return ids, sum
+}
 
-	// The prompt lists the examples; the "map" bug ranges over a map.
+// prompt lists the examples; the "map" bug ranges over a map.
+func (p toyPipeline) prompt() string {
 	var sb strings.Builder
 	sb.WriteString("Fix GHSA-toy in package.json.\n")
 	if p.bug == "map" {
@@ -124,59 +177,68 @@ func (p toyPipeline) run(ctx context.Context, _ int) (Outcome, error) {
 		for id, text := range m {
 			fmt.Fprintf(&sb, "example %s: %s\n", id, text)
 		}
-	} else {
-		for _, ex := range toyExamples {
-			fmt.Fprintf(&sb, "example %s: %s\n", ex.ID, ex.Text)
-		}
+		return sb.String()
 	}
-	pr := emit(band, kindBuilt, map[string]any{"prompt": sb.String(), "template": "v1"})
+	for _, ex := range toyExamples {
+		fmt.Fprintf(&sb, "example %s: %s\n", ex.ID, ex.Text)
+	}
+	return sb.String()
+}
 
-	req := map[string]any{"model": "claude-toy", "temperature": 0}
-	if p.bug == "clock" {
-		req["sent_at"] = time.Now().Format(time.RFC3339Nano)
+// processNote is what the process-level bugs leak into the output.
+func (p toyPipeline) processNote() string {
+	switch p.bug {
+	case "env":
+		return "region " + os.Getenv(toyEnvVar)
+	case "pid":
+		return fmt.Sprint("worker ", os.Getpid())
+	case "tmpdir":
+		return "scratch " + os.TempDir()
+	case "tz":
+		// The local zone's offset at a fixed instant: the bubble's clock
+		// differs per run, the zone must not.
+		_, off := time.Unix(0, 0).In(time.Local).Zone()
+		return fmt.Sprint("utc offset ", off)
+	case "numcpu":
+		return fmt.Sprint("shards ", runtime.NumCPU())
+	case "hostname":
+		h, _ := os.Hostname()
+		return "host " + h
 	}
-	rq := emit(pr, kindRequested, req)
-	if err := ctx.Err(); err != nil {
-		return Outcome{}, err
-	}
-	rs := emit(rq, kindResponded, map[string]any{"text": "bump lodash to 4.17.21", "stop_reason": "end_turn"})
-
-	diff := "--- a/package.json\n+++ b/package.json\n@@ -3 +3 @@\n-    \"lodash\": \"4.17.20\"\n+    \"lodash\": \"4.17.21\"\n"
-	tr := map[string]any{"files": []string{"package.json"}}
-	if p.bug == "random" {
-		id := fmt.Sprintf("%016x", rand.Uint64())
-		diff = "# transform " + id + "\n" + diff
-		tr["transform_id"] = id
-	}
-	tr["diff_digest"] = events.Sum([]byte(diff)).String()
-	emit(rs, kindProduced, tr)
-	return Outcome{DiffBytes: []byte(diff), Events: rec.Events()}, nil
+	return ""
 }
 
 // score is a small deterministic CPU-bound similarity, standing in for an
-// embedding dot product.
-func score(a, b string) int {
-	s := 0
+// embedding dot product. Every example gets a different score with many
+// significant bits, so adding them in another order changes the last bits
+// of the sum.
+func score(a, b string) float64 {
+	s := 0.0
+	words := strings.Fields(b)
 	for i := range 200 {
-		for _, w := range strings.Fields(b) {
+		for _, w := range words {
+			bonus := 0.0
 			if strings.Contains(a, w) {
-				s += i % 3
+				bonus = 1
 			}
+			s += math.Sqrt(float64(i%7) + 0.1 + bonus + float64(len(a))/10)
 		}
 	}
-	return s
+	return s * math.Pi
 }
 
 func TestToyPipelineCleanIsDeterministic(t *testing.T) {
-	p := toyPipeline{}
-	a, err := p.run(t.Context(), 0)
+	rc, err := Config{}.resolve()
 	require.NoError(t, err)
-	require.Len(t, a.Events, 8)
+	p := toyPipeline{}
+	a := runScenario(t.Context(), &rc, 0, 1, false, p.run)
+	require.Empty(t, a.errText)
+	require.Len(t, a.tape, 8)
 	for i := range 20 {
-		b, err := p.run(t.Context(), i)
-		require.NoError(t, err)
-		require.Nil(t, events.Compare(a.Events, b.Events, events.Nondeterministic))
-		require.Equal(t, a.DiffBytes, b.DiffBytes)
+		b := runScenario(t.Context(), &rc, i, 1, false, p.run)
+		require.Empty(t, b.errText)
+		require.Nil(t, events.Compare(a.tape, b.tape, events.Nondeterministic))
+		require.Equal(t, a.output, b.output)
 	}
-	require.True(t, slices.IsSortedFunc(a.Events, func(x, y events.Event) int { return int(x.Seq) - int(y.Seq) }))
+	require.True(t, slices.IsSortedFunc(a.tape, func(x, y events.Event) int { return int(x.Seq) - int(y.Seq) }))
 }

@@ -1,8 +1,8 @@
 package harness
 
 import (
-	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -14,23 +14,23 @@ import (
 // gates to keep the suite fast.
 var raceEnabled bool
 
-// gateOnce runs one gate over p exactly as Check does (a synctest bubble
-// per run) but returns the report instead of failing t.
+// gateOnce runs one gate over p in this process exactly as Check does (a
+// synctest bubble per run), without child processes or evidence, and
+// returns the report instead of failing t.
 func gateOnce(t *testing.T, cfg Config, p toyPipeline) *Report {
 	t.Helper()
-	if cfg.ArtifactDir == "" {
-		cfg.ArtifactDir = t.TempDir()
-	}
+	cfg.Processes = -1
 	rc, err := cfg.resolve()
 	require.NoError(t, err)
-	b := &bubbleRunner{t: t, reported: map[int]bool{}}
-	rep, _ := iterate(context.Background(), rc, "toy-"+p.bug, p.run, env{isolation: "synctest", run: b.run, noEvidence: true})
-	require.NotNil(t, rep)
+	b := &bubbleRunner{t: t, rc: &rc, s: p.run, reported: map[int]bool{}}
+	rep := newReport(&rc, "toy-"+p.bug)
+	iterate(t.Context(), &rc, rep, p.run, env{isolation: "synctest", run: b.run, noEvidence: true})
 	return rep
 }
 
 // TestSensitivity proves that the gate catches each class of determinism
-// bug it exists for, and names the right event, over many gate runs.
+// bug it exists for in one process, and names the right event, over many
+// gate runs.
 func TestSensitivity(t *testing.T) {
 	gates := 100
 	if testing.Short() || raceEnabled {
@@ -41,30 +41,28 @@ func TestSensitivity(t *testing.T) {
 		bug       string
 		index     int
 		kind      events.Kind
-		field     string
 		output    bool // the output bytes differ too
 		payloadAt string
 	}{
-		{"map-iteration-into-prompt", "map", toyIdxPrompt, kindBuilt, "Payload", false, `["prompt"]`},
-		{"fan-out-completion-order", "fanout", toyIdxRanked, kindRanked, "Payload", false, `["ids"]`},
-		{"time-now-in-payload", "clock", toyIdxRequested, kindRequested, "Payload", false, `["sent_at"]`},
-		{"package-cache-across-runs", "cache", toyIdxQueried, kindQueried, "Payload", false, `["cached"]`},
-		{"random-id-in-output", "random", toyIdxTransform, kindProduced, "Payload", true, `["diff_digest"]`},
+		{"map-iteration-into-prompt", "map", toyIdxPrompt, toyPrompt, false, `["prompt"]`},
+		{"fan-out-completion-order", "fanout", toyIdxRanked, toyRanked, false, `["ids"]`},
+		{"time-now-in-payload", "clock", toyIdxRequested, toyRequested, false, `["sent_at"]`},
+		{"package-cache-across-runs", "cache", toyIdxQueried, toyQueried, false, `["cached"]`},
+		{"random-id-in-output", "random", toyIdxTransform, toyTransform, true, `["diff_digest"]`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			caught, right := 0, 0
-			dir := t.TempDir()
 			var sample *Report
 			for range gates {
 				resetToyCache() // each gate run stands for a fresh process
-				rep := gateOnce(t, Config{ArtifactDir: dir}, toyPipeline{bug: tt.bug})
-				if !errors.Is(rep.Err(), ErrNondeterministic) {
+				rep := gateOnce(t, Config{}, toyPipeline{bug: tt.bug})
+				if rep.Verdict != Nondeterministic || !errors.Is(rep.Err(), ErrNondeterministic) {
 					continue
 				}
 				caught++
 				d := rep.Divergence
-				if d.Event != nil && d.Event.Index == tt.index && d.Event.Kind == tt.kind && d.Event.Field == tt.field &&
+				if d.Event != nil && d.Event.Index == tt.index && d.Event.Kind == tt.kind && d.Event.Field == "Payload" &&
 					(d.Output != nil) == tt.output && len(d.Event.PayloadDiff) > 0 {
 					right++
 				}
@@ -75,23 +73,63 @@ func TestSensitivity(t *testing.T) {
 			rate := float64(caught) / float64(gates)
 			t.Logf("%s: caught %d/%d gate runs (%.1f%%), right event %d/%d", tt.name, caught, gates, 100*rate, right, caught)
 			require.GreaterOrEqual(t, rate, 0.99, "catch rate")
-			require.Equal(t, caught, right, "every catch names event %d (%s), field %s:\n%s", tt.index, tt.kind, tt.field, sample)
+			require.Equal(t, caught, right, "every catch names event %d (%s):\n%s", tt.index, tt.kind, sample)
 			require.Contains(t, sample.String(), tt.payloadAt)
 			require.Contains(t, sample.String(), "causal chain")
+			require.Empty(t, sample.ReRecordCommand, "a nondeterminism never suggests re-recording")
 		})
 	}
 }
 
-// TestNoFalsePositives runs the clean pipeline for 1000 iterations.
+// TestAllRunsAreMade: a divergence does not stop the runs; every class is
+// counted, and the comparison is between the two largest classes, whatever
+// run 0 did.
+func TestAllRunsAreMade(t *testing.T) {
+	resetToyCache()
+	rep := gateOnce(t, Config{Iterations: 40}, toyPipeline{bug: "cache"})
+	require.Equal(t, 40, rep.Runs)
+	require.Equal(t, Nondeterministic, rep.Verdict)
+	require.Len(t, rep.Classes, 2)
+	// Run 0 is the rare one: it alone saw an empty cache.
+	require.Equal(t, 39, rep.Classes[0].Size)
+	require.Equal(t, 1, rep.Classes[0].FirstRun)
+	require.Equal(t, 1, rep.Classes[1].Size)
+	require.Equal(t, 0, rep.Classes[1].FirstRun)
+	require.Equal(t, 1, rep.Divergence.RunA)
+	require.Equal(t, 0, rep.Divergence.RunB)
+	require.Contains(t, rep.Summary(), "2 class(es) 39+1")
+}
+
+func TestFailFast(t *testing.T) {
+	rep := gateOnce(t, Config{FailFast: true}, toyPipeline{bug: "random"})
+	require.True(t, rep.FailedFast)
+	require.Equal(t, 2, rep.Runs)
+	require.Equal(t, Nondeterministic, rep.Verdict)
+	require.ErrorIs(t, rep.Err(), ErrNondeterministic)
+	require.NotErrorIs(t, rep.Err(), ErrBelowFloor, "fail-fast is a verdict, not a shortfall")
+}
+
+// TestNoFalsePositives runs the clean pipeline 1000 times, some of them in
+// child processes with a perturbed environment: a clean pipeline must
+// never get a false verdict.
 func TestNoFalsePositives(t *testing.T) {
-	iters := 1000
+	iters, procs := 1000, 10
 	if testing.Short() || raceEnabled {
-		iters = 200
+		iters, procs = 200, 4
 	}
-	rep := gateOnce(t, Config{Iterations: iters}, toyPipeline{})
+	rep := Config{Iterations: iters, Processes: procs}.check(t, "clean", toyPipeline{}.run, false)
 	require.NoError(t, rep.Err(), "%s", rep)
+	require.Equal(t, Pass, rep.Verdict)
 	require.Equal(t, iters, rep.Runs)
-	require.Equal(t, 1, rep.DistinctOutputs)
-	require.Equal(t, 1, rep.DistinctTapes)
-	t.Logf("clean pipeline: %d iterations, %d distinct outputs, %d distinct tapes, 0 false positives, %v", rep.Runs, rep.DistinctOutputs, rep.DistinctTapes, rep.Wall)
+	require.Equal(t, procs, rep.ProcessRuns)
+	require.Len(t, rep.Classes, 1)
+	t.Logf("clean pipeline: %d runs (%d in child processes), 1 class, 0 false verdicts, %v", rep.Runs, rep.ProcessRuns, rep.Wall)
+}
+
+// TestCheckWritesNoEvidenceOnPass: a passing gate leaves nothing behind.
+func TestCheckWritesNoEvidenceOnPass(t *testing.T) {
+	rep := Config{Processes: -1}.check(t, "clean-no-evidence", toyPipeline{}.run, false)
+	require.Equal(t, Pass, rep.Verdict)
+	require.Empty(t, rep.Evidence)
+	require.Equal(t, fmt.Sprint(len(rep.Classes)), "1")
 }

@@ -2,15 +2,12 @@ package properties
 
 import (
 	"context"
-	"flag"
 	"fmt"
-	"hash/fnv"
 	"net/http"
 	"path/filepath"
 	"regexp"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -26,7 +23,6 @@ import (
 	"github.com/codegenie/codegenie/guard/guardtest"
 	"github.com/codegenie/codegenie/harness"
 	"github.com/codegenie/codegenie/internal/hint"
-	"github.com/codegenie/codegenie/replay"
 )
 
 // allowlist is the gate's one list of event fields allowed to differ
@@ -64,47 +60,8 @@ const (
 	cassetteDir = "../cassettes/testdata"
 )
 
-var shard = flag.String("gate.shard", "", "run only the scenarios of shard `i/n` (stable hash of the scenario name)")
-
 // paths are the two pipeline paths every scenario is gated on.
 var paths = []string{fallback.PathHappy, fallback.PathRetry}
-
-// inShard reports whether scenario belongs to this process's -gate.shard.
-func inShard(t testing.TB, scenario string) bool {
-	t.Helper()
-	if *shard == "" {
-		return true
-	}
-	is, ns, ok := strings.Cut(*shard, "/")
-	i, err1 := strconv.Atoi(is)
-	n, err2 := strconv.Atoi(ns)
-	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
-		t.Fatalf("-gate.shard %q: want i/n with 0 <= i < n", *shard)
-	}
-	return shardOf(scenario, n) == i
-}
-
-// shardOf is the shard of n that runs scenario: a stable hash (FNV-1a) of
-// its name, the same on every machine and in every CI matrix.
-func shardOf(scenario string, n int) int {
-	h := fnv.New32a()
-	h.Write([]byte(scenario))
-	return int(h.Sum32() % uint32(n))
-}
-
-func TestShardOf(t *testing.T) {
-	for _, n := range []int{1, 2, 3, 7} {
-		for _, sc := range fixtures.Scenarios() {
-			s := shardOf(sc.Name, n)
-			require.True(t, s >= 0 && s < n)
-			require.Equal(t, s, shardOf(sc.Name, n), "stable")
-		}
-	}
-	// Pinned values, computed independently of Go (FNV-1a 32 of
-	// "npm-lodash" is 2547594368): the assignment must not drift.
-	require.Equal(t, 0, shardOf("npm-lodash", 2))
-	require.Equal(t, 2, shardOf("npm-lodash", 3))
-}
 
 // llmSource serves the tier's LLM calls from the committed cassettes, in
 // replay-only mode: nothing reaches a network. Every run through it has its
@@ -137,20 +94,32 @@ func newSource(t testing.TB) llmSource {
 	m, err := filepath.Glob(filepath.Join(cassetteDir, "*.yaml"))
 	require.NoError(t, err)
 	require.NotEmpty(t, m, "no cassettes in %s: the gate replays committed cassettes; record them with `go run ./cmd/refresh-cassettes` (see cassettes/doc.go)", cassetteDir)
-	gateSummary.mu.Lock()
-	gateSummary.source = fmt.Sprintf("%d committed cassettes in %s, replay-only", len(m), filepath.Clean(filepath.Join("properties", cassetteDir)))
-	gateSummary.mu.Unlock()
-	return llmSource{dir: cassetteDir}
+	llmSourceLine.Store(fmt.Sprintf("%d committed cassettes in %s, replay-only", len(m), filepath.Clean(filepath.Join("properties", cassetteDir))))
+	// Absolute: the rapid properties run in their artifact directory.
+	dir, err := filepath.Abs(cassetteDir)
+	require.NoError(t, err)
+	return llmSource{dir: dir}
+}
+
+// cassette is the path of scenario's cassette for path.
+func (s llmSource) cassette(scenario, path string) string {
+	return filepath.Join(s.dir, cassettes.FileName(scenario, path))
 }
 
 // open opens scenario's cassette for path, fresh for one run, and returns
 // its client and Close (which fails on unused interactions).
 func (s llmSource) open(scenario, path string) (*http.Client, func() error, error) {
-	c, err := cassettes.Open(filepath.Join(s.dir, cassettes.FileName(scenario, path)), cassettes.Options{Hint: hint.Tool("refresh-cassettes", "-run", "^"+regexp.QuoteMeta(scenario+"/"+path)+"$")})
+	c, err := cassettes.Open(s.cassette(scenario, path), cassettes.Options{Hint: refreshHint(scenario, path)})
 	if err != nil {
 		return nil, nil, err
 	}
 	return c.Client(), c.Close, nil
+}
+
+// refreshHint is the command that re-records the committed cassette of
+// scenario's path: the steward's refresh-cassettes.
+func refreshHint(scenario, path string) string {
+	return hint.Tool("refresh-cassettes", "-run", "^"+regexp.QuoteMeta(scenario+"/"+path)+"$")
 }
 
 // runPipeline builds a fresh tier and runs scenario sc on path once, in
@@ -187,9 +156,18 @@ func runTier(ctx context.Context, src llmSource, sc fixtures.Scenario, path stri
 	if err != nil {
 		return fallback.Result{}, err
 	}
-	tier, err := fixtures.NewTier(config(client))
+	res, err := runTierWith(ctx, src, sc, path, config(client), mutate)
+	if cerr := done(); err == nil && cerr != nil {
+		err = fmt.Errorf("scenario %s/%s: %w", sc.Name, path, cerr)
+	}
+	return res, err
+}
+
+// runTierWith builds a tier from cfg, lets mutate (if not nil) change it,
+// and runs scenario sc on path once with ctx in replay mode.
+func runTierWith(ctx context.Context, src llmSource, sc fixtures.Scenario, path string, cfg fixtures.TierConfig, mutate func(*fallback.Tier)) (fallback.Result, error) {
+	tier, err := fixtures.NewTier(cfg)
 	if err != nil {
-		_ = done()
 		return fallback.Result{}, err
 	}
 	if mutate != nil {
@@ -200,9 +178,6 @@ func runTier(ctx context.Context, src llmSource, sc fixtures.Scenario, path stri
 		prior = sc.Prior
 	}
 	res, err := tier.Run(src.replayContext(ctx), sc.Advisory, sc.Repo, sc.Recipe, prior)
-	if cerr := done(); err == nil && cerr != nil {
-		err = cerr
-	}
 	if err != nil {
 		return res, fmt.Errorf("scenario %s/%s: %w", sc.Name, path, err)
 	}
@@ -212,29 +187,49 @@ func runTier(ctx context.Context, src llmSource, sc fixtures.Scenario, path stri
 	return res, nil
 }
 
-// contractScenario adapts runPipeline to the harness.
+// contractScenario runs scenario sc on path once per harness run: a fresh
+// tier over a client the harness opened on the committed cassette for this
+// run alone, a live clock and IDs (see runPipeline), the tier's own tape,
+// and the five components of its RunKey as the run's pins.
 func contractScenario(src llmSource, sc fixtures.Scenario, path string) harness.Scenario {
-	return func(ctx context.Context, iter int) (harness.Outcome, error) {
-		res, err := runPipeline(ctx, src, sc, path, iter)
+	return func(ctx context.Context, run *harness.Run) ([]byte, error) {
+		client, err := run.Client(src.cassette(sc.Name, path))
+		if err != nil {
+			return nil, err
+		}
+		var n atomic.Int64
+		res, err := runTierWith(ctx, src, sc, path, fixtures.TierConfig{
+			HTTPClient: client,
+			Clock:      time.Now,
+			NewID:      func() string { return fmt.Sprintf("audit-%d-%d", run.Index(), n.Add(1)) },
+		}, nil)
 		// On error res holds the events up to the failure: the harness
-		// compares them with run 0 to locate the divergence behind it.
-		return harness.Outcome{DiffBytes: res.Transform.DiffBytes, Events: res.Events, Pin: pinOf(res.RunKey)}, err
+		// compares them with the other runs to locate the divergence.
+		run.SetEvents(res.Events)
+		for name, value := range pinsOf(res.RunKey) {
+			run.Pin(name, value)
+		}
+		return res.Transform.DiffBytes, err
 	}
 }
 
-// pinOf is the replay bundle pin of a run key.
-func pinOf(k fallback.RunKey) replay.Pin {
-	return replay.Pin{
-		RunKey:               k.String(),
-		CassetteID:           k.CassetteID,
-		StoreDigest:          k.StoreDigest,
-		RepoSnapshotSHA:      k.RepoSnapshotSHA,
-		EmbeddingModelDigest: k.EmbeddingModelDigest,
+// pinsOf is a run key's five components as named pins, named as in the
+// key's JSON: harness.Key of them is the key's String.
+func pinsOf(k fallback.RunKey) map[string]string {
+	return map[string]string{
+		"cassette_id":            k.CassetteID,
+		"store_digest":           k.StoreDigest,
+		"repo_snapshot_sha":      k.RepoSnapshotSHA,
+		"embedding_model_digest": k.EmbeddingModelDigest,
+		"config_digest":          k.ConfigDigest,
 	}
 }
 
-func contractConfig() harness.Config {
-	return harness.Config{Iterations: iterations, Floor: floor, Budget: budget, Allowlist: allowlist}
+// contractConfig is the contract test's configuration for scenario's
+// path.
+func contractConfig(scenario, path string) harness.Config {
+	return harness.Config{Iterations: iterations, Floor: floor, Budget: budget, Allowlist: allowlist,
+		Cassette: cassettes.Options{Hint: refreshHint(scenario, path)}}
 }
 
 // TestContract is seed S6-07 for every fixture scenario: 50 replay-only
@@ -250,25 +245,35 @@ func TestContract(t *testing.T) {
 	scs := fixtures.Scenarios()
 	require.GreaterOrEqual(t, len(scs), 3, "the gate needs at least three fixture scenarios")
 	for _, sc := range scs {
-		if !inShard(t, sc.Name) {
-			continue
-		}
 		for _, path := range paths {
 			t.Run(sc.Name+"/"+path, func(t *testing.T) {
 				if path == fallback.PathRetry {
 					require.NotEmpty(t, sc.Prior, "scenario %s has no prior attempts for the retry path", sc.Name)
 				}
-				rep := harness.Check(t, contractConfig(), sc.Name+"/"+path, contractScenario(src, sc, path))
-				recordReport(rep)
-				if rep == nil || !rep.OK() {
-					return // Check reported the failure in full
+				rep := contractConfig(sc.Name, path).Check(t, sc.Name+"/"+path, contractScenario(src, sc, path))
+				if rep == nil || rep.Verdict != harness.Pass {
+					return // Check reported the failure in full, or another shard runs it
 				}
 				require.Positive(t, rep.Events, "the tier records events")
 				require.NotZero(t, rep.OutputDigest)
+				require.Len(t, rep.Pin, 5, "the run is pinned by its RunKey")
 			})
 		}
 	}
 	guardtest.NoDials(t, dials)
+}
+
+// TestKeyIsRunKey: the harness's key of a run's five pins is the
+// fallback pipeline's RunKey.String(), so reports, result files and
+// goldens name a run the same way.
+func TestKeyIsRunKey(t *testing.T) {
+	src := newSource(t)
+	for _, sc := range fixtures.Scenarios() {
+		res, err := runPipeline(t.Context(), src, sc, fallback.PathHappy, 0)
+		require.NoError(t, err)
+		require.Equal(t, res.RunKey.String(), harness.Key(pinsOf(res.RunKey)), sc.Name)
+		require.Len(t, pinsOf(res.RunKey), 5)
+	}
 }
 
 // BenchmarkContract measures one full 50-iteration contract test of each
@@ -278,9 +283,9 @@ func BenchmarkContract(b *testing.B) {
 	src := newSource(b)
 	for _, sc := range fixtures.Scenarios() {
 		b.Run(sc.Name, func(b *testing.B) {
-			cfg := contractConfig()
+			cfg := contractConfig(sc.Name, fallback.PathHappy)
 			for b.Loop() {
-				rep, err := harness.Iterate(b.Context(), cfg, sc.Name, contractScenario(src, sc, fallback.PathHappy))
+				rep, err := cfg.Iterate(b.Context(), sc.Name, contractScenario(src, sc, fallback.PathHappy))
 				if err != nil {
 					b.Fatal(rep)
 				}
@@ -291,19 +296,18 @@ func BenchmarkContract(b *testing.B) {
 
 // BenchmarkHarnessOverhead compares 50 runs of a scenario made by the
 // harness (fresh goroutine and context per run, perturbation, leak check,
-// digests and comparison) with the same 50 runs in a plain loop under the
-// same GOMAXPROCS schedule (1, 2, 1, 2, ...): overhead-% is the harness's
-// own cost. The plain loop is also timed at the default GOMAXPROCS:
-// procs-schedule-% is what running half the iterations on one P costs this
-// pipeline (its embedder is parallel), a property of the workload rather
-// than of the harness. The loops alternate inside each b.Loop iteration so
+// digests and classes) with the same 50 runs in a plain loop under the
+// same GOMAXPROCS schedule (1, 2, ..., 8, 1, ...): overhead-% is the
+// harness's own cost. The plain loop is also timed at the default GOMAXPROCS:
+// procs-schedule-% is what the schedule itself costs this pipeline, a
+// property of the workload rather than of the harness. The loops alternate inside each b.Loop iteration so
 // that load from other processes hits all alike; metrics are medians.
 func BenchmarkHarnessOverhead(b *testing.B) {
 	src := newSource(b)
 	sc := fixtures.Scenarios()[0]
 	s := contractScenario(src, sc, fallback.PathHappy)
-	cfg := contractConfig()
-	procs := max(runtime.NumCPU(), 2)
+	cfg := contractConfig(sc.Name, fallback.PathHappy)
+	procs := max(runtime.NumCPU(), harness.DefaultMaxProcs)
 	plain := func(schedule bool) time.Duration {
 		prev := runtime.GOMAXPROCS(0)
 		defer runtime.GOMAXPROCS(prev)
@@ -312,7 +316,7 @@ func BenchmarkHarnessOverhead(b *testing.B) {
 			if schedule {
 				runtime.GOMAXPROCS(1 + i%procs)
 			}
-			if _, err := s(b.Context(), i); err != nil {
+			if _, err := runPipeline(b.Context(), src, sc, fallback.PathHappy, i); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -323,7 +327,7 @@ func BenchmarkHarnessOverhead(b *testing.B) {
 		d := plain(false)
 		p := plain(true)
 		t0 := time.Now()
-		if rep, err := harness.Iterate(b.Context(), cfg, sc.Name, s); err != nil {
+		if rep, err := cfg.Iterate(b.Context(), sc.Name, s); err != nil {
 			b.Fatal(rep)
 		}
 		g := time.Since(t0)

@@ -6,11 +6,17 @@
 // # Suites
 //
 //   - TestContract/<scenario>/<path>: the 50-iteration replay-only contract
-//     test (harness.Check) on the happy path and on the retry-bypass path
-//     (prior attempts), each run in its own synctest bubble with a fresh
-//     tier and a freshly opened cassette. Every run must produce the same
+//     test (harness.Config.Check) on the happy path and on the retry-bypass
+//     path (prior attempts), each run in its own synctest bubble, four of
+//     them in child processes of the test binary with a perturbed
+//     environment (working directory, TMPDIR, time zone, locale, CPU
+//     affinity, hostname, the environment variables the pipeline reads),
+//     each with a fresh tier and a cassette the harness opened for that run
+//     alone (harness.Run.Client). Every run must produce the same
 //     Transform.DiffBytes and the same event tape modulo the allowlist
-//     declared once in contract_test.go.
+//     declared once in contract_test.go: one class, verdict PASS. Each run
+//     pins the five components of its RunKey (harness.Run.Pin), so the
+//     report's key is the RunKey.
 //   - TestReplayMakesNoNetworkConnection: issue 6's proof that the gate
 //     makes no network connection in replay mode. Every scenario and path
 //     runs through the same cassette source with a replay-mode context
@@ -31,8 +37,11 @@
 //     order, prompt bytes invariant under the order of unordered inputs,
 //     tape merge invariant under lane interleavings, and pipeline
 //     determinism for generated advisories and repos against
-//     internal/fakellm. rapid writes failing cases to testdata/rapid/;
-//     commit them as regression seeds: TestRapidFailfiles replays each.
+//     internal/fakellm. A failing property's rapid failfile goes to the
+//     test's artifact directory (go test -artifacts keeps it), never into
+//     the source tree; only -update lets rapid write into testdata/rapid/.
+//     Commit failfiles there as regression seeds: TestRapidFailfiles
+//     replays each.
 //
 // # Golden file format
 //
@@ -53,17 +62,19 @@
 // Run `go test ./properties -run TestGolden -update` to rewrite them
 // (atomically; stale files are removed) after a deliberate change, and
 // commit them with the cassettes they depend on. An empty golden directory
-// fails the gate.
+// fails the gate. A missing golden names each RunKey component that moved;
+// a golden that differs under the same key says the outcome moved for the
+// same key.
 //
 // # Flags
 //
-//	-update               rewrite testdata/golden (see above)
-//	-gate.shard i/n       run only the contract tests of the scenarios in
-//	                      shard i of n: FNV-1a of the scenario name mod n,
-//	                      stable across machines and CI matrices
-//	-gate.summary FILE    also write the one-screen summary TestMain prints
-//	                      to FILE (go test hides a passing package's output
-//	                      unless -v; make gate prints the file)
+//	-update               rewrite testdata/golden (see above), and let rapid
+//	                      write failfiles into testdata/rapid
+//
+// and the harness's gate flags (see package harness): -gate.shard=i/n,
+// -gate.results=DIR, -gate.summary=FILE, each also read from its
+// environment variable (CODEGENIE_GATE_SHARD, ...). TestMain runs the
+// tests through harness.Main, which prints the one-screen summary.
 //
 // # LLM source
 //

@@ -21,7 +21,7 @@ import (
 	"github.com/codegenie/codegenie/internal/atomicfile"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden digests in testdata/golden (review first; commit with the cassettes)")
+var update = flag.Bool("update", false, "rewrite the golden digests in testdata/golden (review first; commit with the cassettes), and let rapid write failfiles into testdata/rapid")
 
 const goldenDir = "testdata/golden"
 
@@ -106,14 +106,14 @@ func goldenProblems(dir string, got []golden) []string {
 				"If the change is deliberate, run `go test ./properties -run TestGolden -update`, review the diff and commit it with the cassettes.\nrun key: %# v",
 				g.Scenario, g.Path, g.RunKey, filepath.Join(dir, name), pretty.Formatter(g.RunKey)))
 			if old, ok := byName[g.Scenario+"/"+g.Path]; ok {
-				problems[len(problems)-1] += "\npin change against the committed golden " + goldenName(old.RunKey, old.Path) + ":\n  " +
-					strings.Join(pretty.Diff(old.RunKey, g.RunKey), "\n  ")
+				problems[len(problems)-1] += "\nagainst the committed golden " + goldenName(old.RunKey, old.Path) + ":\n  " +
+					strings.Join(movedComponents(old.RunKey, g.RunKey), "\n  ")
 			}
 		case err != nil:
 			problems = append(problems, err.Error())
 		default:
 			if diff := pretty.Diff(want, g); len(diff) > 0 {
-				problems = append(problems, fmt.Sprintf("scenario %s path %s drifted from its golden %s under the same run key:\n  %s\n"+
+				problems = append(problems, fmt.Sprintf("scenario %s path %s: no RunKey component moved, but the outcome moved for the same key (golden %s):\n  %s\n"+
 					"Same pin, different result: a nondeterminism across processes, machines or Go versions. Find it; do not -update to hide it.",
 					g.Scenario, g.Path, name, strings.Join(diff, "\n  ")))
 			}
@@ -125,6 +125,19 @@ func goldenProblems(dir string, got []golden) []string {
 		}
 	}
 	return problems
+}
+
+// movedComponents names each RunKey component that differs between the
+// committed key a and the computed key b.
+func movedComponents(a, b fallback.RunKey) []string {
+	pa, pb := pinsOf(a), pinsOf(b)
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(pa)) {
+		if pa[name] != pb[name] {
+			out = append(out, fmt.Sprintf("RunKey component %s moved: %q -> %q", name, pa[name], pb[name]))
+		}
+	}
+	return out
 }
 
 func readGolden(path string) (golden, error) {
@@ -198,7 +211,7 @@ func TestGoldenProblems(t *testing.T) {
 	drifted.OutputDigest = events.Sum([]byte("other diff"))
 	p := goldenProblems(dir, []golden{drifted})
 	require.Len(t, p, 1)
-	require.Contains(t, p[0], "drifted from its golden")
+	require.Contains(t, p[0], "the outcome moved for the same key")
 	require.Contains(t, p[0], "OutputDigest")
 
 	moved := g
@@ -206,7 +219,7 @@ func TestGoldenProblems(t *testing.T) {
 	p = goldenProblems(dir, []golden{moved})
 	require.Len(t, p, 2)
 	require.Contains(t, p[0], "no golden for scenario npm-lodash path happy")
-	require.Contains(t, p[0], `CassetteID: "" != "re-recorded"`)
+	require.Contains(t, p[0], `RunKey component cassette_id moved: "" -> "re-recorded"`)
 	require.Contains(t, p[1], "stale golden")
 
 	// -update rewrites atomically and removes the stale file.

@@ -3,6 +3,7 @@ package properties
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"maps"
 	"net/http"
 	"os"
@@ -41,7 +42,7 @@ func thresholdsGen() *rapid.Generator[rag.Thresholds] {
 // thresholds.
 func TestPropBandClassifier(t *testing.T) {
 	score := rapid.OneOf(rapid.Float64Range(-1, 1), rapid.SampledFrom([]float64{-1, 0, 0.45, 0.55, 1}))
-	rapid.Check(t, func(t *rapid.T) {
+	rapidCheck(t, func(t *rapid.T) {
 		th := thresholdsGen().Draw(t, "thresholds")
 		s1 := score.Draw(t, "score 1")
 		s2 := score.Draw(t, "score 2")
@@ -81,7 +82,7 @@ func TestPropRankingIgnoresStoreInsertionOrder(t *testing.T) {
 	scs := fixtures.Scenarios()
 	src := newSource(t)
 	strip := stripped(t)
-	rapid.Check(t, func(t *rapid.T) {
+	rapidCheck(t, func(t *rapid.T) {
 		sc := rapid.SampledFrom(scs).Draw(t, "scenario")
 		order1 := rapid.Permutation(exs).Draw(t, "insertion order 1")
 		order2 := rapid.Permutation(exs).Draw(t, "insertion order 2")
@@ -111,7 +112,7 @@ func TestPropPromptIgnoresInputOrder(t *testing.T) {
 	scs := fixtures.Scenarios()
 	src := newSource(t)
 	strip := stripped(t)
-	rapid.Check(t, func(t *rapid.T) {
+	rapidCheck(t, func(t *rapid.T) {
 		sc := rapid.SampledFrom(scs).Draw(t, "scenario")
 		path := rapid.SampledFrom(paths).Draw(t, "path")
 		a, err := runPipeline(t.Context(), src, sc, path, 0)
@@ -187,7 +188,7 @@ func TestPropTapeMergeIgnoresInterleaving(t *testing.T) {
 		}
 		return r.Events()
 	}
-	rapid.Check(t, func(t *rapid.T) {
+	rapidCheck(t, func(t *rapid.T) {
 		lanes := laneGen.Draw(t, "lanes")
 		yields := map[string][]int{}
 		for name, vs := range lanes {
@@ -265,25 +266,45 @@ func advisoryCaseGen() *rapid.Generator[advisoryCase] {
 // goroutine and context per run, GOMAXPROCS varied), agree byte for byte.
 func TestPropPipelineDeterminism(t *testing.T) {
 	const k = 5
-	rapid.Check(t, func(rt *rapid.T) {
+	rapidCheck(t, func(rt *rapid.T) {
 		c := advisoryCaseGen().Draw(rt, "case")
-		s := func(ctx context.Context, iter int) (harness.Outcome, error) {
+		s := func(ctx context.Context, run *harness.Run) ([]byte, error) {
 			tier, err := fixtures.NewTier(fixtures.TierConfig{HTTPClient: fixtures.FakeHTTPClient()})
 			if err != nil {
-				return harness.Outcome{}, err
+				return nil, err
 			}
 			res, err := tier.Run(ctx, c.Advisory, c.Repo, c.Recipe, c.Prior)
-			out := harness.Outcome{DiffBytes: res.Transform.DiffBytes, Events: res.Events}
+			run.SetEvents(res.Events)
 			if err != nil {
 				// A failure is an outcome too: it must be the same every run.
-				out.DiffBytes = []byte("error: " + err.Error())
+				return []byte("error: " + err.Error()), nil
 			}
-			return out, nil
+			return res.Transform.DiffBytes, nil
 		}
-		rep, err := harness.Iterate(rt.Context(), harness.Config{Iterations: k, Floor: k, Allowlist: allowlist, ArtifactDir: t.TempDir()}, "generated", s)
+		cfg := harness.Config{Iterations: k, Floor: k, Allowlist: allowlist, ArtifactDir: t.TempDir()}
+		rep, err := cfg.Iterate(rt.Context(), "generated", s)
 		require.NoError(rt, err, "%s", rep)
-		require.Equal(rt, 1, rep.DistinctOutputs)
+		require.Len(rt, rep.Classes, 1)
 	})
+}
+
+// rapidCheck is rapid.Check with the failfile of a failure written under
+// t.ArtifactDir() (kept with go test -artifacts), never into the source
+// tree: only -update lets rapid write to testdata/rapid, whose committed
+// failfiles TestRapidFailfiles replays. The test runs in the artifact
+// directory, so it must not use paths relative to the package.
+func rapidCheck(t *testing.T, prop func(*rapid.T)) {
+	t.Helper()
+	if !*update {
+		dir := t.ArtifactDir()
+		t.Chdir(dir)
+		t.Cleanup(func() {
+			if t.Failed() {
+				t.Logf("rapid wrote its failfile under %s (go test -artifacts keeps it); to keep the case as a regression seed, copy it to properties/testdata/rapid/%s/ or rerun with -update", filepath.Join(dir, "testdata", "rapid"), t.Name())
+			}
+		})
+	}
+	rapid.Check(t, prop)
 }
 
 // TestRapidFailfiles replays every committed rapid failfile
@@ -297,10 +318,45 @@ func TestRapidFailfiles(t *testing.T) {
 	}
 	for _, f := range files {
 		test := filepath.Base(filepath.Dir(f))
+		abs, err := filepath.Abs(f)
+		require.NoError(t, err)
 		t.Run(test+"/"+filepath.Base(f), func(t *testing.T) {
-			cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^"+regexp.QuoteMeta(test)+"$", "-rapid.failfile="+f)
+			cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^"+regexp.QuoteMeta(test)+"$", "-rapid.failfile="+abs)
 			out, err := cmd.CombinedOutput()
 			require.NoError(t, err, "regression seed %s fails again:\n%s", f, out)
 		})
 	}
+}
+
+// TestRapidFailureStaysOutOfTree: a failing rapid property (here one made
+// to fail on purpose, in a child process) leaves its failfile in the
+// artifact directory and nothing in the source tree.
+func TestRapidFailureStaysOutOfTree(t *testing.T) {
+	if os.Getenv("PROPERTIES_RAPID_FAIL_CHILD") != "" {
+		rapidCheck(t, func(t *rapid.T) {
+			if rapid.IntRange(0, 100).Draw(t, "n") > 10 {
+				t.Fatal("deliberate failure")
+			}
+		})
+		return
+	}
+	before, err := filepath.Glob(filepath.Join("testdata", "rapid", "*", "*"))
+	require.NoError(t, err)
+	out := t.TempDir()
+	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestRapidFailureStaysOutOfTree$", "-test.artifacts", "-test.outputdir="+out)
+	cmd.Env = append(os.Environ(), "PROPERTIES_RAPID_FAIL_CHILD=1")
+	b, err := cmd.CombinedOutput()
+	require.Error(t, err, "the child must fail:\n%s", b)
+	require.Contains(t, string(b), "deliberate failure")
+	after, err := filepath.Glob(filepath.Join("testdata", "rapid", "*", "*"))
+	require.NoError(t, err)
+	require.Equal(t, before, after, "nothing written into testdata/rapid")
+	var fails []string
+	require.NoError(t, filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, ".fail") {
+			fails = append(fails, p)
+		}
+		return err
+	}))
+	require.Len(t, fails, 1, "the failfile is in the artifact directory:\n%s", b)
 }

@@ -3,10 +3,12 @@ package harness
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"runtime"
 	"strconv"
 	"strings"
-	"time"
+
+	"go.uber.org/goleak"
 )
 
 // Goroutine is one goroutine from a stack dump.
@@ -21,40 +23,40 @@ type Goroutine struct {
 	Stack string `json:"stack"`
 }
 
-// leakWatcher finds goroutines an iteration left behind when there is no
-// synctest bubble to do it.
+// leakWatcher finds goroutines a run left behind when there is no
+// synctest bubble to do it. It waits for them with goleak.Find, which
+// retries with a growing pause, and attributes what is left by ancestry,
+// so goroutines of other tests running in parallel are not blamed on the
+// run.
 type leakWatcher struct {
-	grace    time.Duration
 	baseline map[int]bool // goroutines known not to belong to a run
+	ignore   []goleak.Option
 }
 
-func newLeakWatcher(grace time.Duration) *leakWatcher {
-	return &leakWatcher{grace: grace}
-}
+func newLeakWatcher() *leakWatcher { return &leakWatcher{} }
 
-func (w *leakWatcher) run(ctx context.Context, iter int, s Scenario, perturb bool) iterResult {
+func (w *leakWatcher) run(ctx context.Context, rc *resolved, iter, procs int, s Scenario) outcome {
 	if w.baseline == nil {
 		w.baseline = ids(dumpGoroutines())
+		w.ignore = []goleak.Option{goleak.IgnoreCurrent()}
 	}
 	before := runtime.NumGoroutine()
-	done := make(chan iterResult, 1)
-	go func() { done <- runIteration(ctx, iter, s, perturb) }()
-	res := <-done
-	if runtime.NumGoroutine() <= before {
-		return res
-	}
-	// Goroutines watching the cancelled context need a moment to exit.
-	deadline := time.Now().Add(w.grace)
-	for pause := 10 * time.Microsecond; runtime.NumGoroutine() > before && time.Now().Before(deadline); pause = min(2*pause, 5*time.Millisecond) {
-		time.Sleep(pause)
-	}
-	if runtime.NumGoroutine() <= before {
-		return res
+	done := make(chan outcome, 1)
+	go func() { done <- runScenario(ctx, rc, iter, procs, false, s) }()
+	o := <-done
+	if runtime.NumGoroutine() <= before || goleak.Find(w.ignore...) == nil {
+		return o
 	}
 	all := dumpGoroutines()
-	res.leaks = w.attribute(all)
-	w.baseline = ids(all) // report each goroutine once
-	return res
+	o.leaks = w.attribute(all)
+	// Report each goroutine once.
+	w.baseline = ids(all)
+	w.ignore = append(w.ignore, goleak.IgnoreCurrent())
+	if len(o.leaks) > 0 && o.errKind == "" {
+		o.errKind = ErrorKindLeak
+		o.errText = fmt.Sprintf("run %d left %d goroutine(s) running", iter, len(o.leaks))
+	}
+	return o
 }
 
 // attribute returns the goroutines of all that are not in the baseline and

@@ -1,0 +1,97 @@
+// Command gate-merge merges the result files of a determinism gate run as
+// shards of a CI matrix (go test ... -gate.shard=i/n
+// -gate.results=DIR) and prints the summary the unsharded gate prints.
+//
+// Usage:
+//
+//	gate-merge [-out DIR] DIR...
+//
+// Each DIR holds the *.json result files of one or more shards
+// (harness.ReadResults). The merge (harness.MergeResults) orders results
+// by scenario and identity, keeps identical results once, and fails on a
+// scenario with two different results or without a result (its shard is
+// missing). With -out the merged results are written to DIR, one file per
+// scenario, as the unsharded gate would write them.
+//
+// Exit status: 0 when the merge succeeded and every scenario passed; 1
+// when a scenario did not pass or the merge failed; 2 for usage errors.
+// Messages go to standard error, prefixed "gate-merge:".
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/codegenie/codegenie/harness"
+)
+
+func main() {
+	err := run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	os.Exit(exitCode(err, os.Stderr))
+}
+
+// usageError is a command-line mistake: exit status 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+// errFailed: the merged gate did not pass (the summary says which).
+var errFailed = errors.New("the gate did not pass (see the summary above)")
+
+func run(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("gate-merge", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("out", "", "also write the merged result files to `dir`")
+	fs.Usage = func() { fmt.Fprintln(stderr, "usage: gate-merge [-out DIR] DIR...") }
+	if err := fs.Parse(args); err != nil {
+		return &usageError{err.Error()}
+	}
+	if fs.NArg() == 0 {
+		return &usageError{"no result directories given; usage: gate-merge [-out DIR] DIR..."}
+	}
+	var all []harness.Result
+	for _, dir := range fs.Args() {
+		rs, err := harness.ReadResults(dir)
+		if err != nil {
+			return err
+		}
+		all = append(all, rs...)
+	}
+	merged, err := harness.MergeResults(all)
+	if err != nil {
+		return err
+	}
+	if err := harness.WriteSummary(stdout, merged); err != nil {
+		return err
+	}
+	if *out != "" {
+		for _, r := range merged {
+			if _, err := harness.WriteResult(*out, r); err != nil {
+				return err
+			}
+		}
+	}
+	for _, r := range merged {
+		if !r.OK() {
+			return errFailed
+		}
+	}
+	return nil
+}
+
+// exitCode prints err (if any) and returns the exit status.
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintf(stderr, "gate-merge: %v\n", err)
+	var ue *usageError
+	if errors.As(err, &ue) {
+		return 2
+	}
+	return 1
+}

@@ -1,0 +1,144 @@
+package harness_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/codegenie/codegenie/cassettes"
+	"github.com/codegenie/codegenie/harness"
+)
+
+var (
+	recordCassette = harness.RecordCassetteForTest
+	complete       = harness.CompleteForTest
+)
+
+// mapPrompt builds its prompt by ranging over a two-key map: the bug.
+func mapPrompt(cassette string) harness.Scenario {
+	return func(ctx context.Context, run *harness.Run) ([]byte, error) {
+		client, err := run.Client(cassette)
+		if err != nil {
+			return nil, err
+		}
+		var sb strings.Builder
+		for k, v := range map[string]string{"lang": "go", "task": "bump"} {
+			fmt.Fprintf(&sb, "%s=%s;", k, v)
+		}
+		if _, err := run.Recorder().Emit("prompt.built", sb.String()); err != nil {
+			return nil, err
+		}
+		text, err := complete(ctx, client, sb.String())
+		if err != nil {
+			return nil, err
+		}
+		return []byte(text), nil
+	}
+}
+
+// TestTwoKeyMapPrompt gates a pipeline whose prompt reads a two-key map
+// 100 times. Go picks the rarer order of two keys in about 1 run in 8; the
+// cassette holds the common one, so the rare runs miss it. Every gate must
+// say NONDETERMINISTIC with both class sizes, also when run 0 took the
+// rare order, and never suggest re-recording.
+//
+// A gate of 50 runs sees only the common order with probability
+// (7/8)^50 = 0.13%; these gates make 100 runs (1.6e-6) so the test is not
+// itself flaky.
+func TestTwoKeyMapPrompt(t *testing.T) {
+	gates := 100
+	if testing.Short() || harness.RaceEnabledForTest() {
+		gates = 10
+	}
+	cassette := recordCassette(t, t.TempDir(), "two-keys", "lang=go;task=bump;")
+	rareFirst := 0
+	for g := range gates {
+		rep, err := harness.Config{Iterations: 100, ArtifactDir: t.TempDir()}.Iterate(t.Context(), "two-key-map", mapPrompt(cassette))
+		require.ErrorIs(t, err, harness.ErrNondeterministic, "gate %d:\n%s", g, rep)
+		require.Equal(t, harness.Nondeterministic, rep.Verdict)
+		require.Len(t, rep.Classes, 2, "gate %d: one class per map order", g)
+		require.Equal(t, 100, rep.Classes[0].Size+rep.Classes[1].Size)
+		require.Contains(t, rep.Summary(), fmt.Sprintf("%d+%d", rep.Classes[0].Size, rep.Classes[1].Size))
+		require.True(t, rep.Divergence.RequestVaries, "the classes differ in the request")
+		text := rep.String()
+		require.Contains(t, text, "the request itself varies between runs")
+		require.Empty(t, rep.ReRecordCommand)
+		require.NotContains(t, text, "re-record it")
+		// Which class missed the cassette does not matter to the verdict.
+		for i, c := range rep.Classes {
+			if c.FirstRun == 0 && i == 1 {
+				rareFirst++
+			}
+		}
+	}
+	t.Logf("%d gates, all NONDETERMINISTIC; run 0 took the rarer order in %d of them", gates, rareFirst)
+}
+
+// TestAlwaysMissIsBroken: a pipeline that always misses its cassette is
+// BROKEN, and that (only that) suggests re-recording.
+func TestAlwaysMissIsBroken(t *testing.T) {
+	cassette := recordCassette(t, t.TempDir(), "recorded", "the recorded prompt")
+	cfg := harness.Config{ArtifactDir: t.TempDir(), ReproCommand: "go test -run '^TestX$' ./pipeline"}
+	rep, err := cfg.Iterate(t.Context(), "always-miss", func(ctx context.Context, run *harness.Run) ([]byte, error) {
+		client, err := run.Client(cassette)
+		if err != nil {
+			return nil, err
+		}
+		text, err := complete(ctx, client, "a prompt the cassette never saw")
+		return []byte(text), err
+	})
+	require.ErrorIs(t, err, harness.ErrBroken)
+	require.Equal(t, harness.Broken, rep.Verdict)
+	require.Len(t, rep.Classes, 1)
+	require.Equal(t, harness.ErrorKindCassetteMiss, rep.Classes[0].ErrorKind)
+	require.Equal(t, 50, rep.Classes[0].Size)
+	require.True(t, strings.HasPrefix(rep.ReRecordCommand, cfg.ReproCommand+" "), rep.ReRecordCommand)
+	require.Contains(t, rep.String(), "re-record it: "+rep.ReRecordCommand)
+}
+
+// TestSwallowedMissStillFails: a run whose pipeline ignores the miss
+// still fails, and so does one that leaves the cassette unused.
+func TestSwallowedMissStillFails(t *testing.T) {
+	cassette := recordCassette(t, t.TempDir(), "recorded", "the recorded prompt")
+	rep, err := harness.Config{ArtifactDir: t.TempDir()}.Iterate(t.Context(), "swallowed", func(ctx context.Context, run *harness.Run) ([]byte, error) {
+		client, err := run.Client(cassette)
+		if err != nil {
+			return nil, err
+		}
+		_, _ = complete(ctx, client, "another prompt")
+		return []byte("fallback answer"), nil
+	})
+	require.ErrorIs(t, err, harness.ErrBroken)
+	require.Equal(t, harness.ErrorKindCassetteMiss, rep.Classes[0].ErrorKind)
+
+	rep, err = harness.Config{ArtifactDir: t.TempDir()}.Iterate(t.Context(), "unused", func(ctx context.Context, run *harness.Run) ([]byte, error) {
+		_, err := run.Client(cassette)
+		return []byte("never asked"), err
+	})
+	require.ErrorIs(t, err, harness.ErrBroken)
+	require.Equal(t, harness.ErrorKindCassetteUnused, rep.Classes[0].ErrorKind)
+	require.Empty(t, rep.ReRecordCommand, "only a miss suggests re-recording")
+}
+
+// TestClientPerRun: each run gets a freshly opened cassette, so a pipeline
+// that calls once per run passes 50 runs of a one-interaction cassette.
+func TestClientPerRun(t *testing.T) {
+	cassette := recordCassette(t, t.TempDir(), "once", "hello")
+	var ids []string
+	rep := harness.Check(t, "per-run", func(ctx context.Context, run *harness.Run) ([]byte, error) {
+		client, err := run.Client(cassette)
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, client.Transport.(interface{ CassetteID() string }).CassetteID())
+		text, err := complete(ctx, client, "hello")
+		return []byte(text), err
+	})
+	require.Equal(t, harness.Pass, rep.Verdict)
+	id, err := cassettes.Digest(cassette)
+	require.NoError(t, err)
+	require.Equal(t, id, ids[0], "the client's transport reports the cassette digest")
+}

@@ -1,0 +1,161 @@
+package harness
+
+import (
+	"context"
+	"runtime"
+	"sync"
+)
+
+// procsMu serialises gate runs in a process: GOMAXPROCS is process-wide,
+// so two concurrent gates would fight over it and restore it wrongly.
+var procsMu sync.Mutex
+
+// env is what differs between Iterate and Check.
+type env struct {
+	isolation string
+	// run makes one run in the test process.
+	run func(ctx context.Context, iter, procs int) outcome
+	// children makes runs in child processes; nil for none.
+	children *childRunner
+	// artifactDir is the default evidence directory.
+	artifactDir func() (string, error)
+	// noEvidence skips writing evidence (the harness's own rate
+	// measurements make thousands of divergences).
+	noEvidence bool
+}
+
+// Iterate runs s c.Iterations times in this process, each run in a fresh
+// goroutine with a fresh context, groups the runs into classes and judges
+// them. It returns the report and report.Err(): nil only for a Pass
+// verdict over at least c.Floor runs. A configuration error returns a nil
+// report.
+//
+// Outside a test there is no synctest bubble and no test binary to re-run:
+// goroutines still alive after a run's context was cancelled (goleak.Find's
+// retries give them time to exit),
+// and not descended from a goroutine that existed before, are reported
+// with their stacks, and no run is made in a child process. Gate runs in
+// one process are serialised (GOMAXPROCS is process-wide).
+func (c Config) Iterate(ctx context.Context, name string, s Scenario) (*Report, error) {
+	rc, err := c.resolve()
+	if err != nil {
+		return nil, err
+	}
+	lw := newLeakWatcher()
+	e := env{
+		isolation: "goroutine per run (leaks found with goleak)",
+		run: func(ctx context.Context, iter, procs int) outcome {
+			return lw.run(ctx, &rc, iter, procs, s)
+		},
+	}
+	rep := newReport(&rc, name)
+	iterate(ctx, &rc, rep, s, e)
+	return rep, rep.Err()
+}
+
+func newReport(rc *resolved, name string) *Report {
+	return &Report{
+		Scenario:     name,
+		Iterations:   rc.Iterations,
+		Floor:        rc.Floor,
+		Budget:       rc.Budget,
+		Allowlist:    rc.Allowlist,
+		ReproCommand: rc.ReproCommand,
+	}
+}
+
+// iterate makes the runs (in this process and, through e.children, in
+// child processes), groups them and fills rep.
+func iterate(ctx context.Context, rc *resolved, rep *Report, s Scenario, e env) {
+	procsMu.Lock()
+	defer procsMu.Unlock()
+	prev := runtime.GOMAXPROCS(0)
+	defer runtime.GOMAXPROCS(prev)
+	rep.Isolation = e.isolation
+
+	g := newGrouper(rc.strip)
+	start := rc.Now()
+	var kids *childBatch
+	inChild := map[int]bool{}
+	if e.children != nil && rc.Processes > 0 {
+		inChild = childIterations(rc.Iterations, rc.Processes)
+	}
+	for i := range rc.Iterations {
+		if inChild[i] {
+			continue
+		}
+		if i == 1 && len(inChild) > 0 {
+			// After run 0, which may have recorded the cassettes the
+			// children replay.
+			kids = e.children.start(ctx, rc, inChild)
+		}
+		if err := ctx.Err(); err != nil {
+			rep.Cancelled = err.Error()
+			break
+		}
+		procs := rc.Procs[i%len(rc.Procs)]
+		runtime.GOMAXPROCS(procs)
+		rep.noteProcs(procs)
+		o := e.run(ctx, i, procs)
+		g.add(&o)
+		rep.Runs++
+		if rc.FailFast && len(g.classes) > 1 {
+			rep.FailedFast = true
+			break
+		}
+		if rc.Budget > 0 && rc.Now().Sub(start) > rc.Budget {
+			rep.BudgetExceeded = i+1 < rc.Iterations
+			break
+		}
+	}
+	if kids != nil {
+		// A child still running after a stop is killed: after fail-fast or
+		// a cancellation it is dropped, after the budget it is a failure.
+		stopped := rep.FailedFast || rep.Cancelled != ""
+		if stopped || rep.BudgetExceeded {
+			kids.stop(stopped)
+		}
+		for _, o := range kids.wait() {
+			g.add(o)
+			rep.Runs++
+			rep.ProcessRuns++
+		}
+		rep.Processes = kids.summary()
+	}
+	rep.Wall = rc.Now().Sub(start)
+	classes := judge(rc, rep, g)
+	if kids != nil && rep.Verdict == Nondeterministic && !rep.BudgetExceeded && ctx.Err() == nil {
+		rep.Causes = kids.attribute(ctx, g, classes)
+	}
+	if rep.Verdict != Pass && rep.Verdict != "" && !e.noEvidence {
+		writeEvidence(rc, e, rep, g)
+	}
+}
+
+// judge fills the verdict, the classes and the comparison of the two
+// largest classes.
+func judge(rc *resolved, rep *Report, g *grouper) []*group {
+	classes := g.result()
+	rep.Verdict = verdict(classes)
+	for _, c := range classes {
+		rep.Classes = append(rep.Classes, c.Class)
+		if c.ErrorKind == ErrorKindLeak && c.first != nil && len(rep.Leaks) < maxKept {
+			rep.Leaks = append(rep.Leaks, Leak{Run: c.FirstRun, Goroutines: c.first.leaks})
+		}
+	}
+	if len(classes) == 0 {
+		return classes
+	}
+	top := classes[0]
+	rep.Key, rep.OutputDigest, rep.ChainDigest, rep.Events = top.Key, top.OutputDigest, top.ChainDigest, top.Events
+	if top.first != nil {
+		rep.Pin = top.first.pin
+	}
+	if len(classes) > 1 {
+		rep.Divergence = compare(rc, classes[0], classes[1])
+	}
+	if rep.Verdict == Broken && top.ErrorKind == ErrorKindCassetteMiss {
+		rep.ReRecordCommand = reRecordCommand(rep, rc.opened.list())
+	}
+	return classes
+}

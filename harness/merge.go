@@ -1,0 +1,107 @@
+package harness
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Merge conditions.
+var (
+	// ErrMissingScenario: a scenario some shard knows of has no result:
+	// the shard that owns it did not run or its results were not merged.
+	ErrMissingScenario = errors.New("scenario missing from the merged results")
+	// ErrConflict: two different results for the same scenario.
+	ErrConflict = errors.New("conflicting results")
+)
+
+// scenarioID identifies a scenario across shards.
+type scenarioID struct{ pkg, test, scenario string }
+
+func (id scenarioID) String() string {
+	return fmt.Sprintf("%s (test %s, package %s)", id.scenario, id.test, id.pkg)
+}
+
+// MergeResults combines the results of the shards of one gate into the
+// results an unsharded gate would have written. Results are ordered by
+// scenario, then test and package, then identity (the digest of the
+// result's canonical JSON); identical results are kept once; Skipped
+// results only say a scenario exists. It fails, naming each problem, when
+// a scenario some shard skipped has no result (its shard is missing),
+// when a scenario has two different results (ErrConflict), or when the
+// shards disagree on the number of shards. The merge of a merge is the
+// same merge.
+func MergeResults(rs []Result) ([]Result, error) {
+	type keyed struct {
+		Result
+		id    scenarioID
+		ident string
+	}
+	all := make([]keyed, len(rs))
+	for i, r := range rs {
+		all[i] = keyed{r, scenarioID{r.Package, r.Test, r.Scenario}, r.identity().String()}
+	}
+	slices.SortFunc(all, func(a, b keyed) int {
+		return cmp.Or(strings.Compare(a.Scenario, b.Scenario), strings.Compare(a.Test, b.Test),
+			strings.Compare(a.Package, b.Package), strings.Compare(a.ident, b.ident))
+	})
+	var errs []error
+	if err := sameShardCount(rs); err != nil {
+		errs = append(errs, err)
+	}
+	var out []Result
+	for i := 0; i < len(all); {
+		j := i
+		var real []keyed
+		var shards []string
+		for ; j < len(all) && all[j].id == all[i].id; j++ {
+			if all[j].Verdict == Skipped {
+				continue
+			}
+			shards = append(shards, cmp.Or(all[j].Shard, "unsharded"))
+			if len(real) == 0 || real[len(real)-1].ident != all[j].ident {
+				real = append(real, all[j])
+			}
+		}
+		switch {
+		case len(real) == 0:
+			owner := "the shard that owns it"
+			if n := shardCount(all[i].Shard); n > 0 {
+				owner = fmt.Sprintf("shard %d/%d", ShardOf(all[i].Scenario, n), n)
+			}
+			errs = append(errs, fmt.Errorf("%w: %s: no result from %s; did that shard run and were its results (-gate.results) included?", ErrMissingScenario, all[i].id, owner))
+		case len(real) > 1:
+			errs = append(errs, fmt.Errorf("%w: %s has %d different results (from shards %s); run each scenario in one shard only", ErrConflict, all[i].id, len(real), strings.Join(shards, ", ")))
+		default:
+			out = append(out, real[0].Result)
+		}
+		i = j
+	}
+	return out, errors.Join(errs...)
+}
+
+// shardCount returns n of "i/n", or 0.
+func shardCount(s string) int {
+	sh, err := parseShard(s)
+	if err != nil {
+		return 0
+	}
+	return sh.n
+}
+
+// sameShardCount checks that every sharded result comes from a matrix of
+// the same size.
+func sameShardCount(rs []Result) error {
+	n := 0
+	for _, r := range rs {
+		if m := shardCount(r.Shard); m > 0 {
+			if n > 0 && m != n {
+				return fmt.Errorf("%w: results come from matrices of %d and %d shards; merge one matrix at a time", ErrConflict, n, m)
+			}
+			n = m
+		}
+	}
+	return nil
+}

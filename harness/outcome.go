@@ -1,0 +1,135 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strings"
+
+	"github.com/codegenie/codegenie/cassettes"
+	"github.com/codegenie/codegenie/events"
+)
+
+// Error kinds: the third part of a class's identity (Class.ErrorKind). A
+// run that succeeded has kind "".
+const (
+	ErrorKindCassetteMiss   = "cassette-miss"   // a request the cassette did not record, or the cassette exhausted
+	ErrorKindCassetteUnused = "cassette-unused" // recorded interactions left unused
+	ErrorKindCassette       = "cassette"        // the cassette could not be opened or verified
+	ErrorKindPanic          = "panic"           // the scenario panicked
+	ErrorKindDeadlock       = "deadlock"        // every goroutine of the run blocked
+	ErrorKindLeak           = "leak"            // the run left goroutines running
+	ErrorKindCanceled       = "canceled"        // the run's context was cancelled
+	ErrorKindChild          = "child"           // a child process crashed, hung or answered garbage (see ChildError)
+	ErrorKindPin            = "pin-conflict"    // a name pinned to two values
+	ErrorKindError          = "error"           // any other error, followed by its Go type
+)
+
+// outcome is one run as the harness keeps it, made in the test process or
+// in a child.
+type outcome struct {
+	iter     int
+	procs    int
+	proc     *Process // nil for a run in the test process
+	output   []byte
+	tape     []events.Event
+	pin      map[string]string
+	requests []events.Digest
+	errText  string
+	errKind  string
+	leaks    []Goroutine
+}
+
+// setErr records err (nil is no error) and its kind.
+func (o *outcome) setErr(err error) {
+	if err == nil {
+		return
+	}
+	o.errText = err.Error()
+	o.errKind = errorKind(err)
+}
+
+// errorKind classifies a run's error; see the ErrorKind constants.
+func errorKind(err error) string {
+	var ce *ChildError
+	var pe *panicError
+	switch {
+	case errors.As(err, &ce):
+		return ErrorKindChild
+	case errors.As(err, &pe):
+		return ErrorKindPanic
+	case errors.Is(err, cassettes.ErrInteractionNotFound), errors.Is(err, cassettes.ErrExhausted):
+		return ErrorKindCassetteMiss
+	case errors.Is(err, cassettes.ErrUnusedInteractions):
+		return ErrorKindCassetteUnused
+	case errors.Is(err, errDeadlock):
+		return ErrorKindDeadlock
+	case errors.Is(err, ErrPinConflict):
+		return ErrorKindPin
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return ErrorKindCanceled
+	}
+	var cerr *cassettes.CassetteError
+	if errors.As(err, &cerr) {
+		return ErrorKindCassette
+	}
+	return fmt.Sprintf("%s (%T)", ErrorKindError, innermost(err))
+}
+
+// innermost follows Unwrap to the error at the bottom of a chain of
+// single wraps.
+func innermost(err error) error {
+	for {
+		u := errors.Unwrap(err)
+		if u == nil {
+			return err
+		}
+		err = u
+	}
+}
+
+// panicError is a scenario's panic with its stack.
+type panicError struct {
+	value any
+	stack []byte
+}
+
+func (e *panicError) Error() string { return fmt.Sprintf("panic: %v\n%s", e.value, e.stack) }
+
+// errDeadlock marks a run whose goroutines all blocked.
+var errDeadlock = errors.New("deadlock")
+
+// runScenario is the body of one run in the test process: perturb the
+// schedule, run the scenario under a fresh context, cancel it, wait for
+// the perturbing goroutines and close the run's cassettes. Panics become
+// errors.
+func runScenario(ctx context.Context, rc *resolved, iter, procs int, bubble bool, s Scenario) (o outcome) {
+	o = outcome{iter: iter, procs: procs}
+	run := newRun(iter, bubble, rc)
+	ictx, cancel := context.WithCancel(ctx)
+	wait := func() {}
+	if !rc.NoPerturb {
+		wait = perturbSchedule(iter)
+	}
+	var err error
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				err = &panicError{value: r, stack: debug.Stack()}
+			}
+		}()
+		o.output, err = s(ictx, run)
+	}()
+	cancel()
+	wait()
+	tape, pin, reqs, err := run.finish(err)
+	o.tape, o.pin, o.requests = tape, pin, reqs
+	o.setErr(err)
+	return o
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
+}

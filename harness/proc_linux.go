@@ -1,0 +1,179 @@
+//go:build linux
+
+package harness
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"sync"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// affinity returns the CPUs the test process may run on.
+func affinity() []int {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		return nil
+	}
+	var cpus []int
+	for i := range 1024 {
+		if set.IsSet(i) {
+			cpus = append(cpus, i)
+		}
+	}
+	return cpus
+}
+
+// utsNamespace identifies the process's UTS namespace ("uts:[N]").
+func utsNamespace() string {
+	s, _ := os.Readlink("/proc/self/ns/uts")
+	return s
+}
+
+// setChildHostname renames the host inside the child's own UTS namespace,
+// never in the test process's.
+func setChildHostname(spec *childSpec) error {
+	if spec.Hostname == "" {
+		return nil
+	}
+	if ns := utsNamespace(); ns == "" || ns == spec.UTS {
+		return errNotNewUTS
+	}
+	return unix.Sethostname([]byte(spec.Hostname))
+}
+
+// Hostname support: children are started in a new UTS namespace, with a
+// new user namespace when that is the only way the kernel allows it.
+type utsMode int
+
+const (
+	utsUnknown utsMode = iota
+	utsPlain           // CLONE_NEWUTS (needs CAP_SYS_ADMIN)
+	utsUser            // CLONE_NEWUSER|CLONE_NEWUTS (unprivileged user namespaces)
+	utsNone
+)
+
+var uts struct {
+	sync.Mutex
+	mode utsMode
+	why  string
+}
+
+// sysProcAttr is how a child is started: in its own process group (so a
+// kill reaches its own children) and in a new UTS namespace when mode asks
+// for one. (No Pdeathsig: it fires when the forking thread ends, and the
+// thread that sets a child's affinity ends right after the fork.)
+func sysProcAttr(mode utsMode) *syscall.SysProcAttr {
+	a := &syscall.SysProcAttr{Setpgid: true}
+	switch mode {
+	case utsPlain:
+		a.Cloneflags = syscall.CLONE_NEWUTS
+	case utsUser:
+		a.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWUTS
+		// Mapped to root inside, so the capabilities the new namespace
+		// grants survive the exec.
+		a.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}}
+		a.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}}
+	}
+	return a
+}
+
+// killGroup kills the child's process group.
+func killGroup(cmd *exec.Cmd) error {
+	return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+}
+
+// startChild starts cmd with the CPU affinity cpus (nil: unchanged) and,
+// when wantHost, in a new UTS namespace if the kernel allows one; setEnv
+// sets cmd.Env for the way the child is started (newUTS: it has its own
+// UTS namespace). The affinity is set on a locked thread that forks the
+// child (which inherits the mask) and then exits with its goroutine, so no
+// other goroutine ever runs on it.
+func startChild(cmd *exec.Cmd, cpus []int, wantHost bool, setEnv func(newUTS bool)) error {
+	modes := []utsMode{0}
+	if wantHost {
+		modes = utsModes()
+	}
+	var err error
+	for _, m := range modes {
+		cmd.SysProcAttr = sysProcAttr(m)
+		setEnv(m == utsPlain || m == utsUser)
+		err = startPinned(cmd, cpus)
+		if err == nil {
+			if wantHost {
+				noteUTS(m, "")
+			}
+			return nil
+		}
+		if m == 0 || !(errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOSPC)) {
+			return err
+		}
+		noteUTS(utsUnknown, err.Error())
+	}
+	return err
+}
+
+// utsModes lists the ways to try, best first, from what earlier children
+// found.
+func utsModes() []utsMode {
+	uts.Lock()
+	defer uts.Unlock()
+	switch uts.mode {
+	case utsPlain:
+		return []utsMode{utsPlain}
+	case utsUser:
+		return []utsMode{utsUser}
+	case utsNone:
+		return []utsMode{0}
+	}
+	return []utsMode{utsPlain, utsUser, 0}
+}
+
+func noteUTS(m utsMode, why string) {
+	uts.Lock()
+	defer uts.Unlock()
+	switch {
+	case m == 0 && uts.mode == utsUnknown:
+		uts.mode = utsNone
+	case m != utsUnknown && m != 0:
+		uts.mode = m
+	}
+	if why != "" {
+		uts.why = "the kernel refused a new UTS namespace: " + why
+	}
+}
+
+// hostnameSupport says whether children can get their own hostname, and
+// why not. It is only known after a first child was started.
+func hostnameSupport() (bool, string) {
+	uts.Lock()
+	defer uts.Unlock()
+	return uts.mode != utsNone, uts.why
+}
+
+func startPinned(cmd *exec.Cmd, cpus []int) error {
+	if cpus == nil {
+		return cmd.Start()
+	}
+	done := make(chan error, 1)
+	go func() {
+		// The thread is never unlocked: it ends with this goroutine, so
+		// its changed mask never runs anything else.
+		runtime.LockOSThread()
+		var set unix.CPUSet
+		for _, c := range cpus {
+			set.Set(c)
+		}
+		if err := unix.SchedSetaffinity(0, &set); err != nil {
+			done <- fmt.Errorf("harness: set CPU affinity %v: %w", cpus, err)
+			return
+		}
+		done <- cmd.Start()
+	}()
+	return <-done
+}

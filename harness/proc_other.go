@@ -1,0 +1,27 @@
+//go:build !linux
+
+package harness
+
+import "os/exec"
+
+func affinity() []int { return nil }
+
+func setChildHostname(spec *childSpec) error {
+	if spec.Hostname == "" {
+		return nil
+	}
+	return errNotNewUTS
+}
+
+func killGroup(cmd *exec.Cmd) error { return cmd.Process.Kill() }
+
+func startChild(cmd *exec.Cmd, _ []int, _ bool, setEnv func(newUTS bool)) error {
+	setEnv(false)
+	return cmd.Start()
+}
+
+func hostnameSupport() (bool, string) {
+	return false, "new UTS namespaces exist only on Linux"
+}
+
+func utsNamespace() string { return "" }

@@ -1,0 +1,110 @@
+package harness
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// inChild reports whether this test binary is a gate's child process.
+func inChild() bool { return os.Getenv(childVar) != "" }
+
+// TestProcessRunsCatch: a pipeline whose output reads something constant
+// within one process (an environment variable unset here, the pid, the
+// temp directory, the local time zone, the CPU count, the hostname) passes
+// every run in the test process, and is caught by the runs in child
+// processes, which name what the output depends on. No golden digest is
+// involved.
+func TestProcessRunsCatch(t *testing.T) {
+	if _, set := os.LookupEnv(toyEnvVar); set && !inChild() {
+		t.Skipf("%s is set in this environment; the test needs it unset, as in CI", toyEnvVar)
+	}
+	tests := []struct {
+		bug     string
+		depends string // "" for the process itself
+	}{
+		{"env", dimEnvPre + toyEnvVar},
+		{"pid", ""},
+		{"tmpdir", dimTempDir},
+		{"tz", dimTZ},
+		{"numcpu", dimCPUs},
+		{"hostname", dimHostname},
+	}
+	for i, tt := range tests {
+		t.Run(tt.bug, func(t *testing.T) {
+			if raceEnabled && i%2 == 1 && !inChild() {
+				t.Skip("every other case under -race, where child processes start slowly")
+			}
+			if tt.bug == "numcpu" && len(affinity()) < 2 && !inChild() {
+				t.Skip("one CPU: no child can see another count")
+			}
+			if host, why := hostnameSupport(); tt.bug == "hostname" && !host && !inChild() {
+				t.Skip("hostname cannot be varied here: " + why)
+			}
+			rep := Config{Iterations: 20, Processes: 4}.check(t, "toy-"+tt.bug, toyPipeline{bug: tt.bug}.run, false)
+			require.Equal(t, Nondeterministic, rep.Verdict, "%s", rep)
+			require.Equal(t, 16, rep.Classes[0].InProcess, "every run in the test process agrees")
+			require.NotNil(t, rep.Causes, "%s", rep)
+			if tt.depends == "" {
+				require.True(t, rep.Causes.FreshProcess, "%s", rep)
+				require.Contains(t, rep.String(), "depends on the process itself")
+			} else {
+				require.Contains(t, rep.Causes.Depends, tt.depends, "%s", rep)
+				require.Contains(t, rep.String(), "the outcome depends on: ")
+			}
+			require.Empty(t, rep.ReRecordCommand)
+			t.Logf("%s: %d classes %s; depends on %q (fresh process: %v)", tt.bug, len(rep.Classes), classSizes(rep.Classes), rep.Causes.Depends, rep.Causes.FreshProcess)
+		})
+	}
+}
+
+// TestChildFailures: a child that crashes, hangs or writes garbage is a
+// failed run naming the child, never a hung or passing gate.
+func TestChildFailures(t *testing.T) {
+	tests := []struct {
+		name, reason string
+		misbehave    func()
+	}{
+		{"crash", "crashed", func() { os.Exit(3) }},
+		{"hang", "hung", func() {
+			r, w, _ := os.Pipe()
+			defer w.Close()
+			_, _ = r.Read(make([]byte, 1))
+		}},
+		{"garbage", "garbage", func() {
+			testHookChildReport = func(b []byte) []byte { return append([]byte("\x00not json"), b...) }
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clean := toyPipeline{}.run
+			if inChild() && tt.name == "garbage" {
+				tt.misbehave()
+			}
+			s := clean
+			if inChild() && tt.name != "garbage" {
+				s = func(ctx context.Context, run *Run) ([]byte, error) {
+					tt.misbehave()
+					return clean(ctx, run)
+				}
+			}
+			start := time.Now()
+			rep := Config{Iterations: 20, Processes: 2, ChildTimeout: 2 * time.Second}.check(t, "child-"+tt.name, s, false)
+			require.Equal(t, Nondeterministic, rep.Verdict, "%s", rep)
+			require.Len(t, rep.Classes, 2)
+			bad := rep.Classes[1]
+			require.Equal(t, ErrorKindChild, bad.ErrorKind)
+			require.Equal(t, 2, bad.Size)
+			require.Contains(t, bad.Error, "child process for run ")
+			require.Contains(t, bad.Error, tt.reason)
+			require.Less(t, time.Since(start), time.Minute)
+			require.Len(t, bad.Processes, 2, "the failed runs name their children")
+			require.NotZero(t, bad.Processes[0].PID)
+			require.True(t, strings.Contains(rep.String(), tt.reason))
+		})
+	}
+}

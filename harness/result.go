@@ -1,0 +1,176 @@
+package harness
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/codegenie/codegenie/events"
+	"github.com/codegenie/codegenie/internal/atomicfile"
+	"github.com/codegenie/codegenie/internal/safename"
+)
+
+// ResultFormat is the format name of a result file.
+const ResultFormat = "codegenie-gate-result/1"
+
+// Result is one Check's verdict as the gate's result file holds it (see
+// the package documentation): what a merge of shards, a ledger and a
+// re-run need, without the stacks and excerpts of the full Report.
+type Result struct {
+	Format   string `json:"format"`
+	Scenario string `json:"scenario"`
+	// Test is the test's name (t.Name()); Package its import path and Dir
+	// its directory on the machine that ran it; Shard the shard ("i/n",
+	// "" unsharded).
+	Test    string  `json:"test"`
+	Package string  `json:"package"`
+	Dir     string  `json:"dir"`
+	Shard   string  `json:"shard,omitempty"`
+	Verdict Verdict `json:"verdict"`
+	Skipped string  `json:"skipped,omitempty"`
+	// Failure is Report.Err's message; "" when the gate passed.
+	Failure      string            `json:"failure,omitempty"`
+	Iterations   int               `json:"iterations"`
+	Runs         int               `json:"runs"`
+	ProcessRuns  int               `json:"process_runs"`
+	Floor        int               `json:"floor"`
+	Classes      []Class           `json:"classes,omitempty"`
+	Key          string            `json:"key,omitempty"`
+	Pin          map[string]string `json:"pin,omitempty"`
+	OutputDigest events.Digest     `json:"output_digest"`
+	ChainDigest  events.Digest     `json:"chain_digest"`
+	Events       int               `json:"events"`
+	Causes       *Causes           `json:"causes,omitempty"`
+	// Evidence is the main evidence file (the bundle of the kept runs),
+	// "" when none was written.
+	Evidence        string        `json:"evidence,omitempty"`
+	ReproCommand    string        `json:"repro_command,omitempty"`
+	ReRecordCommand string        `json:"rerecord_command,omitempty"`
+	Wall            time.Duration `json:"wall_ns"`
+}
+
+// OK reports whether the result passed (a skipped scenario passes).
+func (r Result) OK() bool { return r.Failure == "" }
+
+// Result returns the report's result.
+func (r *Report) Result() Result {
+	res := Result{
+		Format: ResultFormat, Scenario: r.Scenario, Test: r.Test, Package: r.Package, Dir: r.Dir, Shard: r.Shard,
+		Verdict: r.Verdict, Skipped: r.Skipped, Iterations: r.Iterations, Runs: r.Runs, ProcessRuns: r.ProcessRuns,
+		Floor: r.Floor, Classes: r.Classes, Key: r.Key, Pin: r.Pin, OutputDigest: r.OutputDigest,
+		ChainDigest: r.ChainDigest, Events: r.Events, Causes: r.Causes, ReproCommand: r.ReproCommand,
+		ReRecordCommand: r.ReRecordCommand, Wall: r.Wall,
+	}
+	if err := r.Err(); err != nil {
+		res.Failure = err.Error()
+	}
+	for _, e := range r.Evidence {
+		if e.What == "bundle" {
+			res.Evidence = e.Path
+			break
+		}
+	}
+	return res
+}
+
+// identity is the blake3 of the result's canonical JSON: equal results
+// (the same file read twice) have equal identities.
+func (r Result) identity() events.Digest {
+	b, err := events.Canonical(r)
+	if err != nil {
+		panic("harness: result encoding: " + err.Error())
+	}
+	return events.Sum(b)
+}
+
+// resultFileName is the file a result is written to in a results
+// directory: the scenario as a path element and a digest of package, test
+// and scenario, so two Checks never share a file.
+func resultFileName(r Result) string {
+	id := events.Sum([]byte(r.Package + "\x00" + r.Test + "\x00" + r.Scenario)).String()[:16]
+	return safename.Of(r.Scenario) + "-" + id + ".json"
+}
+
+// WriteResult writes r into dir (created if needed) as one JSON file,
+// atomically, and returns its path.
+func WriteResult(dir string, r Result) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("harness: results directory: %w", err)
+	}
+	js, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return "", fmt.Errorf("harness: encode result: %w", err)
+	}
+	p := filepath.Join(dir, resultFileName(r))
+	if err := atomicfile.WriteFile(p, append(js, '\n'), 0o644); err != nil {
+		return "", fmt.Errorf("harness: %w", err)
+	}
+	return p, nil
+}
+
+// ErrBadResult is wrapped by errors about a result file.
+var ErrBadResult = errors.New("bad result file")
+
+// maxResultFile bounds one result file.
+const maxResultFile = 64 << 20
+
+// ReadResult reads one result file: strict JSON of ResultFormat, at most
+// 64 MiB.
+func ReadResult(path string) (Result, error) {
+	var r Result
+	f, err := os.Open(path)
+	if err != nil {
+		return r, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxResultFile+1))
+	if err != nil {
+		return r, fmt.Errorf("%w: %s: %w", ErrBadResult, path, err)
+	}
+	if len(b) > maxResultFile {
+		return r, fmt.Errorf("%w: %s is over %d bytes", ErrBadResult, path, maxResultFile)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		return r, fmt.Errorf("%w: %s: %w", ErrBadResult, path, err)
+	}
+	if dec.More() {
+		return r, fmt.Errorf("%w: %s: data after the JSON value", ErrBadResult, path)
+	}
+	if r.Format != ResultFormat {
+		return r, fmt.Errorf("%w: %s: format %q, want %q (written by another version of the harness? re-run the gate with this one)", ErrBadResult, path, r.Format, ResultFormat)
+	}
+	if r.Scenario == "" || r.Verdict == "" {
+		return r, fmt.Errorf("%w: %s: no scenario or verdict", ErrBadResult, path)
+	}
+	return r, nil
+}
+
+// ReadResults reads every *.json result file in dir, in file name order.
+// An empty directory is an error: a gate that wrote nothing did not run.
+func ReadResults(dir string) ([]Result, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("%w: no result files (*.json) in %s: did the gate run with -gate.results=%s?", ErrBadResult, dir, dir)
+	}
+	slices.Sort(files)
+	out := make([]Result, 0, len(files))
+	for _, f := range files {
+		r, err := ReadResult(f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}

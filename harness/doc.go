@@ -122,6 +122,9 @@
 //	                     report (and result)
 //	-gate.results=DIR    CODEGENIE_GATE_RESULTS: write one result file per
 //	                     Check into DIR
+//	-gate.ledger=DSN     CODEGENIE_LEDGER: append each verdict (not a
+//	                     skipped scenario) to the ledger at DSN
+//	                     (ledger.Open: a file path, or postgres://...)
 //	-gate.summary=FILE   CODEGENIE_GATE_SUMMARY: Main writes the summary
 //	                     there too
 //

@@ -3,6 +3,7 @@ package harness_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/codegenie/codegenie/harness"
+	"github.com/codegenie/codegenie/ledger"
 )
 
 // shardSuite is the suite the sharding test runs: passing scenarios, a
@@ -105,6 +107,47 @@ func TestShardedGateMatchesUnsharded(t *testing.T) {
 	require.ElementsMatch(t, merged, back)
 	_, err = os.Stat(filepath.Join(dir))
 	require.NoError(t, err)
+}
+
+// TestGateLedger: with -gate.ledger every verdict of a gate is appended
+// to the ledger, skipped scenarios excepted, with what re-runs it.
+func TestGateLedger(t *testing.T) {
+	dsn := filepath.Join(t.TempDir(), "ledger.jsonl")
+	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestShardSuite$", "-gate.ledger="+dsn)
+	cmd.Env = append(os.Environ(), "HARNESS_SHARD_SUITE=1", "CODEGENIE_GATE_SHARD=0/2")
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		require.NoError(t, err, "%s", out)
+	}
+	st, err := ledger.Open(t.Context(), dsn)
+	require.NoError(t, err)
+	defer st.Close()
+	var got []ledger.Entry
+	require.NoError(t, st.Scan(t.Context(), 1, 0, func(r ledger.Record) error {
+		var e ledger.Entry
+		if err := json.Unmarshal(r.Body, &e); err != nil {
+			return err
+		}
+		got = append(got, e)
+		return nil
+	}))
+	var want []string
+	for _, s := range shardSuite {
+		if harness.ShardOf(s, 2) == 0 {
+			want = append(want, s)
+		}
+	}
+	require.Len(t, got, len(want), "one entry per scenario of the shard:\n%s", out)
+	for _, e := range got {
+		require.Contains(t, want, e.Scenario)
+		require.Equal(t, "TestShardSuite/"+e.Scenario, e.Test)
+		require.Equal(t, "harness", e.Package)
+		require.Equal(t, harness.Key(map[string]string{"scenario": e.Scenario}), e.Key)
+		require.Equal(t, map[string]string{"scenario": e.Scenario}, e.Components)
+		require.Equal(t, 20, e.Runs)
+		require.NotEmpty(t, e.Classes)
+	}
 }
 
 func TestMergeConflict(t *testing.T) {

@@ -116,4 +116,9 @@ func finishCheck(t testing.TB, gf gateConfig, rep *Report) {
 			t.Errorf("harness: -gate.results: %v", err)
 		}
 	}
+	if gf.ledger != "" {
+		if err := appendToLedger(t.Context(), gf.ledger, rep); err != nil {
+			t.Errorf("%v", err)
+		}
+	}
 }

@@ -1,0 +1,85 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/codegenie/codegenie/ledger"
+)
+
+// appendToLedger appends rep's verdict to the ledger at dsn (ledger.Open:
+// a file path for the embedded store, postgres://... for PostgreSQL). A
+// skipped scenario is not a verdict and is not appended.
+func appendToLedger(ctx context.Context, dsn string, rep *Report) error {
+	if rep.Verdict == Skipped || rep.Verdict == "" {
+		return nil
+	}
+	st, err := ledger.Open(ctx, dsn)
+	if err != nil {
+		return fmt.Errorf("harness: -gate.ledger: %w", err)
+	}
+	_, err = st.Append(ctx, ledgerEntry(rep, os.Getenv))
+	if cerr := st.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("harness: -gate.ledger: append %s: %w", rep.Scenario, err)
+	}
+	return nil
+}
+
+// ledgerEntry is rep as a ledger entry: plain data, the test and the
+// package directory (relative to the module root) that re-run it, the code
+// revision and the CI job read through getenv.
+func ledgerEntry(rep *Report, getenv func(string) string) ledger.Entry {
+	e := ledger.Entry{
+		Kind:         ledger.KindVerdict,
+		Scenario:     rep.Scenario,
+		Key:          rep.Key,
+		Components:   rep.Pin,
+		Verdict:      ledger.Verdict(rep.Verdict),
+		Runs:         rep.Runs,
+		OutputDigest: rep.OutputDigest.String(),
+		ChainDigest:  rep.ChainDigest.String(),
+		Revision:     revision(getenv),
+		CIJob:        ledger.CIJob(getenv),
+		Evidence:     rep.Result().Evidence,
+		Test:         rep.Test,
+		Package:      relPackageDir(rep.Dir),
+	}
+	for _, c := range rep.Classes {
+		e.Classes = append(e.Classes, ledger.Class{Runs: c.Size, OutputDigest: c.OutputDigest.String(), ChainDigest: c.ChainDigest.String(), Error: c.ErrorKind})
+	}
+	return e
+}
+
+// revision is the code revision under test: the binary's VCS stamp, else
+// the commit CI systems name in their environment (go test binaries carry
+// no VCS stamp).
+func revision(getenv func(string) string) string {
+	if r := ledger.BuildRevision(); r != "" {
+		return r
+	}
+	for _, k := range []string{"CODEGENIE_REVISION", "GITHUB_SHA", "CI_COMMIT_SHA", "BUILDKITE_COMMIT", "CIRCLE_SHA1", "GIT_COMMIT"} {
+		if v := getenv(k); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// relPackageDir is dir relative to its module root ("." for the root), or
+// dir itself outside a module.
+func relPackageDir(dir string) string {
+	root, err := moduleRoot(dir)
+	if err != nil {
+		return dir
+	}
+	rel, err := filepath.Rel(root, dir)
+	if err != nil {
+		return dir
+	}
+	return filepath.ToSlash(rel)
+}

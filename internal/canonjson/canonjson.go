@@ -218,44 +218,67 @@ func (c *canon) order(objStart int, ms []member) {
 	c.out = append(c.out, '}')
 }
 
+// plain marks the bytes a string copies as they are: printable ASCII
+// other than the quote and the backslash.
+var plain = func() (t [256]bool) {
+	for b := 0x20; b < utf8.RuneSelf; b++ {
+		t[b] = b != '"' && b != '\\'
+	}
+	return t
+}()
+
+// short maps the letter of each escape that is its own canonical form to
+// the byte it stands for.
+var short = [256]byte{'"': '"', '\\': '\\', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
 // str reads a string token at c.pos and appends its canonical encoding.
 // With wantKey it also returns the decoded string.
 func (c *canon) str(wantKey bool) ([]byte, error) {
 	c.pos++ // "
 	start := c.pos
-	// Fast path: printable ASCII without escapes is copied as it is.
 	i := c.pos
-	for i < len(c.src) {
-		b := c.src[i]
-		if b < 0x20 || b == '"' || b == '\\' || b >= utf8.RuneSelf {
-			break
-		}
+	for i < len(c.src) && plain[c.src[i]] {
 		i++
 	}
 	if i < len(c.src) && c.src[i] == '"' {
+		// The common case: nothing to unescape or re-escape.
 		c.out = append(c.out, c.src[start-1:i+1]...)
 		c.pos = i + 1
 		return c.src[start:i], nil
 	}
 	var dec []byte
 	if wantKey {
-		dec = append(make([]byte, 0, i-start+8), c.src[start:i]...)
+		dec = make([]byte, 0, i-start+8)
 	}
 	c.out = append(c.out, '"')
-	c.out = append(c.out, c.src[start:i]...)
-	c.pos = i
 	for {
+		// Copy the run of plain bytes up to the next special one.
+		i := c.pos
+		for i < len(c.src) && plain[c.src[i]] {
+			i++
+		}
+		c.out = append(c.out, c.src[c.pos:i]...)
+		if wantKey {
+			dec = append(dec, c.src[c.pos:i]...)
+		}
+		c.pos = i
 		if c.pos >= len(c.src) {
 			return nil, c.errorf("unterminated string")
 		}
-		b := c.src[c.pos]
-		switch {
+		switch b := c.src[c.pos]; {
 		case b == '"':
 			c.pos++
 			c.out = append(c.out, '"')
 			return dec, nil
 		case b < 0x20:
 			return nil, c.errorf("control character %#x in a string", b)
+		case b == '\\' && c.pos+1 < len(c.src) && short[c.src[c.pos+1]] != 0:
+			// \" \\ \b \f \n \r \t are already canonical.
+			c.out = append(c.out, b, c.src[c.pos+1])
+			if wantKey {
+				dec = append(dec, short[c.src[c.pos+1]])
+			}
+			c.pos += 2
 		case b == '\\':
 			r, err := c.escape()
 			if err != nil {
@@ -265,20 +288,18 @@ func (c *canon) str(wantKey bool) ([]byte, error) {
 			if wantKey {
 				dec = utf8.AppendRune(dec, r)
 			}
-		case b < utf8.RuneSelf:
-			c.pos++
-			c.out = append(c.out, b)
-			if wantKey {
-				dec = append(dec, b)
-			}
 		default:
 			// Invalid UTF-8 decodes to U+FFFD, as in encoding/json.
 			r, size := utf8.DecodeRune(c.src[c.pos:])
-			c.pos += size
-			c.out = appendRune(c.out, r)
+			if r == utf8.RuneError || r == '\u2028' || r == '\u2029' {
+				c.out = appendRune(c.out, r)
+			} else {
+				c.out = append(c.out, c.src[c.pos:c.pos+size]...)
+			}
 			if wantKey {
 				dec = utf8.AppendRune(dec, r)
 			}
+			c.pos += size
 		}
 	}
 }

@@ -137,3 +137,45 @@ func TestErrorNamesTheOffset(t *testing.T) {
 	_, err := Append(nil, []byte(`{"a":1,"b":}`))
 	require.ErrorContains(t, err, "at byte 11")
 }
+
+// BenchmarkAppendPrompt canonicalises a payload shaped like the fallback
+// pipeline's prompt.built event: a few fields and two long multi-line
+// strings with escapes and some non-ASCII text.
+func BenchmarkAppendPrompt(b *testing.B) {
+	raw := promptPayload(b)
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	var out []byte
+	var err error
+	for b.Loop() {
+		out, err = Append(out[:0], raw)
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkReferencePrompt is the same work done by decoding into Go
+// values and encoding them again, as events.Canonical used to.
+func BenchmarkReferencePrompt(b *testing.B) {
+	raw := promptPayload(b)
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := reference(raw); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func promptPayload(b *testing.B) []byte {
+	line := "import (\n\t\"fmt\"\n)\n// café — naïve \"quoted\" text\\path\n"
+	v := map[string]any{
+		"system": strings.Repeat("You are a careful engineer.\n", 40),
+		"user":   strings.Repeat(line, 200),
+		"model":  "claude-x", "max_tokens": 4096, "examples": []string{"ex-1", "ex-2"},
+	}
+	raw, err := json.Marshal(v)
+	require.NoError(b, err)
+	return raw
+}

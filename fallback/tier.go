@@ -64,6 +64,12 @@ type Tier struct {
 	// Limits bound the repo files shown to the model; zero fields mean the
 	// prompt package's defaults.
 	Limits prompt.Limits
+	// Vectors, when set, keeps the store's example vectors between runs,
+	// keyed by (store digest, embedder digest), so that a run embeds only
+	// its query; see rag.VectorCache, which it may share with other tiers.
+	// Set it only with a deterministic local embedder (the default hash
+	// embedder is one). nil embeds the store on every run.
+	Vectors *rag.VectorCache
 	// Events configures each run's recorder (clock and ID source for the
 	// nondeterministic fields). The zero value leaves them empty.
 	Events events.Options
@@ -439,7 +445,7 @@ func (r *run) run(ctx context.Context, adv Advisory, repo RepoContext, sel Recip
 	}
 	var scored []rag.Scored
 	if err := catchPanic("retrieve", func() error {
-		ret := &rag.Retriever{Store: store, Embedder: emb, K: t.k()}
+		ret := &rag.Retriever{Store: store, Embedder: emb, K: t.k(), Vectors: t.Vectors}
 		var rerr error
 		scored, rerr = ret.Retrieve(ctx, query)
 		return rerr

@@ -501,3 +501,27 @@ func TestRunLiveStamps(t *testing.T) {
 	_, err = tier.Run(context.Background(), s.Advisory, s.Repo, s.Recipe, nil)
 	require.ErrorIs(t, err, fallback.ErrInvalidConfig)
 }
+
+// The example-vector cache cannot change an outcome: runs that embed the
+// store, runs that fill a shared cache and runs served from it give the
+// same transform and the same tape, for every scenario and path.
+func TestVectorCacheDoesNotChangeOutcomes(t *testing.T) {
+	cache := rag.NewVectorCache(0)
+	for _, s := range fixtures.Scenarios() {
+		for _, prior := range [][]fallback.AttemptSummary{nil, s.Prior} {
+			plain := fakeTier(t, fakellm.Normal, false)
+			plain.Vectors = nil
+			want, err := plain.Run(context.Background(), s.Advisory, s.Repo, s.Recipe, prior)
+			require.NoError(t, err)
+			for range 2 { // a miss that fills the cache, then a hit
+				cached := fakeTier(t, fakellm.Normal, false)
+				cached.Vectors = cache
+				got, err := cached.Run(context.Background(), s.Advisory, s.Repo, s.Recipe, prior)
+				require.NoError(t, err)
+				require.Equal(t, want.Transform.DiffBytes, got.Transform.DiffBytes, s.Name)
+				require.Equal(t, events.ChainDigest(want.Events), events.ChainDigest(got.Events), s.Name)
+			}
+		}
+	}
+	require.Equal(t, 1, cache.Len(), "every scenario uses the one fixture store and embedder")
+}

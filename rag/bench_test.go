@@ -28,7 +28,7 @@ func BenchmarkRetrieve(b *testing.B) {
 	for _, n := range []int{30, 1000} {
 		for _, cached := range []bool{false, true} {
 			b.Run(fmt.Sprintf("examples=%d/cache=%t", n, cached), func(b *testing.B) {
-				r := &Retriever{Store: mustStore(b, corpus(n)...), Embedder: mustHash(b, HashEmbedderConfig{}), K: 5, CacheExamples: cached}
+				r := &Retriever{Store: mustStore(b, corpus(n)...), Embedder: mustHash(b, HashEmbedderConfig{}), K: 5, Vectors: cacheIf(cached)}
 				b.ReportAllocs()
 				for b.Loop() {
 					got, err := r.Retrieve(context.Background(), benchQuery)
@@ -56,4 +56,11 @@ func BenchmarkStoreDigest(b *testing.B) {
 		}
 		_ = s.Digest()
 	}
+}
+
+func cacheIf(on bool) *VectorCache {
+	if on {
+		return NewVectorCache(0)
+	}
+	return nil
 }

@@ -8,7 +8,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/codegenie/codegenie/events"
 )
@@ -49,30 +48,18 @@ func ExampleText(ex Example) string { return QueryText(ex.Ecosystem, ex.Package,
 // embedded query and ExampleText of each example.
 //
 // Set the exported fields before the first Retrieve and do not change them
-// afterwards; a Retriever must not be copied after first use. Retrieve is
-// safe for concurrent use.
+// afterwards. Retrieve is safe for concurrent use.
 type Retriever struct {
 	Store    *Store
 	Embedder Embedder
 	// K is how many examples Retrieve returns at most: 0 means DefaultK,
 	// negative is an error, more than the store holds returns them all.
 	K int
-	// CacheExamples keeps the example vectors of the last Retrieve, keyed by
-	// (store_digest, embedding_model_digest), and reuses them while both
-	// digests are unchanged. The cache is guarded by a mutex; concurrent
-	// misses may each embed the examples and store identical vectors. It is
-	// off by default because it changes the number of Embed calls: leave it
-	// off when the embedder is remote and its transport replays a cassette
-	// that expects every recorded request.
-	CacheExamples bool
-
-	mu    sync.Mutex
-	cache *exampleCache
-}
-
-type exampleCache struct {
-	store, model events.Digest
-	vecs         [][]float64 // in the Store.Examples order
+	// Vectors, when set, keeps the example vectors between retrievals,
+	// keyed by (store digest, embedder digest); see VectorCache. nil embeds
+	// the examples on every Retrieve. Concurrent misses may each embed the
+	// examples and store identical vectors.
+	Vectors *VectorCache
 }
 
 // Retrieve returns the top K examples for query, by descending Score, ties
@@ -130,13 +117,10 @@ func (r *Retriever) Retrieve(ctx context.Context, query string) ([]Scored, error
 
 func (r *Retriever) exampleVectors(ctx context.Context, examples []Example, storeDigest events.Digest) ([][]float64, error) {
 	var model events.Digest
-	if r.CacheExamples {
+	if r.Vectors != nil {
 		model = r.Embedder.Digest()
-		r.mu.Lock()
-		c := r.cache
-		r.mu.Unlock()
-		if c != nil && c.store == storeDigest && c.model == model {
-			return c.vecs, nil
+		if vecs := r.Vectors.get(storeDigest, model); vecs != nil {
+			return vecs, nil
 		}
 	}
 	texts := make([]string, len(examples))
@@ -150,10 +134,8 @@ func (r *Retriever) exampleVectors(ctx context.Context, examples []Example, stor
 	if len(vecs) != len(texts) {
 		return nil, fmt.Errorf("rag: retrieve: embedder returned %d vectors for %d examples: %w", len(vecs), len(texts), ErrDimensionMismatch)
 	}
-	if r.CacheExamples {
-		r.mu.Lock()
-		r.cache = &exampleCache{store: storeDigest, model: model, vecs: vecs}
-		r.mu.Unlock()
+	if r.Vectors != nil {
+		r.Vectors.put(storeDigest, model, vecs)
 	}
 	return vecs, nil
 }

@@ -220,7 +220,7 @@ func TestRetrieveCache(t *testing.T) {
 	for i, ex := range exs {
 		f.vecs[ExampleText(ex)] = []float64{1, float64(i)}
 	}
-	cached := &Retriever{Store: store, Embedder: f, K: 10, CacheExamples: true}
+	cached := &Retriever{Store: store, Embedder: f, K: 10, Vectors: NewVectorCache(0)}
 	first, err := cached.Retrieve(context.Background(), "q")
 	require.NoError(t, err)
 	require.Equal(t, 2, f.calls)
@@ -245,7 +245,7 @@ func TestRetrieveCache(t *testing.T) {
 
 func TestRetrieveConcurrent(t *testing.T) {
 	h := mustHash(t, HashEmbedderConfig{})
-	r := &Retriever{Store: mustStore(t, corpus(40)...), Embedder: h, K: 5, CacheExamples: true}
+	r := &Retriever{Store: mustStore(t, corpus(40)...), Embedder: h, K: 5, Vectors: NewVectorCache(0)}
 	want, err := (&Retriever{Store: r.Store, Embedder: h, K: 5}).Retrieve(context.Background(), "golang.org/x/net http2 reset")
 	require.NoError(t, err)
 	var wg sync.WaitGroup

@@ -186,7 +186,21 @@ func isStage(path string) bool {
 		return false
 	}
 	b, err := os.ReadFile(filepath.Join(path, stageMarker))
-	return err == nil && string(b) == stageIgnore
+	if err == nil && string(b) == stageIgnore {
+		return true
+	}
+	// NewStage killed between making the folder and finishing its marker
+	// leaves the folder empty, or holding only part of the marker.
+	ents, rerr := os.ReadDir(path)
+	switch {
+	case rerr != nil:
+		return false
+	case len(ents) == 0:
+		return true
+	case len(ents) == 1 && ents[0].Name() == stageMarker && err == nil:
+		return strings.HasPrefix(stageIgnore, string(b))
+	}
+	return false
 }
 
 // removeStage removes a staging folder: only what NewStage, recording and

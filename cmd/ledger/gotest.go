@@ -6,10 +6,12 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/codegenie/codegenie/harness"
 	"github.com/codegenie/codegenie/ledger"
 )
 
@@ -25,11 +27,11 @@ import (
 type goTest struct {
 	dir    string
 	stderr io.Writer
-	runs   map[string][]gateResult // by package and test
+	runs   map[string][]harness.Result // by package and test
 }
 
 func goTestEvaluator(dir string, stderr io.Writer) ledger.Evaluator {
-	return &goTest{dir: dir, stderr: stderr, runs: map[string][]gateResult{}}
+	return &goTest{dir: dir, stderr: stderr, runs: map[string][]harness.Result{}}
 }
 
 func (g *goTest) Evaluate(ctx context.Context, rec ledger.Entry) (ledger.Entry, error) {
@@ -57,13 +59,13 @@ func (g *goTest) Evaluate(ctx context.Context, rec ledger.Entry) (ledger.Entry, 
 	return ledger.Entry{}, fmt.Errorf("go test %s -run %s wrote no result for scenario %q (found: %v)", rec.Package, runPattern(rec.Test), rec.Scenario, found)
 }
 
-func (g *goTest) runTest(ctx context.Context, pkg, test string) ([]gateResult, error) {
+func (g *goTest) runTest(ctx context.Context, pkg, test string) ([]harness.Result, error) {
 	tmp, err := os.MkdirTemp("", "ledger-replay-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	args := []string{"test", "-run", runPattern(test), "-count=1", pkg, "-args", "-gate.results=" + tmp}
+	args := []string{"test", "-run", runPattern(test), "-count=1", pkgArg(pkg), "-args", "-gate.results=" + tmp}
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = g.dir
 	cmd.Env = childEnv(os.Environ())
@@ -71,7 +73,7 @@ func (g *goTest) runTest(ctx context.Context, pkg, test string) ([]gateResult, e
 	cmd.Stdout, cmd.Stderr = out, out
 	fmt.Fprintf(g.stderr, "ledger: re-running go %s\n", strings.Join(args[:len(args)-2], " "))
 	runErr := cmd.Run() // a failing gate exits 1 and still writes its result
-	results, err := readResults(tmp)
+	results, err := harness.ReadResults(tmp)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -99,27 +101,31 @@ func runPattern(test string) string {
 	return strings.Join(parts, "/")
 }
 
-// fromResult is the ledger's view of a gate result.
-func fromResult(r gateResult) ledger.Entry {
+// pkgArg is the entry's package as go test takes it: a directory relative
+// to the module root gets "./" ("properties" is otherwise read as a
+// standard-library path); an import path, whose first element has a dot,
+// is kept.
+func pkgArg(p string) string {
+	first, _, _ := strings.Cut(p, "/")
+	if p == "." || strings.HasPrefix(p, "./") || strings.HasPrefix(p, "../") || filepath.IsAbs(p) || strings.Contains(first, ".") {
+		return p
+	}
+	return "./" + p
+}
+
+// fromResult is the ledger's view of a gate result: what replay compares.
+func fromResult(r harness.Result) ledger.Entry {
 	e := ledger.Entry{
 		Kind: ledger.KindVerdict, Scenario: r.Scenario, Key: r.Key, Components: r.Pin,
 		Verdict: ledger.Verdict(r.Verdict), Runs: r.Runs, Evidence: r.Evidence,
-		OutputDigest: nonZero(r.OutputDigest), ChainDigest: nonZero(r.ChainDigest),
+		OutputDigest: r.OutputDigest.String(), ChainDigest: r.ChainDigest.String(),
 	}
 	for _, c := range r.Classes {
 		e.Classes = append(e.Classes, ledger.Class{
-			Runs: c.Size, Error: c.ErrorKind, OutputDigest: nonZero(c.OutputDigest), ChainDigest: nonZero(c.ChainDigest),
+			Runs: c.Size, Error: c.ErrorKind, OutputDigest: c.OutputDigest.String(), ChainDigest: c.ChainDigest.String(),
 		})
 	}
 	return e
-}
-
-// nonZero maps the all-zero digest (no run) to "".
-func nonZero(hex string) string {
-	if strings.Trim(hex, "0") == "" {
-		return ""
-	}
-	return hex
 }
 
 // tail keeps the last max bytes written to it.

@@ -199,6 +199,14 @@ func TestRunPattern(t *testing.T) {
 	require.Equal(t, `^TestX$`, runPattern("TestX"))
 }
 
+func TestPkgArg(t *testing.T) {
+	for in, want := range map[string]string{
+		".": ".", "properties": "./properties", "a/b": "./a/b", "./x": "./x", "example.com/m/p": "example.com/m/p",
+	} {
+		require.Equal(t, want, pkgArg(in), in)
+	}
+}
+
 func TestChildEnv(t *testing.T) {
 	got := childEnv([]string{"PATH=/bin", "CODEGENIE_LEDGER=/l", "CODEGENIE_GATE_SHARD=0/2", "CODEGENIE_GATE_RESULTS=/r", "HOME=/h"})
 	require.Equal(t, []string{"PATH=/bin", "HOME=/h"}, got)

@@ -13,6 +13,8 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/option"
 	"github.com/codegenie/codegenie/cassettes"
 	"github.com/codegenie/codegenie/internal/fakellm"
+	"github.com/openai/openai-go/v3"
+	openaiopt "github.com/openai/openai-go/v3/option"
 	"github.com/stretchr/testify/require"
 )
 
@@ -115,4 +117,66 @@ func TestSDKMissIsTyped(t *testing.T) {
 	require.ErrorIs(t, err, cassettes.ErrInteractionNotFound)
 	require.True(t, strings.Contains(err.Error(), `"one" != "two"`), err.Error())
 	require.NotContains(t, err.Error(), sdkKey)
+}
+
+// TestOpenAISDKRecordAndReplay records chat completions, streaming and
+// not, through the official OpenAI SDK against the fake, and replays them
+// inside a synctest bubble with another key and SDK headers.
+func TestOpenAISDKRecordAndReplay(t *testing.T) {
+	const key = "sk-proj-recording-key-0123456789abcdef"
+	path := filepath.Join(t.TempDir(), "openai.yaml")
+	fake := fakellm.New(fakellm.Config{APIKey: key, ChunkSize: 4})
+	client := func(hc *http.Client, key string, extra ...openaiopt.RequestOption) openai.ChatCompletionService {
+		return openai.NewChatCompletionService(append([]openaiopt.RequestOption{
+			openaiopt.WithHTTPClient(hc), openaiopt.WithAPIKey(key),
+			openaiopt.WithBaseURL("https://api.openai.com/v1/"), openaiopt.WithMaxRetries(0),
+		}, extra...)...)
+	}
+	params := func(prompt string) openai.ChatCompletionNewParams {
+		return openai.ChatCompletionNewParams{
+			Model:       "gpt-test",
+			Messages:    []openai.ChatCompletionMessageParamUnion{openai.SystemMessage("be brief"), openai.UserMessage(prompt)},
+			Temperature: openai.Float(0),
+		}
+	}
+	calls := func(t *testing.T, chat openai.ChatCompletionService) (string, string, int) {
+		ctx := context.Background()
+		cc, err := chat.New(ctx, params("say something"))
+		require.NoError(t, err)
+		p := params("stream something")
+		p.StreamOptions = openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)}
+		s := chat.NewStreaming(ctx, p)
+		defer s.Close()
+		var acc openai.ChatCompletionAccumulator
+		n := 0
+		for s.Next() {
+			n++
+			require.True(t, acc.AddChunk(s.Current()))
+		}
+		require.NoError(t, s.Err())
+		require.Positive(t, acc.Usage.TotalTokens)
+		return cc.Choices[0].Message.Content, acc.Choices[0].Message.Content, n
+	}
+
+	rec, err := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: fake.Transport(), APIKey: key})
+	require.NoError(t, err)
+	wantJSON, wantStream, wantChunks := calls(t, client(rec.Client(), key))
+	require.NoError(t, rec.Close())
+	require.Greater(t, wantChunks, 5)
+	saved, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NotContains(t, string(saved), key)
+	require.Contains(t, string(saved), "chat.completion.chunk")
+
+	synctest.Test(t, func(t *testing.T) {
+		c, err := cassettes.Open(path, cassettes.Options{})
+		require.NoError(t, err)
+		gotJSON, gotStream, gotChunks := calls(t, client(c.Client(), "sk-proj-another-key-fedcba9876543210",
+			openaiopt.WithHeader("User-Agent", "OpenAI/Go 9.9.9"),
+			openaiopt.WithHeader("X-Stainless-Os", "Plan9")))
+		require.Equal(t, wantJSON, gotJSON)
+		require.Equal(t, wantStream, gotStream)
+		require.Equal(t, wantChunks, gotChunks)
+		require.NoError(t, c.Close())
+	})
 }

@@ -8,8 +8,12 @@
 //     or streaming (Messages.NewStreaming, server-sent events accumulated with
 //     Message.Accumulate).
 //   - OpenAI speaks the OpenAI-compatible chat-completions API
-//     (POST {BaseURL}/v1/chat/completions, non-streaming), the dialect of most
-//     local model servers. It is hand-written over encoding/json.
+//     (POST {BaseURL}/v1/chat/completions), the dialect of most local model
+//     servers, through the official SDK (github.com/openai/openai-go/v3),
+//     non-streaming (Chat.Completions.New) or streaming (NewStreaming,
+//     chunks accumulated with ChatCompletionAccumulator, usage asked for
+//     with stream_options.include_usage). The SDK's service is built from
+//     explicit options only, so no OPENAI_* variable is read.
 //
 // # Determinism
 //

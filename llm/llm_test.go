@@ -329,6 +329,27 @@ func TestOpenAIComplete(t *testing.T) {
 	}
 }
 
+func TestOpenAIStream(t *testing.T) {
+	for _, w := range wirings {
+		t.Run(w.name, func(t *testing.T) {
+			base, client, _ := w.setup(t, fakellm.Config{APIKey: "sk-test", ChunkSize: 3})
+			o, err := llm.NewOpenAI(llm.OpenAIConfig{APIKey: "sk-test", BaseURL: base, Model: "local-7b", Stream: true, HTTPClient: client})
+			require.NoError(t, err)
+			require.True(t, o.Settings().Stream)
+			res, err := o.Complete(context.Background(), llm.Request{System: "sys", Prompt: "hi there"})
+			require.NoError(t, err)
+			require.True(t, strings.HasPrefix(res.ID, "chatcmpl-fake-"), res.ID)
+			res.ID = ""
+			require.Equal(t, llm.Response{Text: "fakellm echo: hi there", Model: "local-7b", StopReason: "stop", InputTokens: 1 + 2, OutputTokens: 6}, res)
+		})
+	}
+	c := &http.Client{Transport: fakellm.New(fakellm.Config{Mode: fakellm.Truncated}).Transport()}
+	o, err := llm.NewOpenAI(llm.OpenAIConfig{Model: "m", Stream: true, HTTPClient: c})
+	require.NoError(t, err)
+	_, err = o.Complete(context.Background(), llm.Request{Prompt: "x"})
+	require.ErrorIs(t, err, llm.ErrTruncatedStream)
+}
+
 func TestOpenAIWireRequest(t *testing.T) {
 	rec := &recorder{next: fakellm.New(fakellm.Config{}).Transport()}
 	o, err := llm.NewOpenAI(llm.OpenAIConfig{BaseURL: "http://127.0.0.1:1", Model: "m", HTTPClient: &http.Client{Transport: rec}})
@@ -343,7 +364,7 @@ func TestOpenAIWireRequest(t *testing.T) {
 	var sb strings.Builder
 	_, err = ioCopy(&sb, body)
 	require.NoError(t, err)
-	require.Equal(t, `{"model":"m","messages":[{"role":"user","content":"<p> & q"}],"temperature":0,"max_tokens":4096,"stream":false}`, sb.String())
+	require.Equal(t, `{"messages":[{"content":"<p> & q","role":"user"}],"model":"m","max_tokens":4096,"temperature":0}`, sb.String(), "the SDK's encoding")
 }
 
 func TestOpenAIErrors(t *testing.T) {
@@ -358,11 +379,12 @@ func TestOpenAIErrors(t *testing.T) {
 		{name: "unauthorized", handler: fakellm.New(fakellm.Config{APIKey: "other"}).ServeHTTP, status: 401},
 		{name: "empty", handler: fakellm.New(fakellm.Config{Mode: fakellm.Empty}).ServeHTTP, sentinel: llm.ErrEmptyCompletion},
 		{name: "no choices", handler: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
 			_, _ = w.Write([]byte(`{"id":"x","model":"m","choices":[]}`))
 		}, sentinel: llm.ErrEmptyCompletion},
 		{name: "not json", handler: func(w http.ResponseWriter, r *http.Request) {
 			_, _ = w.Write([]byte(`<html>proxy error</html>`))
-		}, text: "decode response"},
+		}, text: "content-type 'text/html; charset=utf-8' that is not 'application/json'"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -380,7 +402,7 @@ func TestOpenAIErrors(t *testing.T) {
 				require.ErrorAs(t, err, &ae)
 				require.Equal(t, "openai", ae.Provider)
 				require.Equal(t, tt.status, ae.Status)
-				require.Contains(t, ae.Body, `"error"`)
+				require.Contains(t, ae.Body, `"message"`)
 			}
 		})
 	}
@@ -413,11 +435,13 @@ func TestInSynctestBubble(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, "fakellm echo: bubble", res.Text)
 		}
-		o, err := llm.NewOpenAI(llm.OpenAIConfig{Model: "m", HTTPClient: c})
-		require.NoError(t, err)
-		res, err := o.Complete(t.Context(), llm.Request{Prompt: "bubble"})
-		require.NoError(t, err)
-		require.Equal(t, "fakellm echo: bubble", res.Text)
+		for _, stream := range []bool{false, true} {
+			o, err := llm.NewOpenAI(llm.OpenAIConfig{Model: "m", Stream: stream, HTTPClient: c})
+			require.NoError(t, err)
+			res, err := o.Complete(t.Context(), llm.Request{Prompt: "bubble"})
+			require.NoError(t, err)
+			require.Equal(t, "fakellm echo: bubble", res.Text)
+		}
 	})
 }
 

@@ -1,17 +1,15 @@
 package llm
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
-)
 
-// maxOpenAIResponse bounds the response body the OpenAI adapter reads.
-const maxOpenAIResponse = 16 << 20
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+)
 
 // OpenAIConfig configures an OpenAI-compatible chat-completions adapter.
 // Nothing is read from the environment.
@@ -27,22 +25,24 @@ type OpenAIConfig struct {
 	Model string
 	// MaxTokens is the completion budget; 0 means DefaultMaxTokens.
 	MaxTokens int64
+	// Stream selects streamed chat completions (server-sent events).
+	Stream bool
 	// HTTPClient carries every request. Required.
 	HTTPClient *http.Client
 }
 
-// OpenAI is an Adapter for OpenAI-compatible chat completions
-// (non-streaming). It is safe for concurrent use.
+// OpenAI is an Adapter for OpenAI-compatible chat completions, built on
+// the official SDK (github.com/openai/openai-go). It is safe for
+// concurrent use.
 type OpenAI struct {
-	endpoint string
-	apiKey   string
-	client   *http.Client
+	chat     openai.ChatCompletionService
 	settings Settings
 }
 
 var _ Adapter = (*OpenAI)(nil)
 
-// NewOpenAI validates cfg and returns an adapter with temperature 0.
+// NewOpenAI validates cfg and returns an adapter with temperature 0 and SDK
+// retries off.
 func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	const p = ProviderOpenAI
 	if strings.TrimSpace(cfg.Model) == "" {
@@ -52,15 +52,25 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The service is built from explicit options only: openai.NewClient
+	// would first read OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_ORG_ID,
+	// OPENAI_PROJECT_ID and OPENAI_CUSTOM_HEADERS from the environment.
+	opts := []option.RequestOption{
+		option.WithHTTPClient(cfg.HTTPClient),
+		option.WithBaseURL(strings.TrimSuffix(base, "/") + "/v1/"),
+		option.WithMaxRetries(0),
+	}
+	if cfg.APIKey != "" {
+		opts = append(opts, option.WithAPIKey(cfg.APIKey))
+	}
 	return &OpenAI{
-		endpoint: strings.TrimSuffix(base, "/") + "/" + OpenAIAPIVersion,
-		apiKey:   cfg.APIKey,
-		client:   cfg.HTTPClient,
+		chat: openai.NewChatCompletionService(opts...),
 		settings: Settings{
 			Provider:    p,
 			Model:       cfg.Model,
 			Temperature: 0,
 			MaxTokens:   maxTokens,
+			Stream:      cfg.Stream,
 			APIVersion:  OpenAIAPIVersion,
 		},
 	}, nil
@@ -69,103 +79,89 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 // Settings reports the pinned settings.
 func (o *OpenAI) Settings() Settings { return o.settings }
 
-// ChatMessage is one message of the chat-completions wire format.
-type chatMessage struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
-}
-
-// chatRequest is the request body. Field order is fixed by the struct, so
-// the bytes on the wire are stable.
-type chatRequest struct {
-	Model       string        `json:"model"`
-	Messages    []chatMessage `json:"messages"`
-	Temperature float64       `json:"temperature"`
-	MaxTokens   int64         `json:"max_tokens"`
-	Stream      bool          `json:"stream"`
-}
-
-type chatResponse struct {
-	ID      string `json:"id"`
-	Model   string `json:"model"`
-	Choices []struct {
-		Index        int         `json:"index"`
-		Message      chatMessage `json:"message"`
-		FinishReason string      `json:"finish_reason"`
-	} `json:"choices"`
-	Usage struct {
-		PromptTokens     int64 `json:"prompt_tokens"`
-		CompletionTokens int64 `json:"completion_tokens"`
-	} `json:"usage"`
-}
-
-// Complete posts req as a system message (when non-empty) and a user message
+// Complete sends req as a system message (when non-empty) and a user message
 // and returns the first choice.
 func (o *OpenAI) Complete(ctx context.Context, req Request) (Response, error) {
 	if req.Prompt == "" {
 		return Response{}, ErrEmptyRequest
 	}
-	body := chatRequest{
-		Model:       o.settings.Model,
-		Temperature: o.settings.Temperature,
-		MaxTokens:   o.settings.MaxTokens,
+	params := openai.ChatCompletionNewParams{
+		Model:       openai.ChatModel(o.settings.Model),
+		Temperature: openai.Float(o.settings.Temperature),
+		MaxTokens:   openai.Int(o.settings.MaxTokens),
 	}
 	if req.System != "" {
-		body.Messages = append(body.Messages, chatMessage{Role: "system", Content: req.System})
+		params.Messages = append(params.Messages, openai.SystemMessage(req.System))
 	}
-	body.Messages = append(body.Messages, chatMessage{Role: "user", Content: req.Prompt})
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(body); err != nil {
-		return Response{}, fmt.Errorf("llm: openai: encode request: %w", err)
+	params.Messages = append(params.Messages, openai.UserMessage(req.Prompt))
+	var (
+		cc  *openai.ChatCompletion
+		err error
+	)
+	if o.settings.Stream {
+		cc, err = o.stream(ctx, params)
+	} else if cc, err = o.chat.New(ctx, params); err != nil {
+		err = openAIError(err)
 	}
-	payload := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, o.endpoint, bytes.NewReader(payload))
 	if err != nil {
-		return Response{}, fmt.Errorf("llm: openai: build request: %w", err)
-	}
-	hreq.Header.Set("Content-Type", "application/json")
-	hreq.Header.Set("Accept", "application/json")
-	if o.apiKey != "" {
-		hreq.Header.Set("Authorization", "Bearer "+o.apiKey)
-	}
-	res, err := o.client.Do(hreq)
-	if err != nil {
-		return Response{}, fmt.Errorf("llm: openai: post %s: %w", o.endpoint, err)
-	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(res.Body, maxOpenAIResponse+1))
-	if err != nil {
-		return Response{}, fmt.Errorf("llm: openai: read response from %s: %w", o.endpoint, err)
-	}
-	if res.StatusCode >= 400 {
-		return Response{}, &APIError{
-			Provider: ProviderOpenAI,
-			Status:   res.StatusCode,
-			Body:     excerpt(string(raw)),
-			Err:      fmt.Errorf("post %s: %s", o.endpoint, res.Status),
-		}
-	}
-	if len(raw) > maxOpenAIResponse {
-		return Response{}, fmt.Errorf("llm: openai: response from %s exceeds %d bytes", o.endpoint, maxOpenAIResponse)
-	}
-	var cr chatResponse
-	if err := json.Unmarshal(raw, &cr); err != nil {
-		return Response{}, fmt.Errorf("llm: openai: decode response from %s: %w (body starts %q)", o.endpoint, err, excerpt(string(raw)))
+		return Response{}, err
 	}
 	r := Response{
-		Model:        cr.Model,
-		ID:           cr.ID,
-		InputTokens:  cr.Usage.PromptTokens,
-		OutputTokens: cr.Usage.CompletionTokens,
+		Model:        cc.Model,
+		ID:           cc.ID,
+		InputTokens:  cc.Usage.PromptTokens,
+		OutputTokens: cc.Usage.CompletionTokens,
 	}
-	if len(cr.Choices) > 0 {
-		r.Text = cr.Choices[0].Message.Content
-		r.StopReason = cr.Choices[0].FinishReason
+	if len(cc.Choices) > 0 {
+		r.Text = cc.Choices[0].Message.Content
+		r.StopReason = cc.Choices[0].FinishReason
 	}
 	if r.Text == "" {
-		return r, fmt.Errorf("llm: openai: completion %q (%d choices): %w", r.ID, len(cr.Choices), ErrEmptyCompletion)
+		return r, fmt.Errorf("llm: openai: completion %q (%d choices): %w", r.ID, len(cc.Choices), ErrEmptyCompletion)
 	}
 	return r, nil
+}
+
+// stream accumulates a streamed completion, asking for the usage chunk.
+func (o *OpenAI) stream(ctx context.Context, params openai.ChatCompletionNewParams) (*openai.ChatCompletion, error) {
+	params.StreamOptions = openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)}
+	s := o.chat.NewStreaming(ctx, params)
+	defer s.Close()
+	var acc openai.ChatCompletionAccumulator
+	finished := false
+	for s.Next() {
+		chunk := s.Current()
+		if !acc.AddChunk(chunk) {
+			return nil, fmt.Errorf("llm: openai: chunk %q does not continue completion %q", chunk.ID, acc.ID)
+		}
+		for _, c := range chunk.Choices {
+			finished = finished || c.FinishReason != ""
+		}
+	}
+	if err := s.Err(); err != nil {
+		return nil, openAIError(err)
+	}
+	if !finished {
+		return nil, fmt.Errorf("llm: openai: %w (no chunk carried a finish_reason; the server or cassette cut the stream short)", ErrTruncatedStream)
+	}
+	return &acc.ChatCompletion, nil
+}
+
+// openAIError turns an SDK error into an *APIError when it carries an
+// HTTP status, and wraps anything else.
+func openAIError(err error) error {
+	var ae *openai.Error
+	if errors.As(err, &ae) {
+		body := ae.RawJSON()
+		if _, b, ok := strings.Cut(string(ae.DumpResponse(true)), "\r\n\r\n"); ok && b != "" {
+			body = b // the whole body, as the server sent it
+		}
+		return &APIError{
+			Provider: ProviderOpenAI,
+			Status:   ae.StatusCode,
+			Body:     excerpt(body),
+			Err:      err,
+		}
+	}
+	return fmt.Errorf("llm: openai: %w", err)
 }

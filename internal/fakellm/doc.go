@@ -37,11 +37,17 @@
 // type for the status, e.g. api_error, overloaded_error>,"message":...}}.
 // With Config.APIKey set, x-api-key must equal it (else 401).
 //
-// POST /v1/chat/completions is the OpenAI chat-completions API
-// (non-streaming): {"id":"chatcmpl-fake-<hex>","object":"chat.completion",
+// POST /v1/chat/completions is the OpenAI chat-completions API:
+// {"id":"chatcmpl-fake-<hex>","object":"chat.completion",
 // "created":0,"model":<request model>,"choices":[{"index":0,"message":
 // {"role":"assistant","content":<answer>},"finish_reason":"stop"}],
-// "usage":{"prompt_tokens":N,"completion_tokens":M,"total_tokens":N+M}}.
+// "usage":{"prompt_tokens":N,"completion_tokens":M,"total_tokens":N+M}},
+// or, with "stream": true, a text/event-stream of "data: <json>" chunks
+// ("object":"chat.completion.chunk", the same id, created and model): the
+// assistant role with empty content, the answer in Config.ChunkSize-byte
+// pieces as delta content, an empty delta with the finish_reason, a chunk
+// with empty choices and the usage when stream_options.include_usage is
+// true, then "data: [DONE]" (Truncated stops after the pieces).
 // The last "user" message is the prompt; "system" messages are the system
 // prompt. Errors are {"error":{"message","type","param","code"}}. With
 // Config.APIKey set, Authorization must be "Bearer <key>".

@@ -404,7 +404,6 @@ func TestBadRequests(t *testing.T) {
 		{"messages bad content", "/v1/messages", `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":7}]}`, nil, Config{}, 400, "invalid_request_error"},
 		{"messages bad key", "/v1/messages", `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"x"}]}`, map[string]string{"X-Api-Key": "no"}, Config{APIKey: "yes"}, 401, "authentication_error"},
 		{"chat no model", "/v1/chat/completions", `{"messages":[{"role":"user","content":"x"}]}`, nil, Config{}, 400, "invalid_request_error"},
-		{"chat stream", "/v1/chat/completions", `{"model":"m","stream":true,"messages":[{"role":"user","content":"x"}]}`, nil, Config{}, 400, "invalid_request_error"},
 		{"chat bad key", "/v1/chat/completions", `{"model":"m","messages":[{"role":"user","content":"x"}]}`, map[string]string{"Authorization": "Bearer no"}, Config{APIKey: "yes"}, 401, "invalid_api_key"},
 		{"embeddings bad input", "/v1/embeddings", `{"model":"e","input":[]}`, nil, Config{}, 400, "invalid_request_error"},
 		{"embeddings base64", "/v1/embeddings", `{"model":"e","input":"x","encoding_format":"base64"}`, nil, Config{}, 400, "invalid_request_error"},

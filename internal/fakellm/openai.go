@@ -38,7 +38,10 @@ type chatRequest struct {
 		Role    string          `json:"role"`
 		Content json.RawMessage `json:"content"`
 	} `json:"messages"`
-	Stream bool `json:"stream"`
+	Stream        bool `json:"stream"`
+	StreamOptions *struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
 }
 
 func (s *Server) checkBearer(w http.ResponseWriter, r *http.Request) bool {
@@ -65,9 +68,6 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 		return
 	case len(req.Messages) == 0:
 		writeJSON(w, http.StatusBadRequest, openAIError(http.StatusBadRequest, "messages: at least one message is required"))
-		return
-	case req.Stream:
-		writeJSON(w, http.StatusBadRequest, openAIError(http.StatusBadRequest, "fakellm: streaming chat completions are not supported"))
 		return
 	}
 	var system, user string
@@ -100,6 +100,12 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 		finish = "length"
 	}
 	in, out := tokens(system)+tokens(user), tokens(text)
+	usage := map[string]any{"prompt_tokens": in, "completion_tokens": out, "total_tokens": in + out}
+	if req.Stream {
+		s.writeChatStream(w, chatChunk{id: "chatcmpl-fake-" + id, model: req.Model}, text, finish,
+			rep.mode == Truncated, req.StreamOptions != nil && req.StreamOptions.IncludeUsage, usage)
+		return
+	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"id":      "chatcmpl-fake-" + id,
 		"object":  "chat.completion",
@@ -110,8 +116,50 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 			"message":       map[string]any{"role": "assistant", "content": text},
 			"finish_reason": finish,
 		}},
-		"usage": map[string]any{"prompt_tokens": in, "completion_tokens": out, "total_tokens": in + out},
+		"usage": usage,
 	})
+}
+
+// chatChunk is what every chunk of one streamed completion repeats.
+type chatChunk struct{ id, model string }
+
+func (c chatChunk) data(choices []any, usage any) map[string]any {
+	m := map[string]any{"id": c.id, "object": "chat.completion.chunk", "created": 0, "model": c.model, "choices": choices}
+	if usage != nil {
+		m["usage"] = usage
+	}
+	return m
+}
+
+// writeChatStream answers a streaming chat completion: a chunk with the
+// assistant role, the text in Config.ChunkSize-byte pieces, a chunk with
+// the finish reason, the usage chunk when asked for, and "data: [DONE]".
+// cut stops after the text chunks.
+func (s *Server) writeChatStream(w http.ResponseWriter, c chatChunk, text, finish string, cut, withUsage bool, usage any) {
+	var b bytes.Buffer
+	send := func(v any) {
+		b.WriteString("data: ")
+		b.Write(marshal(v))
+		b.WriteString("\n\n")
+	}
+	choice := func(delta map[string]any, finish any) []any {
+		return []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}
+	}
+	send(c.data(choice(map[string]any{"role": "assistant", "content": ""}, nil), nil))
+	for _, piece := range chunks(text, s.cfg.ChunkSize) {
+		send(c.data(choice(map[string]any{"content": piece}, nil), nil))
+	}
+	if !cut {
+		send(c.data(choice(map[string]any{}, finish), nil))
+		if withUsage {
+			send(c.data([]any{}, usage))
+		}
+		b.WriteString("data: [DONE]\n\n")
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	w.Write(b.Bytes())
 }
 
 type embeddingsRequest struct {

@@ -37,6 +37,7 @@ func openRunClient(r *Run, path string) (*runClient, error) {
 	defer o.mu.Unlock()
 	opts := r.rc.Cassette
 	opts.Mode = cassettes.Replay
+	opts.RealTransport = closingTransport{next: opts.RealTransport}
 	_, seen := o.paths[path]
 	opts.ReplayOnly = seen
 	if opts.Hint == "" && r.rc.test != "" {
@@ -119,4 +120,21 @@ func requestDigest(req *http.Request) (events.Digest, *http.Request, error) {
 		buf = append(buf, part...)
 	}
 	return events.Sum(buf), req, nil
+}
+
+// closingTransport is what a run records through: the configured
+// transport, asked to close each connection after its response, so that
+// no idle connection (and no goroutine reading it) outlives the run. A
+// bubble could not end while one waits on the network, and outside a
+// bubble it would be reported as a leak.
+type closingTransport struct{ next http.RoundTripper }
+
+func (c closingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	next := c.next
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	req = req.Clone(req.Context())
+	req.Close = true
+	return next.RoundTrip(req)
 }

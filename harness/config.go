@@ -235,6 +235,20 @@ func childIterations(iterations, n int) map[int]bool {
 	return out
 }
 
+// recorded returns the cassette paths whose first opening recorded.
+func (o *openedCassettes) recorded() []string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var out []string
+	for p, rec := range o.paths {
+		if rec {
+			out = append(out, p)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // list returns the cassette paths the gate's runs opened.
 func (o *openedCassettes) list() []string {
 	o.mu.Lock()

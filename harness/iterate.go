@@ -97,6 +97,15 @@ func iterate(ctx context.Context, rc *resolved, rep *Report, s Scenario, e env) 
 		runtime.GOMAXPROCS(procs)
 		rep.noteProcs(procs)
 		o := e.run(ctx, i, procs)
+		if i == 0 {
+			if rec := rc.opened.recorded(); len(rec) > 0 {
+				// The run recorded cassettes (the record switch): it is
+				// made again, replaying what it recorded, like every
+				// other run.
+				rep.Recorded = rec
+				o = e.run(ctx, i, procs)
+			}
+		}
 		g.add(&o)
 		rep.Runs++
 		if rc.FailFast && len(g.classes) > 1 {

@@ -66,6 +66,9 @@ type Report struct {
 	// Leaks lists goroutines runs left alive (the first runs of the leak
 	// classes).
 	Leaks []Leak `json:"leaks,omitempty"`
+	// Recorded lists the cassettes run 0 recorded (the cassettes record
+	// switch selected them); run 0 was then made again, replaying them.
+	Recorded []string `json:"recorded,omitempty"`
 	// Evidence lists the files written for a failure; EvidenceError says
 	// why they could not be written.
 	Evidence      []Evidence `json:"evidence,omitempty"`

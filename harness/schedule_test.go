@@ -33,5 +33,5 @@ func TestScheduleCatchRate(t *testing.T) {
 	def, defOff := rate(nil)
 	t.Logf("float sum in completion order, %d gates of %d runs each: caught by %d gates with GOMAXPROCS 1..2 (%.1f%% of runs off the largest class), by %d with the default 1..%d (%.1f%%)",
 		gates, DefaultIterations, two, 100*twoOff, def, max(DefaultMaxProcs, len(affinity())), 100*defOff)
-	require.GreaterOrEqual(t, def, gates*95/100, "the default schedule catches it in (nearly) every gate, even on a loaded machine")
+	require.GreaterOrEqual(t, def, gates*90/100, "the default schedule catches it in nearly every gate, even on a loaded machine")
 }

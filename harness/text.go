@@ -35,6 +35,9 @@ func (r *Report) Text(w io.Writer) error {
 		}
 	}
 	fmt.Fprintf(&sb, "isolation: %s\n", r.Isolation)
+	for _, p := range r.Recorded {
+		fmt.Fprintf(&sb, "recorded %s in run 0 (the record switch selected it); every run replayed it\n", p)
+	}
 	writeAllowlist(&sb, r.Allowlist)
 	writeClasses(&sb, r.Classes)
 	writeProcesses(&sb, r.Processes)

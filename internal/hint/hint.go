@@ -8,6 +8,8 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"golang.org/x/mod/modfile"
+
 	"github.com/codegenie/codegenie/internal/shell"
 )
 
@@ -18,7 +20,47 @@ const Module = "github.com/codegenie/codegenie"
 // with args (each quoted for a shell) from the caller's module.
 func Tool(name string, args ...string) string {
 	info, _ := debug.ReadBuildInfo()
+	if info != nil && info.Main.Path != Module && len(info.Deps) == 0 {
+		// A go test binary records no dependencies: the go.mod of the
+		// module under test says how it resolves Module.
+		if d := goModDep(); d != nil {
+			info.Deps = []*debug.Module{d}
+		}
+	}
 	return toolFor(info, name, args...)
+}
+
+// goModDep returns Module as the go.mod above the working directory
+// requires (and maybe replaces) it, or nil when it does not.
+func goModDep() *debug.Module {
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil
+	}
+	root, err := moduleRoot(wd)
+	if err != nil {
+		return nil
+	}
+	data, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		return nil
+	}
+	f, err := modfile.Parse("go.mod", data, nil)
+	if err != nil {
+		return nil
+	}
+	var d *debug.Module
+	for _, r := range f.Require {
+		if r.Mod.Path == Module {
+			d = &debug.Module{Path: Module, Version: r.Mod.Version}
+		}
+	}
+	for _, r := range f.Replace {
+		if d != nil && r.Old.Path == Module {
+			d.Replace = &debug.Module{Path: r.New.Path, Version: r.New.Version}
+		}
+	}
+	return d
 }
 
 func toolFor(info *debug.BuildInfo, name string, args ...string) string {

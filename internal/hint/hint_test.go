@@ -35,6 +35,22 @@ func TestTool(t *testing.T) {
 	require.Contains(t, Tool("replay"), "go run "+Module+"/cmd/replay", "this test binary is built in this module")
 }
 
+// TestToolInTestBinaryOfAnotherModule: a go test binary records no
+// dependencies, so Tool reads the go.mod of the module under test.
+func TestToolInTestBinaryOfAnotherModule(t *testing.T) {
+	for _, tt := range []struct{ gomod, want string }{
+		{"module example.com/m\n\nrequire github.com/codegenie/codegenie v0.3.1\n", "go run github.com/codegenie/codegenie/cmd/replay@v0.3.1"},
+		{"module example.com/m\n\nrequire github.com/codegenie/codegenie v0.0.0\n\nreplace github.com/codegenie/codegenie => ../cg\n", "go run github.com/codegenie/codegenie/cmd/replay"},
+	} {
+		dir := t.TempDir()
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte(tt.gomod), 0o644))
+		t.Chdir(dir)
+		d := goModDep()
+		require.NotNil(t, d)
+		require.Equal(t, tt.want, toolFor(&debug.BuildInfo{Main: debug.Module{Path: "example.com/m"}, Deps: []*debug.Module{d}}, "replay"))
+	}
+}
+
 func TestGoTest(t *testing.T) {
 	wd, err := os.Getwd()
 	require.NoError(t, err)

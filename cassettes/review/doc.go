@@ -1,0 +1,127 @@
+// Package review says what re-recording cassettes changed, in terms a
+// reviewer of a pull request can judge: per cassette and per interaction,
+// what was added, removed or changed; for a changed request, its
+// field-level body diff; for a response, the final message a client
+// reads (streams folded), a word-level diff of its text, the token usage
+// and cost before and after, and a drift class; and the golden files that
+// pin a changed cassette's digest, with the command that refreshes them.
+//
+// It reads cassettes through the public API of package cassettes
+// (cassettes.ReadRecorded, cassettes.Digest) and works for any directory of
+// cassettes, whoever recorded them. It is not a cassette diff tool for
+// arbitrary HTTP (it folds the Anthropic Messages and OpenAI chat
+// completions APIs; other bodies are compared as bytes and JSON shapes),
+// and it applies nothing: it is the review before cassettes.Apply.
+//
+// # Use
+//
+//	stage, _ := cassettes.NewStage(dir)
+//	// ... record the cassettes into stage ...
+//	rev, err := review.Config{Goldens: []string{"testdata/golden"},
+//		GoldenCommand: "go test ./pkg -run TestGolden -update"}.Compare(ctx, dir, stage)
+//	rev.Markdown(os.Stdout) // paste into the pull request
+//	rev.WriteJSON(f)        // for machines
+//
+// Both forms render the one Review value.
+//
+// # Pairing
+//
+// The interactions of the old and the new cassette are paired first by
+// equal request keys (the cassettes package's matching key), in file order,
+// as replay serves them; each new interaction left is then paired with
+// the old one left of the same method and URL whose body differs in the
+// fewest JSON fields (among the first 16 such; the first on a tie). A
+// new interaction left unpaired is new, an old one removed.
+//
+// # Drift classes
+//
+// Each pair gets the first class that applies, in this order:
+//
+//	error      the status code, or the error type of the body (Anthropic
+//	           error.type, OpenAI error.type or error.code), changed
+//	schema     the response's media type changed, or a JSON field was
+//	           added, removed or changed type in the request or the
+//	           response body (streams: in the data of frames of the same
+//	           event); array elements share one path; null is compatible
+//	           with every type; a tool call's input is not schema
+//	content    anything else differs: request key, method, URL or body, or
+//	           the response body (other text, ids, counts, chunking)
+//	unchanged  same request key, and the same response body
+//
+// and an unpaired interaction is new or removed. A cassette's class is its
+// most severe interaction's, in the order unchanged, content, new,
+// removed, schema, error. Why lists the facts behind error and schema.
+//
+// # Folding
+//
+// A response is folded as the SDKs accumulate it. Anthropic (a URL ending
+// in /messages): the message's or message_start's model and usage, content
+// blocks by index (text_delta appended to text blocks, input_json_delta to
+// tool_use inputs), message_delta's stop_reason and cumulative usage, an
+// error body or event. OpenAI (a URL ending in /chat/completions): choice
+// 0's message, or its deltas' content and tool calls (by index, name and
+// arguments appended), finish_reason, the usage of the body or of the last
+// chunk; prompt_tokens_details.cached_tokens count as cache reads, not as
+// input. Tool-call arguments are shown as canonical JSON when they parse.
+// Text is masked with the cassettes package's secret rules before it is
+// diffed or kept; texts and arguments are kept up to Config.MaxText bytes.
+//
+// # Word diff
+//
+// Texts are split into words and runs of white space, and aligned along a
+// longest common subsequence after their common head and tail are set
+// aside (when the rest would need more than 2^21 cells, the differing
+// middle is shown removed and added whole, and the review says coarse).
+// Unchanged stretches longer than 3*ContextBytes keep ContextBytes on each
+// side. Markdown renders it as git's plain word diff: [-old-]{+new+}.
+//
+// # Price table
+//
+// The cost delta uses a price table, by default prices.json committed
+// beside this package (DefaultPrices); Config.Prices overrides it
+// (ReadPrices reads a file of the same format):
+//
+//	{"format": 1, "currency": "USD", "unit": "per million tokens",
+//	 "as_of": "YYYY-MM-DD", "source": "...",
+//	 "models": [{"model": "claude-sonnet-4-5", "input": 3, "output": 15,
+//	             "cache_read": 0.3, "cache_write": 3.75}, ...]}
+//
+// Prices are decimals with at most 6 decimals, read exactly into
+// micro-units; absent prices are 0. A response's model (or else the
+// request's "model") is priced by the entry of that name, else by the
+// longest entry it extends with "-" and a suffix (a dated variant). Costs
+// are micro-units, rounded down per interaction; a model with no entry is
+// listed as unpriced and counted as 0.
+//
+// # Golden files
+//
+// Config.Goldens names directories of files that pin cassette digests.
+// Every regular file under them (at most 10000 files; files over 4 MiB are
+// skipped) that contains the old digest of a cassette whose digest changes
+// is listed, with Config.GoldenCommand, the one command that refreshes
+// them; the package never invents a command.
+//
+// # JSON form
+//
+// WriteJSON writes the Review value with encoding/json: format
+// "codegenie-cassette-review/1", cassettes (sorted by file) each with
+// file, old_digest ("" when new), new_digest, drift, interactions (old,
+// new, old_line, new_line, method, url, change, drift, why, request_diff,
+// before and after messages, text_diff spans {op, text, elided},
+// text_diff_coarse, cost), usage_before, usage_after and cost; then counts
+// by class (every class, zero included), drifted, usage_before,
+// usage_after, cost {before_micro, after_micro, delta_micro, unpriced},
+// prices (the table's source), currency, goldens {path, cassettes} and
+// golden_command. Map keys are sorted, so equal reviews are equal bytes.
+//
+// # Markdown form
+//
+// Markdown writes a summary (classes, tokens, cost), a table of cassettes,
+// the golden files and their command, then each interaction that is not
+// unchanged: its facts, the request diff, the word diff of the answer and
+// changed tool calls. It fits Config.MaxMarkdown bytes (DefaultMaxMarkdown,
+// under GitHub's comment limit): sections that do not fit are counted in a
+// closing line pointing at the JSON form. Text from cassettes is written in
+// code spans and fenced blocks whose fences are longer than any run of
+// backticks inside, with control characters escaped.
+package review

@@ -1,0 +1,231 @@
+package review
+
+import (
+	"encoding/json"
+	"fmt"
+	"mime"
+	"strconv"
+
+	"github.com/codegenie/codegenie/cassettes"
+	"github.com/codegenie/codegenie/cassettes/internal/secrets"
+	"github.com/codegenie/codegenie/internal/excerpt"
+	"github.com/codegenie/codegenie/internal/jsondiff"
+)
+
+// pair is one interaction of the review: positions in the old and the
+// new cassette, -1 when absent.
+type pair struct{ old, new int }
+
+// maxCandidates bounds the old interactions one new interaction is
+// compared with when no request key matches.
+const maxCandidates = 16
+
+// pairUp pairs old and new interactions: equal request keys first, each
+// in file order (as replay serves them); then each new interaction left,
+// in order, with the old one left of the same method and URL whose body
+// differs in the fewest fields (the first on a tie). What is left is new
+// or removed. Pairs come in the new file's order, removed ones last.
+func pairUp(old, cur []cassettes.Recorded) []pair {
+	used := make([]bool, len(old))
+	byKey := map[string][]int{}
+	for i, r := range old {
+		byKey[r.Key] = append(byKey[r.Key], i)
+	}
+	pairs := make([]pair, len(cur))
+	for j, r := range cur {
+		pairs[j] = pair{-1, j}
+		if q := byKey[r.Key]; len(q) > 0 {
+			pairs[j].old, byKey[r.Key] = q[0], q[1:]
+			used[q[0]] = true
+		}
+	}
+	for j, r := range cur {
+		if pairs[j].old >= 0 {
+			continue
+		}
+		best, bestDist, tried := -1, 0, 0
+		for i, o := range old {
+			if used[i] || o.Method != r.Method || o.URL != r.URL {
+				continue
+			}
+			if d := bodyDistance(o.RequestBody, r.RequestBody); best < 0 || d < bestDist {
+				best, bestDist = i, d
+			}
+			if tried++; tried == maxCandidates {
+				break
+			}
+		}
+		if best >= 0 {
+			pairs[j].old, used[best] = best, true
+		}
+	}
+	for i := range old {
+		if !used[i] {
+			pairs = append(pairs, pair{i, -1})
+		}
+	}
+	return pairs
+}
+
+// bodyDistance is the number of differing JSON fields of two bodies (1
+// for differing bodies that are not JSON).
+func bodyDistance(a, b string) int {
+	if a == b {
+		return 0
+	}
+	if n := len(jsondiff.Lines([]byte(a), []byte(b))); n > 0 {
+		return n
+	}
+	return 1
+}
+
+// maxDiffLines bounds the request diff lines kept per interaction.
+const maxDiffLines = 200
+
+// mask hides every secret the cassettes package's rules find.
+func mask(s string) string { return secrets.Mask(s, "REDACTED") }
+
+// compareInteraction reviews one pair; o or n may be nil.
+func compareInteraction(o, n *cassettes.Recorded, prices *Prices, maxText int) Interaction {
+	var in Interaction
+	var before, after *Message
+	if o != nil {
+		in.Method, in.URL, in.OldLine = o.Method, mask(o.URL), o.Line
+		m := foldMasked(*o)
+		before = &m
+	}
+	if n != nil {
+		in.Method, in.URL, in.NewLine = n.Method, mask(n.URL), n.Line
+		m := foldMasked(*n)
+		after = &m
+	}
+	switch {
+	case o == nil:
+		in.Change, in.Drift = "added", New
+	case n == nil:
+		in.Change, in.Drift = "removed", Removed
+	default:
+		in.Drift, in.Why = classify(o, n, before, after)
+		in.Change = "changed"
+		if in.Drift == Unchanged {
+			in.Change = "unchanged"
+		}
+		if o.Key != n.Key || o.RequestBody != n.RequestBody {
+			in.RequestDiff = requestDiff(o, n)
+		}
+		if before.Text != after.Text {
+			in.TextDiff, in.TextDiffCoarse = wordDiff(before.Text, after.Text)
+		}
+	}
+	for _, side := range []struct {
+		m    *Message
+		r    *cassettes.Recorded
+		cost *int64
+	}{{before, o, &in.Cost.Before}, {after, n, &in.Cost.After}} {
+		if side.m == nil {
+			continue
+		}
+		model := side.m.Model
+		if model == "" {
+			model = requestModel(side.r.RequestBody)
+		}
+		if mp, ok := prices.Lookup(model); ok {
+			*side.cost = mp.Cost(side.m.Usage)
+		} else if side.m.Usage != (Usage{}) {
+			in.Cost.Unpriced = append(in.Cost.Unpriced, model)
+		}
+		side.m.Text, side.m.TextCut = keepText(side.m.Text, maxText)
+		for i, c := range side.m.ToolCalls {
+			side.m.ToolCalls[i].Arguments, _ = keepText(c.Arguments, maxText)
+		}
+	}
+	in.Cost.add(Cost{})
+	in.Before, in.After = before, after
+	return in
+}
+
+// foldMasked folds r's response and masks what it keeps.
+func foldMasked(r cassettes.Recorded) Message {
+	m := fold(r)
+	m.Text, m.ErrorMessage = mask(m.Text), mask(m.ErrorMessage)
+	for i, c := range m.ToolCalls {
+		m.ToolCalls[i].Arguments = mask(c.Arguments)
+	}
+	return m
+}
+
+// classify gives the drift class of a pair present on both sides, and the
+// facts behind it.
+func classify(o, n *cassettes.Recorded, before, after *Message) (Class, []string) {
+	var why []string
+	if o.Status != n.Status {
+		why = append(why, fmt.Sprintf("status %d -> %d", o.Status, n.Status))
+	}
+	if before.ErrorType != after.ErrorType {
+		why = append(why, fmt.Sprintf("error type %s -> %s", orNone(before.ErrorType), orNone(after.ErrorType)))
+	}
+	if len(why) > 0 {
+		return Error, why
+	}
+	if a, b := mediaType(o), mediaType(n); a != b {
+		why = append(why, fmt.Sprintf("response content type %s -> %s", orNone(a), orNone(b)))
+	}
+	why = append(why, shapeDiff("request", requestShape(*o), requestShape(*n))...)
+	why = append(why, shapeDiff("response", responseShape(*o), responseShape(*n))...)
+	if len(why) > 0 {
+		for i := range why {
+			why[i] = mask(why[i])
+		}
+		return Schema, why
+	}
+	if o.Key != n.Key || o.Method != n.Method || o.URL != n.URL || o.ResponseBody != n.ResponseBody {
+		return Content, nil
+	}
+	return Unchanged, nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+func mediaType(r *cassettes.Recorded) string {
+	mt, _, err := mime.ParseMediaType(r.ResponseHeaders.Get("Content-Type"))
+	if err != nil {
+		return r.ResponseHeaders.Get("Content-Type")
+	}
+	return mt
+}
+
+// requestDiff lists how the request of n differs from o's: method and
+// URL, then the body's fields, at most maxDiffLines of them. Bodies are
+// masked whole before they are compared, so no excerpt holds part of a
+// secret.
+func requestDiff(o, n *cassettes.Recorded) []string {
+	var out []string
+	if o.Method != n.Method || o.URL != n.URL {
+		out = append(out, fmt.Sprintf("request line: %s %s != %s %s", o.Method, excerpt.Quote(mask(o.URL)), n.Method, excerpt.Quote(mask(n.URL))))
+	}
+	a, b := []byte(mask(o.RequestBody)), []byte(mask(n.RequestBody))
+	lines := jsondiff.Lines(a, b)
+	if lines == nil && string(a) != string(b) {
+		off, _ := excerpt.FirstDiff(a, b)
+		lines = []string{fmt.Sprintf("body: differs at byte %d: %q != %q", off,
+			excerpt.Around(a, off, excerpt.Radius), excerpt.Around(b, off, excerpt.Radius))}
+	}
+	if len(lines) > maxDiffLines {
+		lines = append(lines[:maxDiffLines], "… "+strconv.Itoa(len(lines)-maxDiffLines)+" more differing fields")
+	}
+	return append(out, lines...)
+}
+
+// requestModel is the "model" of a JSON request body, or "".
+func requestModel(body string) string {
+	var m struct {
+		Model string `json:"model"`
+	}
+	json.Unmarshal([]byte(body), &m)
+	return m.Model
+}

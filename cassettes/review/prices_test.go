@@ -1,0 +1,87 @@
+package review_test
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/codegenie/codegenie/cassettes/review"
+)
+
+func TestDefaultPrices(t *testing.T) {
+	p := review.DefaultPrices()
+	require.Equal(t, "USD", p.Currency)
+	require.Contains(t, p.Source, "built-in as of ")
+	m, ok := p.Lookup("claude-sonnet-4-5-20250929")
+	require.True(t, ok)
+	require.Equal(t, review.ModelPrice{Model: "claude-sonnet-4-5", Input: 3_000_000, Output: 15_000_000, CacheRead: 300_000, CacheWrite: 3_750_000}, m)
+}
+
+func TestLookupPrefersTheLongestEntry(t *testing.T) {
+	p := review.DefaultPrices()
+	tests := []struct{ model, want string }{
+		{"gpt-4o", "gpt-4o"},
+		{"gpt-4o-2024-08-06", "gpt-4o"},
+		{"gpt-4o-mini-2024-07-18", "gpt-4o-mini"},
+		{"gpt-5-mini", "gpt-5-mini"},
+		{"claude-opus-4-1-20250805", "claude-opus-4-1"},
+		{"claude-opus-4-20250514", "claude-opus-4"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.model, func(t *testing.T) {
+			m, ok := p.Lookup(tt.model)
+			require.True(t, ok)
+			require.Equal(t, tt.want, m.Model)
+		})
+	}
+	_, ok := p.Lookup("gpt-4omni")
+	require.False(t, ok, "a prefix counts only before a dash")
+	_, ok = p.Lookup("")
+	require.False(t, ok)
+}
+
+func TestCost(t *testing.T) {
+	m := review.ModelPrice{Input: 3_000_000, Output: 15_000_000, CacheRead: 300_000, CacheWrite: 3_750_000}
+	// 1000 input tokens at $3/M = $0.003; 100 output at $15/M = $0.0015;
+	// 10 cache reads at $0.30/M = $0.000003; 1 write at $3.75/M = $0.00000375.
+	require.Equal(t, int64(3000+1500+3+3), m.Cost(review.Usage{Input: 1000, Output: 100, CacheRead: 10, CacheWrite: 1}))
+	require.Equal(t, int64(math.MaxInt64), m.Cost(review.Usage{Input: math.MaxInt64, Output: math.MaxInt64}))
+	require.Zero(t, m.Cost(review.Usage{Input: -5}))
+}
+
+func TestReadPrices(t *testing.T) {
+	write := func(t *testing.T, s string) string {
+		p := filepath.Join(t.TempDir(), "prices.json")
+		require.NoError(t, os.WriteFile(p, []byte(s), 0o644))
+		return p
+	}
+	good := `{"format":1,"currency":"EUR","unit":"per million tokens","models":[{"model":"m","input":0.075,"output":1e1}]}`
+	p, err := review.ReadPrices(write(t, good))
+	require.NoError(t, err)
+	require.Equal(t, []review.ModelPrice{{Model: "m", Input: 75_000, Output: 10_000_000}}, p.Models)
+	require.Equal(t, "EUR", p.Currency)
+
+	bad := []struct{ name, text, says string }{
+		{"too precise", `{"format":1,"unit":"per million tokens","models":[{"model":"m","input":0.0000001}]}`, "more than 6 decimals"},
+		{"negative", `{"format":1,"unit":"per million tokens","models":[{"model":"m","input":-1}]}`, "not a non-negative number"},
+		{"unknown field", `{"format":1,"unit":"per million tokens","models":[{"model":"m","inptu":1}]}`, "unknown field"},
+		{"repeated model", `{"format":1,"unit":"per million tokens","models":[{"model":"m"},{"model":"m"}]}`, "repeated model"},
+		{"other unit", `{"format":1,"unit":"per token","models":[]}`, "unit"},
+		{"other format", `{"format":2,"unit":"per million tokens","models":[]}`, "format 2"},
+		{"trailing data", `{"format":1,"unit":"per million tokens","models":[]} {}`, "after the JSON object"},
+	}
+	for _, tt := range bad {
+		t.Run(tt.name, func(t *testing.T) {
+			path := write(t, tt.text)
+			_, err := review.ReadPrices(path)
+			require.ErrorIs(t, err, review.ErrInvalidPrices)
+			require.ErrorContains(t, err, tt.says)
+			require.ErrorContains(t, err, path)
+		})
+	}
+	_, err = review.ReadPrices(filepath.Join(t.TempDir(), "missing.json"))
+	require.ErrorIs(t, err, review.ErrInvalidPrices)
+}

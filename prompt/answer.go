@@ -17,7 +17,7 @@ import (
 // Errors are *ParseError values naming the line. ParseAnswer never panics.
 func ParseAnswer(answer string) ([]byte, error) {
 	fail := func(line int, sentinel error, format string, args ...any) error {
-		return &ParseError{Op: "parse answer", Line: line,
+		return &ParseError{Line: line,
 			Err: fmt.Errorf("%w: %s", sentinel, fmt.Sprintf(format, args...))}
 	}
 	lines := strings.Split(answer, "\n")

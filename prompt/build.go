@@ -13,6 +13,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	pf "github.com/codegenie/codegenie/internal/promptformat"
 )
 
 // canonical validates in and returns its canonical form (see Builder.Canonical).
@@ -31,40 +33,11 @@ func canonical(lim Limits, in Input) (Input, error) {
 			Fix: "pass at least one repository file (e.g. the manifest that pins the vulnerable package)"}
 	}
 
-	out := Input{Advisory: a}
-
-	files := make([]File, len(in.Files))
-	total := 0
-	for i, f := range in.Files {
-		field := fmt.Sprintf("Files[%d]", i)
-		if err := checkPath(f.Path); err != nil {
-			return Input{}, &InputError{Field: field + ".Path", Path: f.Path, Err: err,
-				Fix: "use a clean slash-separated path relative to the repository root, e.g. \"pkg/go.mod\""}
-		}
-		if n := len(f.Content); n > lim.maxFile() {
-			return Input{}, &InputError{Field: field + ".Content", Path: f.Path,
-				Err: fmt.Errorf("%w: %d bytes, limit %d", ErrFileTooLarge, n, lim.maxFile()),
-				Fix: "leave the file out, show an excerpt, or raise Builder.Limits.MaxFileBytes"}
-		}
-		total += len(f.Content)
-		if len(f.Content) == 0 {
-			f.Content = nil
-		}
-		files[i] = f
+	files, err := canonicalFiles(lim, in.Files)
+	if err != nil {
+		return Input{}, err
 	}
-	if total > lim.maxTotal() {
-		return Input{}, &InputError{Field: "Files",
-			Err: fmt.Errorf("%w: %d bytes, limit %d", ErrTotalTooLarge, total, lim.maxTotal()),
-			Fix: "show fewer files or raise Builder.Limits.MaxTotalBytes"}
-	}
-	slices.SortFunc(files, func(x, y File) int { return strings.Compare(x.Path, y.Path) })
-	for i := 1; i < len(files); i++ {
-		if files[i].Path == files[i-1].Path {
-			return Input{}, &InputError{Field: "Files", Path: files[i].Path, Err: ErrDuplicatePath,
-				Fix: "pass each file once"}
-		}
-	}
-	out.Files = files
+	out := Input{Advisory: a, Files: files}
 
 	out.Recipe.Recipe = in.Recipe.Recipe
 	if len(in.Recipe.Params) > 0 {
@@ -100,6 +73,43 @@ func canonical(lim Limits, in Input) (Input, error) {
 		out.Attempts = at
 	}
 	return out, nil
+}
+
+// canonicalFiles validates the files against lim and returns them sorted by
+// path, empty contents as nil.
+func canonicalFiles(lim Limits, fs []File) ([]File, error) {
+	files := make([]File, len(fs))
+	total := 0
+	for i, f := range fs {
+		field := fmt.Sprintf("Files[%d]", i)
+		if err := checkPath(f.Path); err != nil {
+			return nil, &InputError{Field: field + ".Path", Path: f.Path, Err: err,
+				Fix: "use a clean slash-separated path relative to the repository root, e.g. \"pkg/go.mod\""}
+		}
+		if n := len(f.Content); n > lim.maxFile() {
+			return nil, &InputError{Field: field + ".Content", Path: f.Path,
+				Err: fmt.Errorf("%w: %d bytes, limit %d", ErrFileTooLarge, n, lim.maxFile()),
+				Fix: "leave the file out, show an excerpt, or raise Builder.Limits.MaxFileBytes"}
+		}
+		total += len(f.Content)
+		if len(f.Content) == 0 {
+			f.Content = nil
+		}
+		files[i] = f
+	}
+	if total > lim.maxTotal() {
+		return nil, &InputError{Field: "Files",
+			Err: fmt.Errorf("%w: %d bytes, limit %d", ErrTotalTooLarge, total, lim.maxTotal()),
+			Fix: "show fewer files or raise Builder.Limits.MaxTotalBytes"}
+	}
+	slices.SortFunc(files, func(x, y File) int { return strings.Compare(x.Path, y.Path) })
+	for i := 1; i < len(files); i++ {
+		if files[i].Path == files[i-1].Path {
+			return nil, &InputError{Field: "Files", Path: files[i].Path, Err: ErrDuplicatePath,
+				Fix: "pass each file once"}
+		}
+	}
+	return files, nil
 }
 
 // checkPath reports why p is not an acceptable file path, or nil.
@@ -162,95 +172,79 @@ func compareAttempts(x, y AttemptSummary) int {
 	)
 }
 
-// Fixed prose. Parse compares these lines exactly.
-const (
-	hTask       = "# Task"
-	taskLine    = "Fix the security advisory below in the repository files shown. Answer with one unified diff in a ```diff block, as the system prompt describes."
-	hAdvisory   = "# Advisory"
-	hSummary    = "## Summary"
-	hDetails    = "## Details"
-	hRecipe     = "# Recipe"
-	hFiles      = "# Repository files"
-	hExamples   = "# Solved examples"
-	examplesTxt = "Earlier fixes of similar advisories, best match first. Use them as guidance; the files above are what you edit."
-	hAttempts   = "# Previous attempts"
-	attemptsTxt = "These attempts at this advisory already failed. Do not repeat them: make a different change that avoids each failure."
-	hAnswer     = "# Answer"
-	answerLine  = "Reply with exactly one ```diff fenced block holding a unified diff against the files above, with a/ and b/ path prefixes. Nothing else in the reply is read."
-)
-
-// render writes the User text of a canonical Input.
+// render writes the User text of a canonical Input (see the package doc,
+// "User text"); the fixed lines come from promptformat.
 func render(in Input) string {
 	var w writer
 	w.b.Grow(renderSize(in))
 	a := in.Advisory
-	w.line(hTask)
-	w.line(taskLine)
+	w.line(pf.HTask)
+	w.line(pf.TaskLine)
 	w.line("")
-	w.line(hAdvisory)
-	w.field("id", a.ID)
-	w.field("ecosystem", a.Ecosystem)
-	w.field("package", a.Package)
-	w.field("vulnerable range", a.VulnerableRange)
-	w.field("fixed version", a.FixedVersion)
+	w.line(pf.HAdvisory)
+	w.field(pf.FieldID, a.ID)
+	w.field(pf.FieldEcosystem, a.Ecosystem)
+	w.field(pf.FieldPackage, a.Package)
+	w.field(pf.FieldVulnerableRange, a.VulnerableRange)
+	w.field(pf.FieldFixedVersion, a.FixedVersion)
 	w.line("")
-	w.line(hSummary)
-	w.block("text", []byte(a.Summary))
+	w.line(pf.HSummary)
+	w.block(pf.LangText, []byte(a.Summary))
 	w.line("")
-	w.line(hDetails)
-	w.block("text", []byte(a.Details))
+	w.line(pf.HDetails)
+	w.block(pf.LangText, []byte(a.Details))
 	w.line("")
 
-	w.line(hRecipe)
-	w.field("recipe", in.Recipe.Recipe)
+	w.line(pf.HRecipe)
+	w.field(pf.FieldRecipe, in.Recipe.Recipe)
 	for _, k := range slices.Sorted(maps.Keys(in.Recipe.Params)) {
-		w.line("- param " + strconv.Quote(k) + ": " + strconv.Quote(in.Recipe.Params[k]))
+		w.line(pf.ParamPrefix + strconv.Quote(k) + ": " + strconv.Quote(in.Recipe.Params[k]))
 	}
 	w.line("")
 
-	w.line(hFiles + " (" + strconv.Itoa(len(in.Files)) + ")")
+	w.line(pf.HFiles + " (" + strconv.Itoa(len(in.Files)) + ")")
 	w.line("")
 	for _, f := range in.Files {
-		w.line("## File " + strconv.Quote(f.Path))
-		w.block("text", f.Content)
+		w.line(pf.HFile + strconv.Quote(f.Path))
+		w.block(pf.LangText, f.Content)
 		w.line("")
 	}
 
 	if len(in.Examples) > 0 {
-		w.line(hExamples + " (" + strconv.Itoa(len(in.Examples)) + ")")
-		w.line(examplesTxt)
+		w.line(pf.HExamples + " (" + strconv.Itoa(len(in.Examples)) + ")")
+		w.line(pf.ExamplesLine)
 		w.line("")
 		for i, e := range in.Examples {
-			w.line("## Example " + strconv.Itoa(i+1))
-			w.field("id", e.ID)
-			w.field("ecosystem", e.Ecosystem)
-			w.field("package", e.Package)
-			w.line("- score: " + strconv.FormatFloat(e.Score, 'f', ScoreDecimals, 64))
-			w.field("band", e.Band)
-			w.line("### Advisory")
-			w.block("text", []byte(e.Advisory))
-			w.line("### Fix")
-			w.block("diff", []byte(e.Fix))
+			w.line(pf.HExample + strconv.Itoa(i+1))
+			w.field(pf.FieldID, e.ID)
+			w.field(pf.FieldEcosystem, e.Ecosystem)
+			w.field(pf.FieldPackage, e.Package)
+			w.line(pf.ScorePrefix + strconv.FormatFloat(e.Score, 'f', ScoreDecimals, 64))
+			w.field(pf.FieldBand, e.Band)
+			w.line(pf.HExampleAdvisory)
+			w.block(pf.LangText, []byte(e.Advisory))
+			w.line(pf.HExampleFix)
+			w.block(pf.LangDiff, []byte(e.Fix))
 			w.line("")
 		}
 	}
 
 	if len(in.Attempts) > 0 {
-		w.line(hAttempts + " (" + strconv.Itoa(len(in.Attempts)) + ")")
-		w.line(attemptsTxt)
+		w.line(pf.HAttempts + " (" + strconv.Itoa(len(in.Attempts)) + ")")
+		w.line(pf.AttemptsLine)
 		w.line("")
 		for _, x := range in.Attempts {
-			w.line("## Attempt " + strconv.Itoa(x.Attempt))
-			w.field("recipe", x.Recipe)
-			w.field("outcome", x.Outcome)
-			w.line("### Error")
-			w.block("text", []byte(x.Error))
+			w.line(pf.HAttempt + strconv.Itoa(x.Attempt))
+			w.field(pf.FieldRecipe, x.Recipe)
+			w.field(pf.FieldOutcome, x.Outcome)
+			w.line(pf.HAttemptError)
+			w.block(pf.LangText, []byte(x.Error))
 			w.line("")
 		}
 	}
 
-	w.line(hAnswer)
-	w.line(answerLine)
+	w.line(pf.HAnswer)
+	w.line(pf.AnswerLine)
 	return w.b.String()
 }
 
@@ -286,14 +280,14 @@ func (w *writer) field(name, v string) {
 func (w *writer) block(lang string, content []byte) {
 	body := content
 	if isBinary(content) {
-		lang = "base64"
+		lang = pf.LangBase64
 		body = encodeBase64(content)
 	}
 	fence := fenceFor(body)
-	info := lang + " bytes=" + strconv.Itoa(len(body))
+	info := lang + " " + pf.BytesPrefix + strconv.Itoa(len(body))
 	noEOL := len(body) > 0 && body[len(body)-1] != '\n'
 	if noEOL {
-		info += " noeol"
+		info += " " + pf.NoEOL
 	}
 	w.line(fence + info)
 	w.b.Write(body)

@@ -8,10 +8,11 @@
 // detail reaches the text. TemplateVersion names the format and is part of
 // the run's pin; it changes whenever the bytes Build produces could change.
 //
-// Parse inverts Build for the User text, byte for byte, so a fake model
-// (internal/fakellm) can answer deterministically and tests can prove that
-// no content breaks the format. ParseAnswer extracts the diff from a model
-// answer; FormatAnswer writes a well-formed answer.
+// The User text has one reading: every free text sits in a fenced block that
+// states its byte length, so a reader recovers each file's exact bytes
+// whatever they contain, and no content can break the layout. ParseAnswer
+// extracts the diff from a model answer; FormatAnswer writes a well-formed
+// answer.
 //
 // The package is not a diff library (it does not check that a diff applies;
 // the fallback package does), not an LLM client, and does not choose which
@@ -40,8 +41,8 @@
 // to ScoreDecimals (4) decimals (math.Round(s*1e4)/1e4, negative zero
 // becoming zero); then Score descending, ID ascending, and the remaining
 // fields ascending as a final tie-break. Ranking on the rounded score keeps
-// the rendered order explicable from the rendered text, so that
-// Build(Parse(u)) == u. Attempts are sorted by Attempt, then the remaining
+// the rendered order explicable from the rendered text, so that the input
+// read back from a User text builds that text again. Attempts are sorted by Attempt, then the remaining
 // fields. Caller order never matters.
 //
 // # User text
@@ -116,17 +117,17 @@
 //
 // FENCE is a run of backticks one longer than the longest run of backticks
 // in BODY, and at least three; no line of BODY can therefore close the block
-// for a Markdown reader. N is the exact byte length of BODY, so Parse never
-// looks for the closing fence inside content: it reads N bytes, then
-// requires the closing fence. "noeol" is present exactly when BODY is
-// non-empty and does not end in "\n"; a newline is then added before the
-// closing fence and is not part of the content. LANG is "text" (or "diff"
-// for example fixes) when the content is valid UTF-8 without NUL bytes;
-// otherwise LANG is "base64" and BODY is the content in standard padded
-// base64, in lines of 76 characters each ending in "\n", so binary files and
-// invalid UTF-8 round-trip exactly while the text stays valid UTF-8. Parse
-// accepts only this canonical form (fence length, flag and encoding are
-// checked), so a User text has exactly one parse.
+// for a Markdown reader. N is the exact byte length of BODY, so a reader
+// never looks for the closing fence inside content: it reads N bytes, then
+// the closing fence. "noeol" is present exactly when BODY is non-empty and
+// does not end in "\n"; a newline is then added before the closing fence
+// and is not part of the content. LANG is "text" (or "diff" for example
+// fixes) when the content is valid UTF-8 without NUL bytes; otherwise LANG
+// is "base64" and BODY is the content in standard padded base64, in lines of
+// 76 characters each ending in "\n", so binary files and invalid UTF-8
+// round-trip exactly while the text stays valid UTF-8. Build writes only
+// this canonical form (fence length, flag and encoding follow from the
+// content), so a User text has exactly one reading.
 //
 // # Answer format
 //

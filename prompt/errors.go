@@ -26,8 +26,6 @@ var (
 	ErrInvalidScore = errors.New("invalid example score")
 	// ErrInvalidAttempt: an attempt number is below 1.
 	ErrInvalidAttempt = errors.New("invalid attempt number")
-	// ErrMalformedPrompt: Parse was given text that Build did not produce.
-	ErrMalformedPrompt = errors.New("malformed prompt")
 	// ErrNoDiff: a model answer holds no diff block, or an empty one.
 	ErrNoDiff = errors.New("no diff in answer")
 	// ErrMalformedAnswer: a model answer holds several diff blocks, an
@@ -59,20 +57,19 @@ func (e *InputError) Error() string {
 
 func (e *InputError) Unwrap() error { return e.Err }
 
-// ParseError reports where Parse or ParseAnswer found text it cannot accept.
-// Line is 1-based. Err wraps ErrMalformedPrompt (Parse) or ErrNoDiff /
-// ErrMalformedAnswer (ParseAnswer).
+// ParseError reports where ParseAnswer found an answer it cannot accept.
+// Line is 1-based, or 0 when the fault is the answer as a whole (no diff
+// block). Err wraps ErrNoDiff or ErrMalformedAnswer.
 type ParseError struct {
-	Op   string // "parse prompt" or "parse answer"
 	Line int
 	Err  error
 }
 
 func (e *ParseError) Error() string {
 	if e.Line > 0 {
-		return fmt.Sprintf("prompt: %s: line %d: %v", e.Op, e.Line, e.Err)
+		return fmt.Sprintf("prompt: parse answer: line %d: %v", e.Line, e.Err)
 	}
-	return fmt.Sprintf("prompt: %s: %v", e.Op, e.Err)
+	return fmt.Sprintf("prompt: parse answer: %v", e.Err)
 }
 
 func (e *ParseError) Unwrap() error { return e.Err }

@@ -3,30 +3,17 @@ package prompt_test
 import (
 	"errors"
 	"fmt"
+	"strings"
 
+	"github.com/codegenie/codegenie/internal/prompttest"
 	"github.com/codegenie/codegenie/prompt"
 )
 
-func exampleInput() prompt.Input {
-	return prompt.Input{
-		Advisory: prompt.Advisory{
-			ID:              "GHSA-35jh-r3h4-6jhm",
-			Summary:         "Command injection in lodash",
-			Ecosystem:       "npm",
-			Package:         "lodash",
-			VulnerableRange: "< 4.17.21",
-			FixedVersion:    "4.17.21",
-		},
-		Files: []prompt.File{{
-			Path:    "package.json",
-			Content: []byte("{\n  \"dependencies\": {\n    \"lodash\": \"4.17.20\"\n  }\n}\n"),
-		}},
-		Recipe: prompt.RecipeSelection{
-			Recipe: "bump-dependency",
-			Params: map[string]string{"package": "lodash", "to": "4.17.21"},
-		},
-	}
-}
+// exampleInput is the input the examples start from: advisory
+// GHSA-35jh-r3h4-6jhm (command injection in lodash < 4.17.21), the
+// package.json that pins lodash 4.17.20, and the bump-dependency recipe.
+// ExampleBuilder_Build prints all of it.
+func exampleInput() prompt.Input { return prompttest.Small() }
 
 func ExampleBuilder_Build() {
 	p, err := prompt.Builder{}.Build(exampleInput())
@@ -83,10 +70,20 @@ func ExampleBuilder_Build_retry() {
 		fmt.Println(err)
 		return
 	}
-	back, _ := prompt.Parse(p.User)
-	fmt.Println(back.Attempts[0].Outcome)
+	_, retry, _ := strings.Cut(p.User, "# Previous attempts")
+	retry, _, _ = strings.Cut(retry, "# Answer")
+	fmt.Print("# Previous attempts" + retry)
 	// Output:
-	// tests-failed
+	// # Previous attempts (1)
+	// These attempts at this advisory already failed. Do not repeat them: make a different change that avoids each failure.
+	//
+	// ## Attempt 1
+	// - recipe: "bump-dependency"
+	// - outcome: "tests-failed"
+	// ### Error
+	// ```text bytes=40
+	// TypeError: _.template is not a function
+	// ```
 }
 
 func ExampleBuilder_Build_badInput() {
@@ -124,20 +121,6 @@ func ExampleBuilder_Canonical() {
 	// package.json
 	// ex-a 0.9124
 	// ex-b 0.8123
-}
-
-func ExampleParse() {
-	in := exampleInput()
-	in.Files[0].Content = []byte("a file that contains a fence:\n```\n````text bytes=3\n")
-	p, _ := prompt.Builder{}.Build(in)
-	back, err := prompt.Parse(p.User)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Printf("%q\n", back.Files[0].Content)
-	// Output:
-	// "a file that contains a fence:\n```\n````text bytes=3\n"
 }
 
 func ExampleParseAnswer() {

@@ -10,6 +10,7 @@ import (
 	"github.com/kr/pretty"
 	"pgregory.net/rapid"
 
+	"github.com/codegenie/codegenie/internal/prompttest"
 	"github.com/codegenie/codegenie/prompt"
 )
 
@@ -59,8 +60,8 @@ func shown(content []byte) string {
 // knows nothing of the byte counts: content can never close its block early.
 func TestMarkdownReaderSeesSameBlocks(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		in := inputGen().Draw(t, "input")
-		p := build(t, in)
+		in := prompttest.Input().Draw(t, "input")
+		p := prompttest.Build(t, in)
 		c, err := prompt.Builder{}.Canonical(in)
 		if err != nil {
 			t.Fatal(err)

@@ -59,14 +59,14 @@ type Builder struct {
 // Prompt is what an llm adapter sends: a system prompt and one user message.
 type Prompt struct {
 	System string // constant for a TemplateVersion: the task and the answer format
-	User   string // the rendered Input; Parse inverts it
+	User   string // the rendered Input (see the package doc, "User text")
 }
 
 // Canonical validates in and returns the form Build renders: files sorted by
 // path, examples in rank order with scores rounded to ScoreDecimals, attempts
 // sorted, and empty slices, maps and contents as nil. Content byte slices are
-// shared with in, not copied. Parse(Build(in).User) equals Canonical(in), and
-// Canonical returns the same errors as Build.
+// shared with in, not copied. Canonical returns the same errors as Build,
+// and two inputs with one canonical form build the same Prompt.
 func (b Builder) Canonical(in Input) (Input, error) {
 	return canonical(b.Limits, in)
 }

@@ -7,136 +7,17 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/kr/pretty"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
+	"github.com/codegenie/codegenie/internal/prompttest"
 	"github.com/codegenie/codegenie/prompt"
 )
 
-// tricky are fragments that attack the format: every fence marker and
-// header the format uses, quotes, newlines, CR, NUL and invalid UTF-8.
-var tricky = []string{
-	"`", "``", "```", "````", "`````````", "```diff\n", "```text bytes=3\n", "````text bytes=0 noeol\n",
-	"bytes=", " noeol", "\n", "\r\n", "\r", "\x00", "\xff", "\xc3", "é", "日本", "\"", "\\", "\t",
-	"# Answer\n", "## File \"x\"\n", "# Repository files (1)\n", "# Solved examples (2)\n",
-	"# Previous attempts (1)\n", "## Example 1\n", "- param \"k\": \"v\"\n", "- score: 0.5000\n",
-	"--- a/go.mod\n+++ b/go.mod\n", "@@ -1 +1 @@\n", "\n\n",
-}
-
-// textGen draws strings built from tricky fragments and random bytes, so
-// they may be invalid UTF-8.
-func textGen() *rapid.Generator[string] {
-	chunk := rapid.OneOf(
-		rapid.SampledFrom(tricky),
-		rapid.StringN(0, 6, -1),
-		rapid.Map(rapid.SliceOfN(rapid.Byte(), 0, 6), func(b []byte) string { return string(b) }),
-	)
-	return rapid.Custom(func(t *rapid.T) string {
-		parts := rapid.SliceOfN(chunk, 0, 8).Draw(t, "chunks")
-		return strings.Join(parts, "")
-	})
-}
-
-func pathGen() *rapid.Generator[string] {
-	seg := rapid.OneOf(
-		rapid.SampledFrom([]string{"go.mod", "package.json", "src", "x y", "q\"t", "`tick`", "é", "...", ".hidden", "```"}),
-		rapid.StringMatching(`[a-zA-Z0-9_.\-]{1,6}`).Filter(func(s string) bool { return s != "." && s != ".." }),
-	)
-	return rapid.Custom(func(t *rapid.T) string {
-		return strings.Join(rapid.SliceOfN(seg, 1, 3).Draw(t, "segments"), "/")
-	})
-}
-
-func inputGen() *rapid.Generator[prompt.Input] {
-	text := textGen()
-	return rapid.Custom(func(t *rapid.T) prompt.Input {
-		var in prompt.Input
-		in.Advisory = prompt.Advisory{
-			ID:              "GHSA-" + text.Draw(t, "advisory id"),
-			Summary:         "s" + text.Draw(t, "summary"),
-			Details:         text.Draw(t, "details"),
-			Ecosystem:       text.Draw(t, "ecosystem"),
-			Package:         text.Draw(t, "package"),
-			VulnerableRange: text.Draw(t, "vulnerable range"),
-			FixedVersion:    text.Draw(t, "fixed version"),
-		}
-		paths := rapid.SliceOfNDistinct(pathGen(), 1, 5, rapid.ID[string]).Draw(t, "paths")
-		for i, p := range paths {
-			var content []byte
-			if rapid.Bool().Draw(t, "random bytes") {
-				content = rapid.SliceOfN(rapid.Byte(), 0, 200).Draw(t, "bytes")
-			} else {
-				content = []byte(text.Draw(t, "content"))
-			}
-			_ = i
-			in.Files = append(in.Files, prompt.File{Path: p, Content: content})
-		}
-		in.Recipe.Recipe = text.Draw(t, "recipe")
-		keys := rapid.SliceOfNDistinct(text, 0, 4, rapid.ID[string]).Draw(t, "param keys")
-		if len(keys) > 0 {
-			in.Recipe.Params = map[string]string{}
-			for _, k := range keys {
-				in.Recipe.Params[k] = text.Draw(t, "param value")
-			}
-		}
-		nEx := rapid.IntRange(0, 4).Draw(t, "examples")
-		for range nEx {
-			in.Examples = append(in.Examples, prompt.Example{
-				ID:        rapid.SampledFrom([]string{"ex-1", "ex-2", "ex-3"}).Draw(t, "example id"),
-				Ecosystem: text.Draw(t, "example ecosystem"),
-				Package:   text.Draw(t, "example package"),
-				Advisory:  text.Draw(t, "example advisory"),
-				Fix:       text.Draw(t, "example fix"),
-				Score: rapid.OneOf(rapid.SampledFrom([]float64{0, 0.5, 0.91234, 0.91236, -0.00001}),
-					rapid.Float64Range(-1, 1)).Draw(t, "score"),
-				Band: rapid.SampledFrom([]string{"accept", "borderline"}).Draw(t, "band"),
-			})
-		}
-		nAt := rapid.IntRange(0, 3).Draw(t, "attempts")
-		for range nAt {
-			in.Attempts = append(in.Attempts, prompt.AttemptSummary{
-				Attempt: rapid.IntRange(1, 3).Draw(t, "attempt"),
-				Recipe:  text.Draw(t, "attempt recipe"),
-				Outcome: rapid.SampledFrom([]string{"build-failed", "tests-failed", ""}).Draw(t, "outcome"),
-				Error:   text.Draw(t, "attempt error"),
-			})
-		}
-		return in
-	})
-}
-
-// build builds in with the zero Builder and fails the test on error.
-func build(t require.TestingT, in prompt.Input) prompt.Prompt {
-	if h, ok := t.(interface{ Helper() }); ok {
-		h.Helper()
-	}
-	p, err := prompt.Builder{}.Build(in)
-	require.NoError(t, err)
-	return p
-}
-
-func TestRoundTrip(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		in := inputGen().Draw(t, "input")
-		p := build(t, in)
-		require.True(t, utf8.ValidString(p.User), "User text must be valid UTF-8")
-		want, err := prompt.Builder{}.Canonical(in)
-		require.NoError(t, err)
-		got, err := prompt.Parse(p.User)
-		require.NoError(t, err)
-		if diff := pretty.Diff(want, got); len(diff) > 0 {
-			t.Fatalf("Parse(Build(x)) != Canonical(x):\n%s", strings.Join(diff, "\n"))
-		}
-		again := build(t, got)
-		require.Equal(t, p.User, again.User, "Build(Parse(u)) != u")
-	})
-}
-
 func TestOrderIndependence(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		in := inputGen().Draw(t, "input")
-		want := build(t, in)
+		in := prompttest.Input().Draw(t, "input")
+		want := prompttest.Build(t, in)
 
 		shuffled := in
 		shuffled.Files = rapid.Permutation(in.Files).Draw(t, "files order")
@@ -154,20 +35,20 @@ func TestOrderIndependence(t *testing.T) {
 			}
 			shuffled.Recipe.Params = m
 		}
-		got := build(t, shuffled)
+		got := prompttest.Build(t, shuffled)
 		require.Equal(t, want, got)
 	})
 }
 
 func TestBuildIsStableAndDoesNotMutate(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		in := inputGen().Draw(t, "input")
+		in := prompttest.Input().Draw(t, "input")
 		paths := make([]string, len(in.Files))
 		for i, f := range in.Files {
 			paths[i] = f.Path
 		}
-		first := build(t, in)
-		second := build(t, in)
+		first := prompttest.Build(t, in)
+		second := prompttest.Build(t, in)
 		require.Equal(t, first, second)
 		for i, f := range in.Files {
 			require.Equal(t, paths[i], f.Path, "Build reordered the caller's Files")
@@ -175,28 +56,15 @@ func TestBuildIsStableAndDoesNotMutate(t *testing.T) {
 	})
 }
 
-func TestPrefixesDoNotParse(t *testing.T) {
-	in := exampleInput()
-	in.Examples = []prompt.Example{{ID: "e", Fix: "--- a/x\n+++ b/x\n", Score: 0.5}}
-	in.Attempts = []prompt.AttemptSummary{{Attempt: 2, Error: "x"}}
-	u := build(t, in).User
-	for i := range len(u) {
-		_, err := prompt.Parse(u[:i])
-		require.ErrorIs(t, err, prompt.ErrMalformedPrompt, "prefix of %d bytes parsed", i)
-		var pe *prompt.ParseError
-		require.ErrorAs(t, err, &pe)
-	}
-}
-
 func TestRetrySection(t *testing.T) {
 	in := exampleInput()
-	p := build(t, in)
+	p := prompttest.Build(t, in)
 	require.NotContains(t, p.User, "# Previous attempts")
 	in.Attempts = []prompt.AttemptSummary{
 		{Attempt: 2, Recipe: "bump-dependency", Outcome: "tests-failed", Error: "second"},
 		{Attempt: 1, Recipe: "bump-dependency", Outcome: "build-failed", Error: "first"},
 	}
-	p = build(t, in)
+	p = prompttest.Build(t, in)
 	require.Contains(t, p.User, "# Previous attempts (2)\n")
 	require.Contains(t, p.User, "Do not repeat them")
 	require.Less(t, strings.Index(p.User, "## Attempt 1"), strings.Index(p.User, "## Attempt 2"))
@@ -204,7 +72,7 @@ func TestRetrySection(t *testing.T) {
 }
 
 func TestSystemStatesAnswerFormat(t *testing.T) {
-	p := build(t, exampleInput())
+	p := prompttest.Build(t, exampleInput())
 	require.Contains(t, p.System, "```diff\n")
 	require.Contains(t, p.System, "a/ on the --- line and b/ on the +++ line")
 	require.True(t, utf8.ValidString(p.System))
@@ -299,43 +167,9 @@ func TestBadInput(t *testing.T) {
 func TestBinaryContentIsBase64(t *testing.T) {
 	in := exampleInput()
 	in.Files = append(in.Files, prompt.File{Path: "logo.png", Content: []byte("\x89PNG\r\n\x1a\n\x00\x00")})
-	p := build(t, in)
-	require.Contains(t, p.User, "## File \"logo.png\"\n```base64 bytes=")
-	got, err := prompt.Parse(p.User)
-	require.NoError(t, err)
-	require.Equal(t, in.Files[1].Content, got.Files[0].Content)
-}
-
-func TestParseRejectsNonCanonical(t *testing.T) {
-	in := exampleInput()
-	in.Recipe.Params = map[string]string{"a": "1", "b": "2"}
-	in.Files = append(in.Files, prompt.File{Path: "go.mod", Content: []byte("module x\n")})
-	u := build(t, in).User
-	_, err := prompt.Parse(u)
-	require.NoError(t, err)
-	tests := []struct{ name, old, new string }{
-		{"long fence", "```text bytes=9\nmodule x\n```\n", "````text bytes=9\nmodule x\n````\n"},
-		{"wrong byte count", "```text bytes=9\n", "```text bytes=8\n"},
-		{"leading zero count", "```text bytes=9\n", "```text bytes=09\n"},
-		{"missing noeol", "bytes=27 noeol", "bytes=27"},
-		{"unsorted params", "- param \"a\": \"1\"\n- param \"b\": \"2\"\n", "- param \"b\": \"2\"\n- param \"a\": \"1\"\n"},
-		{"unsorted files", "## File \"go.mod\"", "## File \"zz\""},
-		{"unquoted field", "- package: \"lodash\"", "- package: lodash"},
-		{"non-canonical quote", "- package: \"lodash\"", "- package: \"\\x6codash\""},
-		{"file count", "# Repository files (2)", "# Repository files (3)"},
-		{"trailing text", "Nothing else in the reply is read.\n", "Nothing else in the reply is read.\nmore\n"},
-		{"wrong lang", "```text bytes=9\n", "```go bytes=9\n"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			require.Equal(t, 1, strings.Count(u, tt.old), "test setup: %q must occur once", tt.old)
-			_, err := prompt.Parse(strings.Replace(u, tt.old, tt.new, 1))
-			require.ErrorIs(t, err, prompt.ErrMalformedPrompt)
-			var pe *prompt.ParseError
-			require.ErrorAs(t, err, &pe)
-			require.Positive(t, pe.Line)
-		})
-	}
+	p := prompttest.Build(t, in)
+	require.Contains(t, p.User, "## File \"logo.png\"\n```base64 bytes=17\niVBORw0KGgoAAA==\n```\n")
+	require.True(t, utf8.ValidString(p.User))
 }
 
 const validDiff = "diff --git a/go.mod b/go.mod\n--- a/go.mod\n+++ b/go.mod\n@@ -1,3 +1,3 @@\n module x\n-require golang.org/x/net v0.22.0\n+require golang.org/x/net v0.23.0\n \n"
@@ -392,7 +226,7 @@ func TestParseAnswer(t *testing.T) {
 }
 
 func TestFormatAnswerRoundTrip(t *testing.T) {
-	text := textGen()
+	text := prompttest.Text()
 	rapid.Check(t, func(t *rapid.T) {
 		// A unified diff header, then arbitrary lines (with fences and
 		// backticks in them), then a final newline.

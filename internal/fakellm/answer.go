@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/codegenie/codegenie/internal/promptparse"
 	"github.com/codegenie/codegenie/prompt"
 )
 
@@ -62,13 +63,13 @@ func (s *Server) modeFor(id string) (Mode, int) {
 	return s.cfg.Mode, s.cfg.Status
 }
 
-// answer decides the reply to a user prompt. It never fails: a prompt the
-// prompt package cannot parse is echoed back.
+// answer decides the reply to a user prompt. It never fails: a prompt that
+// promptparse cannot parse is echoed back.
 func (s *Server) answer(user string) reply {
-	in, err := prompt.Parse(user)
+	in, err := promptparse.Parse(user)
 	if err != nil {
 		// Only the modes that do not need a repository apply to a prompt
-		// the prompt package cannot read; the rest echo it.
+		// that promptparse cannot read; the rest echo it.
 		switch mode := s.cfg.Mode; mode {
 		case HTTPError:
 			return reply{status: s.cfg.Status, text: "fakellm: configured to fail with status " + strconv.Itoa(s.cfg.Status), mode: mode}

@@ -18,8 +18,9 @@ type change struct {
 }
 
 // bump edits every manifest of in.Files that pins the advisory's package,
-// in path order (prompt.Parse rejects files out of path order). It returns
-// nil when no manifest pins it (or every pin is already at the fixed version).
+// in path order (promptparse.Parse returns files in path order). It returns
+// nil when no manifest pins it (or every pin is already at the fixed
+// version).
 func bump(in prompt.Input) []change {
 	a := in.Advisory
 	if a.Package == "" || a.FixedVersion == "" {

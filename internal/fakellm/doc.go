@@ -67,11 +67,12 @@
 //
 // # Answers
 //
-// The user prompt is parsed with prompt.Parse. A prompt it cannot parse is
-// echoed: the answer is "fakellm echo: " followed by the prompt (Config.Mode
+// The user prompt is parsed with internal/promptparse, which accepts exactly
+// the User text prompt.Builder writes. A prompt it cannot parse is echoed:
+// the answer is "fakellm echo: " followed by the prompt (Config.Mode
 // HTTPError, Empty and Truncated still apply; the other modes need a
-// repository and are ignored for such a prompt). Otherwise
-// the mode decides — Config.Mode, unless the advisory ID contains a marker
+// repository and are ignored for such a prompt). Otherwise the mode
+// decides — Config.Mode, unless the advisory ID contains a marker
 // (case-insensitive), which wins:
 //
 //	mode         marker               answer

@@ -23,7 +23,6 @@ const (
 	fieldNamePayloadDigest = "PayloadDigest"
 	fieldNameEmittedAt     = "EmittedAt"
 	fieldNameAuditEventID  = "AuditEventID"
-	fieldNameBudgetTokenID = "BudgetTokenID"
 	fieldNameLength        = "Length"
 )
 
@@ -40,8 +39,8 @@ type Divergence struct {
 	Parent uint64 `json:"parent"`
 	Lane   string `json:"lane,omitempty"`
 	// Field names the first Event field that differs, in the order Kind,
-	// Payload, PayloadDigest, Parent, Lane, Seq, EmittedAt, AuditEventID,
-	// BudgetTokenID; or "Length" when one tape ends early.
+	// Payload, PayloadDigest, Parent, Lane, Seq, EmittedAt, AuditEventID;
+	// or "Length" when one tape ends early.
 	Field string `json:"field"`
 	// ValueA and ValueB render the differing field of each side when it is
 	// not the payload (for Length: the event count of each tape).
@@ -164,8 +163,6 @@ func firstFieldDiff(a, b Event) (field, va, vb string) {
 		return fieldNameEmittedAt, a.EmittedAt.String(), b.EmittedAt.String()
 	case a.AuditEventID != b.AuditEventID:
 		return fieldNameAuditEventID, strconv.Quote(a.AuditEventID), strconv.Quote(b.AuditEventID)
-	case a.BudgetTokenID != b.BudgetTokenID:
-		return fieldNameBudgetTokenID, strconv.Quote(a.BudgetTokenID), strconv.Quote(b.BudgetTokenID)
 	}
 	return "", "", ""
 }

@@ -101,7 +101,6 @@ func TestCompareFields(t *testing.T) {
 		{"seq", mutate(func(e *events.Event) { e.Seq = 9 }), "Seq", 2},
 		{"digest", mutate(func(e *events.Event) { e.PayloadDigest[0] ^= 1 }), "PayloadDigest", 2},
 		{"shorter", base[:3], "Length", 3},
-		{"budget-token-not-stripped", mutate(func(e *events.Event) { e.BudgetTokenID = "tok" }), "BudgetTokenID", 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

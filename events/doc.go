@@ -10,9 +10,9 @@
 // An Event has a logical sequence number Seq (1-based, dense, per run), the
 // Seq of its causal Parent (0 for the root), a Kind, a Lane name ("" for the
 // main lane), canonical Payload bytes and their PayloadDigest (blake3-256 of
-// Payload). Three fields are nondeterministic by nature and are excluded from
-// the chain digest: EmittedAt (wall clock from an injected Clock),
-// AuditEventID and BudgetTokenID (from an injected ID source).
+// Payload). Two fields are nondeterministic by nature and are excluded from
+// the chain digest: EmittedAt (wall clock from an injected Clock) and
+// AuditEventID (from an injected ID source).
 //
 // Recorder.Emit makes each event a child of the event recorded just before
 // it, so a pipeline of sequential steps needs no bookkeeping; EmitAfter
@@ -47,7 +47,7 @@
 // LEB128 varints (encoding/binary Uvarint); strings and byte slices are a
 // varint length followed by the bytes:
 //
-//	record  = seq parent kind lane payload digest emitted audit budget
+//	record  = seq parent kind lane payload digest emitted audit
 //	seq     = uvarint
 //	parent  = uvarint
 //	kind    = uvarint-length bytes
@@ -57,16 +57,16 @@
 //	emitted = 0x00 for the zero time, or 0x01 followed by the signed
 //	          (zig-zag) varint of UnixNano (encoding/binary Varint)
 //	audit   = uvarint-length bytes
-//	budget  = uvarint-length bytes
 //
-// A record with the nondeterministic fields stripped encodes them as 0x00,
-// "" and "".
+// Every varint is minimal and the emitted flag is 0 or 1: ParseRecord
+// accepts this encoding only, so one event has one record. A record with
+// the nondeterministic fields stripped encodes them as 0x00 and "".
 //
 // # Chain digest
 //
 // The chain over events e1..en is h0 = 32 zero bytes and
-// hi = blake3-256(h(i-1) || header(ei)), where header(e) is AppendRecord of e
-// with an empty payload: the payload is bound through PayloadDigest, which
+// hi = blake3-256(h(i-1) || header(ei)), where header(e) is AppendHeader of
+// e, its record with an empty payload: the payload is bound through PayloadDigest, which
 // Event.Verify checks against the payload bytes. Each payload is therefore
 // hashed once, not twice, and a chain can be checked without holding large
 // payloads in memory (replay bundles keep them as blobs). Chain returns hn for the

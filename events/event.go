@@ -60,9 +60,8 @@ type Event struct {
 	PayloadDigest Digest
 
 	// Nondeterministic fields, stripped before comparison.
-	EmittedAt     time.Time
-	AuditEventID  string
-	BudgetTokenID string
+	EmittedAt    time.Time
+	AuditEventID string
 }
 
 // Field names one of the nondeterministic fields of Event.
@@ -72,11 +71,10 @@ type Field uint8
 const (
 	FieldEmittedAt Field = 1 << iota
 	FieldAuditEventID
-	FieldBudgetTokenID
 )
 
 // Nondeterministic is the set of every strippable field.
-const Nondeterministic = FieldEmittedAt | FieldAuditEventID | FieldBudgetTokenID
+const Nondeterministic = FieldEmittedAt | FieldAuditEventID
 
 var fieldNames = []struct {
 	f    Field
@@ -84,7 +82,6 @@ var fieldNames = []struct {
 }{
 	{FieldEmittedAt, "EmittedAt"},
 	{FieldAuditEventID, "AuditEventID"},
-	{FieldBudgetTokenID, "BudgetTokenID"},
 }
 
 // String returns the Event struct field name of f, or a list joined by "|"
@@ -114,7 +111,7 @@ func FieldByName(name string) (Field, error) {
 			return n.f, nil
 		}
 	}
-	return 0, fmt.Errorf("events: %q is not a strippable Event field (strippable: EmittedAt, AuditEventID, BudgetTokenID)", name)
+	return 0, fmt.Errorf("events: %q is not a strippable Event field (strippable: EmittedAt, AuditEventID)", name)
 }
 
 // Strip returns a copy of e with the fields in fs set to their zero values.
@@ -124,9 +121,6 @@ func (e Event) Strip(fs Field) Event {
 	}
 	if fs&FieldAuditEventID != 0 {
 		e.AuditEventID = ""
-	}
-	if fs&FieldBudgetTokenID != 0 {
-		e.BudgetTokenID = ""
 	}
 	return e
 }

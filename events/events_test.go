@@ -1,6 +1,7 @@
 package events_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -95,7 +96,6 @@ var genEvent = rapid.Custom(func(t *rapid.T) events.Event {
 		Payload:       payload,
 		PayloadDigest: events.Sum(payload),
 		AuditEventID:  rapid.String().Draw(t, "audit"),
-		BudgetTokenID: rapid.String().Draw(t, "budget"),
 	}
 	if rapid.Bool().Draw(t, "stamped") {
 		e.EmittedAt = time.Unix(0, rapid.Int64().Draw(t, "nanos")).UTC()
@@ -158,7 +158,6 @@ func TestChainDigestIgnoresNondeterministicFields(t *testing.T) {
 		for i, e := range evs {
 			e.EmittedAt = time.Unix(int64(i)*7, 0)
 			e.AuditEventID = fmt.Sprint("audit-", i)
-			e.BudgetTokenID = fmt.Sprint("budget-", i)
 			other[i] = e
 		}
 		require.Equal(t, events.ChainDigest(evs), events.ChainDigest(other))
@@ -183,14 +182,14 @@ func TestChainDigestIgnoresNondeterministicFields(t *testing.T) {
 }
 
 func TestFieldByName(t *testing.T) {
-	for _, name := range []string{"EmittedAt", "AuditEventID", "BudgetTokenID"} {
+	for _, name := range []string{"EmittedAt", "AuditEventID"} {
 		f, err := events.FieldByName(name)
 		require.NoError(t, err)
 		require.Equal(t, name, f.String())
 	}
 	_, err := events.FieldByName("Payload")
 	require.ErrorContains(t, err, "not a strippable")
-	require.Equal(t, "EmittedAt|AuditEventID|BudgetTokenID", events.Nondeterministic.String())
+	require.Equal(t, "EmittedAt|AuditEventID", events.Nondeterministic.String())
 }
 
 func TestDigestText(t *testing.T) {
@@ -280,13 +279,11 @@ func TestRecorderStampsInjectedClockAndIDs(t *testing.T) {
 		Clock: func() time.Time { return at },
 		NewID: func() string { n++; return fmt.Sprint("id-", n) },
 	})
-	seq, err := r.EmitAfter(0, kindStarted, nil)
+	_, err := r.EmitAfter(0, kindStarted, nil)
 	require.NoError(t, err)
-	r.WithBudgetToken(seq, "tok")
 	evs := r.Events()
 	require.Equal(t, at, evs[0].EmittedAt)
 	require.Equal(t, "id-1", evs[0].AuditEventID)
-	require.Equal(t, "tok", evs[0].BudgetTokenID)
 }
 
 // runLanes records a root, a fork with the given lanes (each emitting its
@@ -389,4 +386,50 @@ func TestRecordEmittedAtExtremes(t *testing.T) {
 		require.NoError(t, err)
 		require.True(t, e.EmittedAt.Equal(got.EmittedAt), "UnixNano %d: got %v", ns, got.EmittedAt)
 	}
+}
+
+// TestParseRecordIsStrict: a record that decodes to the right values but is
+// not in the canonical encoding is refused, naming the field.
+func TestParseRecordIsStrict(t *testing.T) {
+	good := events.AppendRecord(nil, events.Event{Seq: 1, Kind: "k", PayloadDigest: events.Sum(nil)})
+	nonMinimalSeq := append([]byte{0x81, 0x00}, good[1:]...)
+	badFlag := bytes.Clone(good)
+	badFlag[len(badFlag)-2] = 2 // the emitted flag
+	for _, tc := range []struct {
+		name, field string
+		rec         []byte
+	}{
+		{"non-minimal varint", "seq", nonMinimalSeq},
+		{"emitted flag", "emitted", badFlag},
+		{"truncated", "audit", good[:len(good)-1]},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := events.DecodeRecord(tc.rec)
+			require.ErrorIs(t, err, events.ErrCorruptRecord)
+			require.Contains(t, err.Error(), "field "+tc.field)
+		})
+	}
+	var r events.Record
+	long := events.AppendRecord(nil, events.Event{Seq: 1, Kind: "a-long-kind"})
+	_, err := events.ParseRecord(long, &r, events.RecordLimits{MaxString: 4})
+	require.ErrorIs(t, err, events.ErrRecordLimit)
+	require.Contains(t, err.Error(), "field kind")
+}
+
+// TestRecordHeader: the header record is the record with the payload
+// elided, the same from an event and from a parsed record.
+func TestRecordHeader(t *testing.T) {
+	e := events.Event{Seq: 4, Parent: 2, Kind: "k", Lane: "l", Payload: []byte(`{"a":1}`), AuditEventID: "id",
+		EmittedAt: time.Unix(3, 4).UTC()}
+	e.PayloadDigest = events.Sum(e.Payload)
+	rec := events.AppendRecord(nil, e)
+	var r events.Record
+	n, err := events.ParseRecord(rec, &r, events.RecordLimits{})
+	require.NoError(t, err)
+	require.Equal(t, len(rec), n)
+	noPayload := e
+	noPayload.Payload = nil
+	require.Equal(t, events.AppendRecord(nil, noPayload), events.AppendHeader(nil, e))
+	require.Equal(t, events.AppendHeader(nil, e), r.AppendHeader(nil, rec))
+	require.False(t, r.HeaderOnly())
 }

@@ -18,7 +18,7 @@ var ErrJoined = errors.New("fork already joined")
 type Options struct {
 	// Clock stamps EmittedAt. If nil, EmittedAt is left zero.
 	Clock func() time.Time
-	// NewID returns a fresh ID for AuditEventID and BudgetTokenID. If nil,
+	// NewID returns a fresh ID for AuditEventID. If nil,
 	// they are left empty.
 	NewID func() string
 }
@@ -77,16 +77,6 @@ func (r *Recorder) emit(explicit bool, parent uint64, kind Kind, payload any) (u
 	}
 	r.events = append(r.events, e)
 	return e.Seq, nil
-}
-
-// WithBudgetToken sets BudgetTokenID on the event with the given seq. It is
-// how a caller attaches a budget reservation to the event that spent it.
-func (r *Recorder) WithBudgetToken(seq uint64, token string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if seq >= 1 && seq <= uint64(len(r.events)) {
-		r.events[seq-1].BudgetTokenID = token
-	}
 }
 
 // Events returns a copy of the tape so far.

@@ -41,12 +41,11 @@ type AllowEntry struct {
 }
 
 // DefaultAllowlist is the allowlist of a Config whose Allowlist is nil:
-// the three nondeterministic Event fields, each with its reason.
+// the two nondeterministic Event fields, each with its reason.
 func DefaultAllowlist() []AllowEntry {
 	return []AllowEntry{
 		{Field: "EmittedAt", Reason: "wall-clock timestamp stamped by the injected clock; clock-derived, differs every run by design"},
 		{Field: "AuditEventID", Reason: "fresh audit-event ID per event from the injected ID source (uuid4 in production)"},
-		{Field: "BudgetTokenID", Reason: "budget reservation token minted per precharge (uuid4 in production)"},
 	}
 }
 

@@ -1,11 +1,13 @@
 package harness
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 
+	"github.com/codegenie/codegenie/events"
 	"github.com/codegenie/codegenie/internal/atomicfile"
 	"github.com/codegenie/codegenie/internal/hint"
 	"github.com/codegenie/codegenie/internal/safename"
@@ -90,18 +92,18 @@ func writeEvidenceFiles(dir string, rep *Report, g *grouper) error {
 // writeBundle writes one run as a single-file replay bundle in dir and
 // returns its path.
 func writeBundle(dir, scenario string, o *outcome) (string, error) {
-	key := Key(o.pin)
-	if key == "" {
-		key = "unpinned"
+	id := fmt.Sprintf("run-%03d", o.iter)
+	p := filepath.Join(dir, safename.Of(scenario)+"-"+id+"-"+events.ChainDigest(o.tape).String()[:12]+replay.FileExt)
+	b := &replay.Bundle{
+		Metadata: replay.Metadata{Scenario: scenario, ToolVersion: "codegenie/harness"},
+		Runs:     []replay.Run{{ID: id, Pin: o.pin, Output: o.output, Events: o.tape, Error: o.errText}},
 	}
-	meta := replay.Metadata{
-		Pin:         replay.Pin{RunKey: key},
-		Scenario:    scenario,
-		Run:         fmt.Sprintf("run-%03d", o.iter),
-		ToolVersion: "codegenie/harness",
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("harness: write replay bundle of run %d: %w", o.iter, err)
 	}
-	p, err := replay.WriteRun(dir, meta, o.tape)
-	if err != nil {
+	// The name is the run's: a bundle already there is an earlier write
+	// of the same run.
+	if err := (replay.WriteOptions{Force: true}).WriteFile(context.Background(), p, b); err != nil {
 		return "", fmt.Errorf("harness: write replay bundle of run %d: %w", o.iter, err)
 	}
 	return filepath.Abs(p)

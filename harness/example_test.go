@@ -172,7 +172,6 @@ func ExampleDefaultAllowlist() {
 	// Output:
 	// EmittedAt
 	// AuditEventID
-	// BudgetTokenID
 }
 
 func ExampleReadTape() {

@@ -111,7 +111,7 @@ func TestIterateDivergence(t *testing.T) {
 		}
 	}
 	require.Len(t, bundles, 2)
-	rd, err := replay.Diff(t.Context(), bundles[0], bundles[1])
+	rd, err := replay.Diff(t.Context(), replay.RunRef{Path: bundles[0]}, replay.RunRef{Path: bundles[1]})
 	require.NoError(t, err)
 	require.Equal(t, d.Event, rd.Divergence, "replay's diff agrees with the gate")
 	require.Contains(t, d.CompareCommand, "go run github.com/codegenie/codegenie/cmd/replay diff ")

@@ -26,15 +26,14 @@ import (
 )
 
 // allowlist is the gate's one list of event fields allowed to differ
-// between runs (seed S6-07, acceptance criterion 4: timestamps, audit-event
-// UUIDs and BudgetTokenId are explicitly allowed to differ and stripped
-// before comparison). Every other field is compared. Never add an entry to
+// between runs (seed S6-07, acceptance criterion 4: timestamps and
+// audit-event UUIDs are explicitly allowed to differ and stripped before
+// comparison). Every other field is compared. Never add an entry to
 // make the gate pass: a new difference is a nondeterminism to fix at its
 // source.
 var allowlist = []harness.AllowEntry{
 	{Field: "EmittedAt", Reason: "ISO-8601 emission timestamp from the injected clock: clock-derived, differs every run by design"},
 	{Field: "AuditEventID", Reason: "audit-event ID, a fresh uuid4 per event in production"},
-	{Field: "BudgetTokenID", Reason: "budget reservation token, a fresh uuid4 per precharge in production"},
 }
 
 // stripped is the allowlist as an events.Field set.

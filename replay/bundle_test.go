@@ -12,65 +12,94 @@ import (
 
 	"github.com/kr/pretty"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 
 	"github.com/codegenie/codegenie/events"
 )
 
+// requireSameBundle compares what was written with what was read back.
+func requireSameBundle(t testing.TB, want, got *Bundle) {
+	t.Helper()
+	require.Equal(t, want.Metadata, got.Metadata)
+	require.Equal(t, len(want.Runs), len(got.Runs))
+	for i, w := range want.Runs {
+		g := got.Runs[i]
+		require.Equal(t, w.ID, g.ID)
+		require.Equal(t, len(w.Pin), len(g.Pin))
+		for k, v := range w.Pin {
+			require.Equal(t, v, g.Pin[k])
+		}
+		require.Equal(t, string(w.Output), string(g.Output))
+		require.Equal(t, w.Error, g.Error)
+		require.Equal(t, len(w.Events), len(g.Events))
+		for j := range g.Events {
+			if diff := pretty.Diff(w.Events[j], g.Events[j]); len(diff) > 0 {
+				t.Fatalf("run %s event %d differs:\n%v", w.ID, j, diff)
+			}
+		}
+		require.Equal(t, events.Chain(w.Events), events.Chain(g.Events))
+	}
+	require.Equal(t, want.Snapshot, got.Snapshot)
+}
+
 func TestRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	evs := realisticRun(t, 0)
-	snap, err := MakeSnapshot(evs, 4)
+	withSnap := single(evs)
+	snap, err := MakeSnapshot(&withSnap.Runs[0], 4, newTally())
 	require.NoError(t, err)
+	withSnap.Snapshot = snap
+	failed := single(evs[:3])
+	failed.Runs[0].Error, failed.Runs[0].Output = "transform failed: no diff", nil
 	for _, tc := range []struct {
 		name string
 		b    *Bundle
 	}{
-		{"realistic", &Bundle{Metadata: testMeta(), Events: evs}},
-		{"with snapshot", &Bundle{Metadata: testMeta(), Events: evs, Snapshot: snap}},
-		{"synthetic", &Bundle{Metadata: testMeta(), Events: syntheticTape(t, 300, 256)}},
-		{"empty", &Bundle{Metadata: testMeta()}},
+		{"realistic", single(evs)},
+		{"with snapshot", withSnap},
+		{"synthetic", single(syntheticTape(t, 300, 256))},
+		{"failed run", failed},
+		{"many runs", manyRuns(realisticRun(t, 0), realisticRun(t, 1), realisticRun(t, 0), nil)},
+		{"no runs", &Bundle{Metadata: testMeta()}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir, file := writeBoth(t, tc.b)
+			var digests []events.Digest
 			for _, p := range []string{dir, file} {
 				got, err := Load(ctx, p)
 				require.NoError(t, err, p)
-				require.Equal(t, len(tc.b.Events), len(got.Events))
-				for i := range got.Events {
-					if diff := pretty.Diff(tc.b.Events[i], got.Events[i]); len(diff) > 0 {
-						t.Fatalf("%s: event %d differs:\n%v", p, i, diff)
-					}
-				}
-				require.Equal(t, events.Chain(tc.b.Events), events.Chain(got.Events))
-				require.Equal(t, tc.b.Metadata, got.Metadata)
-				require.Equal(t, tc.b.Snapshot != nil, got.Snapshot != nil)
+				want := *tc.b
+				want.Metadata.GoVersion = got.Metadata.GoVersion
+				requireSameBundle(t, &want, got)
 				rep, err := Verify(ctx, p)
 				require.NoError(t, err)
-				require.Equal(t, uint64(len(tc.b.Events)), rep.Events)
-				require.Equal(t, events.Chain(tc.b.Events), rep.Chain)
+				require.Len(t, rep.Runs, len(tc.b.Runs))
+				for i, r := range tc.b.Runs {
+					require.Equal(t, events.Chain(r.Events), rep.Runs[i].Chain)
+				}
+				digests = append(digests, rep.Digest)
 			}
-			// Both forms carry the same manifest, so the same bundle digest.
-			rd, err := Verify(ctx, dir)
-			require.NoError(t, err)
-			rf, err := Verify(ctx, file)
-			require.NoError(t, err)
-			require.Equal(t, rd.Digest, rf.Digest)
+			require.Equal(t, digests[0], digests[1], "both forms carry the same manifest, so the same bundle digest")
 		})
 	}
 }
 
-func TestBlobsHoldLargePayloads(t *testing.T) {
-	evs := realisticRun(t, 0)
-	dir, _ := writeBoth(t, &Bundle{Metadata: testMeta(), Events: evs})
+// TestRunsShareBlobs: equal payloads and outputs of many runs are one blob.
+func TestRunsShareBlobs(t *testing.T) {
+	b := manyRuns(realisticRun(t, 0), realisticRun(t, 0), realisticRun(t, 0))
+	dir, _ := writeBoth(t, b)
+	want := map[string]bool{}
+	for _, r := range b.Runs {
+		for _, e := range r.Events {
+			if len(e.Payload) >= BlobThreshold {
+				want[e.PayloadDigest.String()] = true
+			}
+		}
+		want[events.Sum(r.Output).String()] = true
+	}
+	require.Len(t, want, 3, "one prompt and two outputs (run 1's differs)")
 	ents, err := os.ReadDir(filepath.Join(dir, BlobDir))
 	require.NoError(t, err)
-	want := map[string]bool{}
-	for _, e := range evs {
-		if len(e.Payload) >= BlobThreshold {
-			want[e.PayloadDigest.String()] = true
-		}
-	}
-	require.NotEmpty(t, want, "the realistic run must have a payload over BlobThreshold")
 	got := map[string]bool{}
 	for _, e := range ents {
 		got[e.Name()] = true
@@ -79,7 +108,7 @@ func TestBlobsHoldLargePayloads(t *testing.T) {
 }
 
 func TestFileFormIsDeterministic(t *testing.T) {
-	b := &Bundle{Metadata: testMeta(), Events: realisticTape(t, 20)}
+	b := manyRuns(realisticRun(t, 0), realisticRun(t, 1))
 	var files [][]byte
 	for i := range 3 {
 		if i == 1 {
@@ -95,6 +124,12 @@ func TestFileFormIsDeterministic(t *testing.T) {
 	}
 	require.True(t, bytes.Equal(files[0], files[1]), "same bundle, different file bytes")
 	require.True(t, bytes.Equal(files[1], files[2]), "same bundle, different file bytes")
+	shuffled := manyRuns(realisticRun(t, 0), realisticRun(t, 1))
+	shuffled.Runs[0], shuffled.Runs[1] = shuffled.Runs[1], shuffled.Runs[0]
+	_, f := writeBoth(t, shuffled)
+	data, err := os.ReadFile(f)
+	require.NoError(t, err)
+	require.True(t, bytes.Equal(files[0], data), "the order of runs given does not reach the bytes")
 }
 
 // TestFileFormUnpacksToDirectoryForm checks the documented promise with the
@@ -103,14 +138,13 @@ func TestFileFormUnpacksToDirectoryForm(t *testing.T) {
 	if _, err := exec.LookPath("zstd"); err != nil {
 		t.Skip("zstd not installed")
 	}
-	b := &Bundle{Metadata: testMeta(), Events: realisticRun(t, 0)}
-	dir, file := writeBoth(t, b)
+	dir, file := writeBoth(t, single(realisticRun(t, 0)))
 	out := filepath.Join(t.TempDir(), "unpacked")
 	require.NoError(t, os.Mkdir(out, 0o755))
 	cmd := exec.Command("sh", "-c", `zstd -dc "$1" | tar -x -C "$2"`, "sh", file, out)
 	msg, err := cmd.CombinedOutput()
 	require.NoError(t, err, string(msg))
-	for _, name := range []string{ManifestFile, MetadataFile, EventsFile} {
+	for _, name := range []string{ManifestFile, MetadataFile, RunsFile, EventsFile} {
 		want, err := os.ReadFile(filepath.Join(dir, name))
 		require.NoError(t, err)
 		got, err := os.ReadFile(filepath.Join(out, name))
@@ -121,48 +155,36 @@ func TestFileFormUnpacksToDirectoryForm(t *testing.T) {
 	require.NoError(t, err)
 }
 
-func TestFailedBundleIsUnavailable(t *testing.T) {
-	m := testMeta()
-	m.Status, m.Error = StatusFailed, "cassette miss"
-	dir, file := writeBoth(t, &Bundle{Metadata: m})
-	for _, p := range []string{dir, file} {
-		_, err := Verify(context.Background(), p)
-		require.ErrorIs(t, err, ErrReplayUnavailable)
-		var be *BundleError
-		require.ErrorAs(t, err, &be)
-		require.Equal(t, MetadataFile, be.File)
-		require.Contains(t, err.Error(), "cassette miss")
-	}
-}
-
-func TestWriteRefusesInvalidEvents(t *testing.T) {
+func TestWriteRefusesInvalidRuns(t *testing.T) {
 	good := realisticRun(t, 0)
 	for _, tc := range []struct {
 		name   string
-		mutate func([]events.Event) []events.Event
-		meta   func(*Metadata)
+		mutate func(*Bundle)
 		want   error
 	}{
-		{name: "bad digest", mutate: func(e []events.Event) []events.Event { e[2].Payload = []byte(`{}`); return e }, want: ErrDigest},
-		{name: "empty kind", mutate: func(e []events.Event) []events.Event { e[2].Kind = ""; return e }, want: ErrRequired},
-		{name: "gap", mutate: func(e []events.Event) []events.Event { return append(e[:2:2], e[3:]...) }, want: ErrOrder},
-		{name: "lanes out of order", mutate: func(e []events.Event) []events.Event {
+		{"bad digest", func(b *Bundle) { b.Runs[0].Events[2].Payload = []byte(`{}`) }, ErrDigest},
+		{"empty kind", func(b *Bundle) { b.Runs[0].Events[2].Kind = "" }, ErrRequired},
+		{"gap", func(b *Bundle) { e := b.Runs[0].Events; b.Runs[0].Events = append(e[:2:2], e[3:]...) }, ErrOrder},
+		{"lanes out of order", func(b *Bundle) {
+			e := b.Runs[0].Events
 			e[2].Seq, e[2].Lane, e[1].Lane = 2, "a", "b"
-			return e
-		}, want: ErrOrder},
-		{name: "no status", meta: func(m *Metadata) { m.Status = "" }, want: ErrRequired},
-		{name: "no run key", meta: func(m *Metadata) { m.Pin.RunKey = "" }, want: ErrRequired},
+		}, ErrOrder},
+		{"no scenario", func(b *Bundle) { b.Metadata.Scenario = "" }, ErrRequired},
+		{"no run ID", func(b *Bundle) { b.Runs[0].ID = "" }, ErrRequired},
+		{"a comma in a run ID", func(b *Bundle) { b.Runs[0].ID = "a,b" }, ErrMalformed},
+		{"two runs, one ID", func(b *Bundle) { b.Runs = append(b.Runs, b.Runs[0]) }, ErrMalformed},
+		{"empty pin name", func(b *Bundle) { b.Runs[0].Pin = map[string]string{"": "x"} }, ErrRequired},
+		{"snapshot of no run", func(b *Bundle) {
+			b.Snapshot = &Snapshot{Run: "other", At: 1, Records: 1, Fold: "f", State: []byte("{}")}
+		}, ErrMissing},
+		{"snapshot off the log", func(b *Bundle) {
+			b.Snapshot = &Snapshot{Run: b.Runs[0].ID, At: 2, Records: 2, Fold: "f", State: []byte("{}")}
+		}, ErrChain},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			evs := cloneEvents(good)
-			if tc.mutate != nil {
-				evs = tc.mutate(evs)
-			}
-			m := testMeta()
-			if tc.meta != nil {
-				tc.meta(&m)
-			}
-			err := Write(context.Background(), filepath.Join(t.TempDir(), "b"), &Bundle{Metadata: m, Events: evs})
+			b := single(cloneEvents(good))
+			tc.mutate(b)
+			err := Write(context.Background(), filepath.Join(t.TempDir(), "b"), b)
 			require.ErrorIs(t, err, tc.want)
 		})
 	}
@@ -180,50 +202,41 @@ func cloneEvents(evs []events.Event) []events.Event {
 func TestWriteReplacesAtomically(t *testing.T) {
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "b")
-	require.NoError(t, Write(ctx, dir, &Bundle{Metadata: testMeta(), Events: realisticRun(t, 0)}))
-	require.ErrorIs(t, Write(ctx, dir, &Bundle{Metadata: testMeta(), Events: realisticRun(t, 1)}), ErrExists)
-	require.NoError(t, WriteOptions{Force: true}.Write(ctx, dir, &Bundle{Metadata: testMeta(), Events: realisticRun(t, 1)}))
+	require.NoError(t, Write(ctx, dir, single(realisticRun(t, 0))))
+	require.ErrorIs(t, Write(ctx, dir, single(realisticRun(t, 1))), ErrExists)
+	require.NoError(t, WriteOptions{Force: true}.Write(ctx, dir, single(realisticRun(t, 1))))
 	got, err := Load(ctx, dir)
 	require.NoError(t, err)
-	require.Equal(t, events.Chain(realisticRun(t, 1)), events.Chain(got.Events))
+	require.Equal(t, events.Chain(realisticRun(t, 1)), events.Chain(got.Runs[0].Events))
 	ents, err := os.ReadDir(filepath.Dir(dir))
 	require.NoError(t, err)
 	require.Len(t, ents, 1, "temporary directories left behind")
 }
 
-func TestWriteRun(t *testing.T) {
-	dir := t.TempDir()
-	m := testMeta()
-	m.GoVersion, m.Status = "", ""
-	p, err := WriteRun(dir, m, realisticRun(t, 0))
-	require.NoError(t, err)
-	require.Equal(t, dir, filepath.Dir(p))
-	rep, err := Verify(context.Background(), p)
-	require.NoError(t, err)
-	require.Equal(t, StatusCaptured, rep.Metadata.Status)
-	require.NotEmpty(t, rep.Metadata.GoVersion)
-	p2, err := WriteRun(dir, m, realisticRun(t, 1))
-	require.NoError(t, err)
-	require.NotEqual(t, p, p2, "divergent runs must not overwrite each other")
-}
-
 func TestContextCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, file := writeBoth(t, &Bundle{Metadata: testMeta(), Events: syntheticTape(t, 10, 64)})
+	_, file := writeBoth(t, single(syntheticTape(t, 10, 64)))
 	_, err := Verify(ctx, file)
 	require.True(t, errors.Is(err, context.Canceled), "got %v", err)
 }
 
-func TestPendingBundleVerifies(t *testing.T) {
-	m := testMeta()
-	m.Status = StatusPending
-	evs := realisticRun(t, 0)[:3]
-	_, file := writeBoth(t, &Bundle{Metadata: m, Events: evs})
-	rep, err := Verify(context.Background(), file)
+// TestContextCancelledWhileReading: cancelling the context of an open
+// Reader stops it at the next record, with the context's cause.
+func TestContextCancelledWhileReading(t *testing.T) {
+	_, file := writeBoth(t, single(syntheticTape(t, 5*batchEvents, 64)))
+	ctx, cancel := context.WithCancelCause(context.Background())
+	r, err := Open(ctx, file)
 	require.NoError(t, err)
-	require.Equal(t, StatusPending, rep.Metadata.Status)
-	require.Equal(t, uint64(3), rep.Events)
+	defer r.Close()
+	_, _, err = r.Next()
+	require.NoError(t, err)
+	stop := errors.New("stopped by the test")
+	cancel(stop)
+	for err == nil {
+		_, _, err = r.Next()
+	}
+	require.ErrorIs(t, err, stop)
 }
 
 func TestNotABundle(t *testing.T) {
@@ -237,15 +250,26 @@ func TestNotABundle(t *testing.T) {
 }
 
 // TestNoGoroutineOutlivesVerify: the zstd decoder runs synchronously and is
-// closed with the Reader; Load's prefetching goroutine ends with it.
+// put back with the Reader; Load's prefetching goroutine ends with it.
 func TestNoGoroutineOutlivesVerify(t *testing.T) {
-	_, file := writeBoth(t, &Bundle{Metadata: testMeta(), Events: realisticRun(t, 0)})
-	before := runtime.NumGoroutine()
+	_, file := writeBoth(t, single(realisticRun(t, 0)))
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	for range 5 {
 		_, err := Verify(context.Background(), file)
 		require.NoError(t, err)
 		_, err = Load(context.Background(), file)
 		require.NoError(t, err)
 	}
-	noGoroutineLeft(t, before)
+}
+
+// TestOldVersionIsRefused: a bundle of format version 1 is refused with a
+// message naming both versions and what to do.
+func TestOldVersionIsRefused(t *testing.T) {
+	dir, _ := writeBoth(t, single(realisticRun(t, 0)))
+	rewriteManifest(t, dir, func(m *Manifest) { m.Format = formatPrefix + "1" })
+	_, err := Verify(context.Background(), dir)
+	require.ErrorIs(t, err, ErrVersion)
+	for _, want := range []string{"codegenie-replay-bundle/1", Format, "write the bundle again", "the version that wrote it"} {
+		require.Contains(t, err.Error(), want)
+	}
 }

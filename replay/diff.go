@@ -1,114 +1,226 @@
 package replay
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"strings"
 
-	"github.com/codegenie/codegenie/internal/excerpt"
-	"github.com/codegenie/codegenie/internal/hint"
-
 	"github.com/kr/pretty"
 
 	"github.com/codegenie/codegenie/events"
+	"github.com/codegenie/codegenie/internal/excerpt"
+	"github.com/codegenie/codegenie/internal/hint"
 )
 
-// Side describes one bundle of a diff.
-type Side struct {
-	Path        string        `json:"path"`
-	Digest      events.Digest `json:"bundle_digest"` // blake3 of manifest.json; zero if not read from disk
-	Metadata    Metadata      `json:"metadata"`
-	Events      int           `json:"events"`
-	ChainDigest events.Digest `json:"chain_digest"`
+// RunRef names one run of a bundle on disk: the bundle at Path and its run
+// Run; an empty Run means the bundle's only run.
+type RunRef struct {
+	Path string `json:"path"`
+	Run  string `json:"run"`
 }
 
-// DiffReport is the comparison of two bundles, as data: Text renders it for
+// Side describes one run of a diff.
+type Side struct {
+	Path         string            `json:"path"`
+	Digest       events.Digest     `json:"bundle_digest"` // blake3 of manifest.json; zero if not read from disk
+	Metadata     Metadata          `json:"metadata"`
+	Run          string            `json:"run"`
+	Pin          map[string]string `json:"pin,omitempty"`
+	Error        string            `json:"error,omitempty"`
+	Events       int               `json:"events"`
+	ChainDigest  events.Digest     `json:"chain_digest"` // events.ChainDigest: nondeterministic fields stripped
+	OutputDigest events.Digest     `json:"output_digest"`
+	OutputSize   int               `json:"output_size"`
+}
+
+// OutputDivergence is where the outputs of two runs first differ.
+type OutputDivergence struct {
+	Offset   int    `json:"offset"` // the first differing byte
+	LenA     int    `json:"len_a"`
+	LenB     int    `json:"len_b"`
+	ExcerptA string `json:"excerpt_a"` // escaped windows around Offset
+	ExcerptB string `json:"excerpt_b"`
+}
+
+// DiffReport is the comparison of two runs, as data: Text renders it for
 // people and encoding/json for machines. The event comparison is
 // events.Compare with the nondeterministic fields stripped, the same code
-// the determinism gate uses, so the two always agree.
+// the determinism gate uses, so the two always agree; the outputs and the
+// errors of the runs are compared too.
 type DiffReport struct {
 	A Side `json:"a"`
 	B Side `json:"b"`
 	// Stripped names the fields left out of the comparison.
 	Stripped string `json:"stripped"`
-	// MetadataDiff lists the metadata fields that differ (kr/pretty.Diff),
-	// for context: only events decide a divergence.
+	// MetadataDiff and PinDiff list the fields that differ
+	// (kr/pretty.Diff), for context: they decide no divergence.
 	MetadataDiff []string `json:"metadata_diff,omitempty"`
+	PinDiff      []string `json:"pin_diff,omitempty"`
 	// Divergence is the first divergent event with its field diff and
-	// causal chain, or nil when the runs do not diverge.
+	// causal chain, or nil when the events do not diverge.
 	Divergence *events.Divergence `json:"divergence"`
+	// Output is where the outputs differ, or nil.
+	Output *OutputDivergence `json:"output,omitempty"`
+	// ErrorDiffers says that one run ended in an error the other did not
+	// end in (Side.Error).
+	ErrorDiffers bool `json:"error_differs,omitempty"`
 }
 
-// Diverged reports whether the runs diverge.
-func (d *DiffReport) Diverged() bool { return d.Divergence != nil }
+// Diverged reports whether the runs diverge: in their events, their
+// output or their error.
+func (d *DiffReport) Diverged() bool { return d.Divergence != nil || d.Output != nil || d.ErrorDiffers }
 
 // Diff is Options.Diff with the default Options.
-func Diff(ctx context.Context, pathA, pathB string) (*DiffReport, error) {
-	return Options{}.Diff(ctx, pathA, pathB)
+func Diff(ctx context.Context, a, b RunRef) (*DiffReport, error) {
+	return Options{}.Diff(ctx, a, b)
 }
 
-// Diff loads and verifies the bundles at pathA and pathB and compares their
-// events. A bundle that does not verify is an error, never a divergence.
-// Both tapes are held in memory (events.Compare works on slices), within
-// one MaxBufferedBlobs for the two.
-func (o Options) Diff(ctx context.Context, pathA, pathB string) (*DiffReport, error) {
+// Diff loads and verifies the bundles of a and b (once when they are the
+// same bundle) and compares the two runs. A bundle that does not verify is
+// an error, never a divergence. Both runs are held in memory, within one
+// MaxBufferedBlobs for the two bundles.
+func (o Options) Diff(ctx context.Context, a, b RunRef) (*DiffReport, error) {
 	mem := o.newBudget()
-	a, da, err := load(ctx, pathA, o, mem)
+	ba, da, err := load(ctx, a.Path, o, mem)
 	if err != nil {
 		return nil, err
 	}
-	b, db, err := load(ctx, pathB, o, mem)
+	bb, db := ba, da
+	if b.Path != a.Path {
+		if bb, db, err = load(ctx, b.Path, o, mem); err != nil {
+			return nil, err
+		}
+	}
+	ia, err := pickRun(a, runIDs(ba.Runs))
 	if err != nil {
 		return nil, err
 	}
-	d := CompareBundles(pathA, a, pathB, b)
+	ib, err := pickRun(b, runIDs(bb.Runs))
+	if err != nil {
+		return nil, err
+	}
+	d := CompareRuns(a.Path, ba.Metadata, &ba.Runs[ia], b.Path, bb.Metadata, &bb.Runs[ib])
 	d.A.Digest, d.B.Digest = da, db
 	return d, nil
 }
 
-// CompareBundles compares two loaded bundles; the paths only label them and
-// the sides' bundle digests are left zero (Diff fills them in).
-func CompareBundles(pathA string, a *Bundle, pathB string, b *Bundle) *DiffReport {
-	side := func(p string, x *Bundle) Side {
-		return Side{Path: p, Metadata: x.Metadata, Events: len(x.Events), ChainDigest: events.ChainDigest(x.Events)}
+// pickRun returns the index of the run ref names among ids, the IDs of a
+// bundle's runs.
+func pickRun(ref RunRef, ids []string) (int, error) {
+	if ref.Run == "" && len(ids) == 1 {
+		return 0, nil
 	}
-	d := &DiffReport{A: side(pathA, a), B: side(pathB, b), Stripped: events.Nondeterministic.String()}
-	d.MetadataDiff = pretty.Diff(a.Metadata, b.Metadata)
+	for i, id := range ids {
+		if id == ref.Run {
+			return i, nil
+		}
+	}
+	quoted := make([]string, len(ids))
+	for i, id := range ids {
+		quoted[i] = excerpt.Quote(id)
+	}
+	msg := fmt.Sprintf("no run %s; the bundle holds %s", excerpt.Quote(ref.Run), strings.Join(quoted, ", "))
+	if ref.Run == "" {
+		msg = fmt.Sprintf("the bundle holds %d runs (%s): name the one to compare", len(ids), strings.Join(quoted, ", "))
+	}
+	return 0, &BundleError{Path: ref.Path, File: RunsFile, Record: -1, Op: "read", Err: wrapf(ErrMissing, "%s", msg)}
+}
+
+func runIDs(runs []Run) []string {
+	ids := make([]string, len(runs))
+	for i, r := range runs {
+		ids[i] = r.ID
+	}
+	return ids
+}
+
+// CompareRuns compares two runs in memory; the paths and metadata only
+// label them, and the sides' bundle digests are left zero (Diff fills them
+// in).
+func CompareRuns(pathA string, metaA Metadata, a *Run, pathB string, metaB Metadata, b *Run) *DiffReport {
+	side := func(p string, m Metadata, r *Run) Side {
+		return Side{Path: p, Metadata: m, Run: r.ID, Pin: r.Pin, Error: r.Error, Events: len(r.Events),
+			ChainDigest: events.ChainDigest(r.Events), OutputDigest: events.Sum(r.Output), OutputSize: len(r.Output)}
+	}
+	d := &DiffReport{A: side(pathA, metaA, a), B: side(pathB, metaB, b), Stripped: events.Nondeterministic.String()}
+	d.MetadataDiff = pretty.Diff(metaA, metaB)
+	d.PinDiff = pretty.Diff(a.Pin, b.Pin)
 	d.Divergence = events.Compare(a.Events, b.Events, events.Nondeterministic)
+	d.Output = compareOutputs(a.Output, b.Output)
+	d.ErrorDiffers = a.Error != b.Error
 	return d
 }
 
-// Text writes d for people: both bundles, the metadata differences, the
-// divergence (events.Divergence.Text) and the command that reproduces it.
+func compareOutputs(a, b []byte) *OutputDivergence {
+	if bytes.Equal(a, b) {
+		return nil
+	}
+	off, _ := excerpt.FirstDiff(a, b)
+	return &OutputDivergence{Offset: off, LenA: len(a), LenB: len(b),
+		ExcerptA: excerpt.Around(a, off, excerptRadius), ExcerptB: excerpt.Around(b, off, excerptRadius)}
+}
+
+// excerptRadius is the bytes shown on each side of a differing offset.
+const excerptRadius = 48
+
+// Text writes d for people: both runs, the metadata and pin differences,
+// the divergence (events.Divergence.Text), the outputs and errors, and
+// the command that reproduces it.
 func (d *DiffReport) Text(w io.Writer) error {
 	var sb strings.Builder
 	for _, s := range []struct {
 		name string
 		Side
 	}{{"a", d.A}, {"b", d.B}} {
-		fmt.Fprintf(&sb, "%s: %s\n   scenario %q", s.name, s.Path, s.Metadata.Scenario)
-		if s.Metadata.Run != "" {
-			fmt.Fprintf(&sb, " run %q", s.Metadata.Run)
+		fmt.Fprintf(&sb, "%s: %s run %s\n   scenario %s, %d events, chain digest %s, output %d bytes %s\n",
+			s.name, s.Path, excerpt.Quote(s.Run), excerpt.Quote(s.Metadata.Scenario), s.Events, s.ChainDigest, s.OutputSize, s.OutputDigest)
+		if s.Error != "" {
+			fmt.Fprintf(&sb, "   error: %s\n", excerpt.Quote(s.Error))
 		}
-		fmt.Fprintf(&sb, ", %d events, status %s, run_key %s, chain digest %s\n", s.Events, s.Metadata.Status, excerpt.Quote(s.Metadata.Pin.RunKey), s.ChainDigest)
 	}
-	if len(d.MetadataDiff) > 0 {
-		sb.WriteString("metadata differs (a != b):\n")
-		for _, l := range d.MetadataDiff {
-			fmt.Fprintf(&sb, "   %s\n", l)
+	for _, l := range []struct {
+		what  string
+		lines []string
+	}{{"metadata", d.MetadataDiff}, {"pins", d.PinDiff}} {
+		if len(l.lines) > 0 {
+			fmt.Fprintf(&sb, "%s differ (a != b):\n", l.what)
+			for _, line := range l.lines {
+				fmt.Fprintf(&sb, "   %s\n", excerpt.Quote(line))
+			}
 		}
 	}
 	fmt.Fprintf(&sb, "compared with %s stripped\n", d.Stripped)
 	if _, err := io.WriteString(w, sb.String()); err != nil {
 		return err
 	}
-	if err := d.Divergence.Text(w); err != nil {
-		return err
+	sb.Reset()
+	if d.Divergence != nil || !d.Diverged() {
+		if err := d.Divergence.Text(&sb); err != nil {
+			return err
+		}
+	} else {
+		sb.WriteString("the events do not diverge\n")
+	}
+	if o := d.Output; o != nil {
+		fmt.Fprintf(&sb, "outputs differ at byte %d (a: %d bytes, b: %d bytes)\n    a: %s\n    b: %s\n", o.Offset, o.LenA, o.LenB, o.ExcerptA, o.ExcerptB)
+	}
+	if d.ErrorDiffers {
+		fmt.Fprintf(&sb, "errors differ:\n    a: %s\n    b: %s\n", excerpt.Quote(d.A.Error), excerpt.Quote(d.B.Error))
 	}
 	if d.Diverged() {
-		_, err := fmt.Fprintf(w, "reproduce: %s\n", hint.Tool("replay", "diff", d.A.Path, d.B.Path))
-		return err
+		fmt.Fprintf(&sb, "reproduce: %s\n", hint.Tool("replay", d.args()...))
 	}
-	return nil
+	_, err := io.WriteString(w, sb.String())
+	return err
+}
+
+// args are the replay command's arguments that compare the same runs.
+func (d *DiffReport) args() []string {
+	args := []string{"diff", d.A.Path}
+	if d.B.Path != d.A.Path {
+		args = append(args, d.B.Path)
+	}
+	return append(args, "-runs", d.A.Run+","+d.B.Run)
 }

@@ -8,9 +8,8 @@ import (
 // Sentinel conditions. Every error returned by this package for a bad bundle
 // is a *BundleError wrapping one of these (test with errors.Is).
 var (
-	// ErrReplayUnavailable: the bundle's status is FAILED, so the run was
-	// not captured and cannot be replayed.
-	ErrReplayUnavailable = errors.New("replay unavailable: the run's status is FAILED")
+	// ErrVersion: the bundle is of another version of the format.
+	ErrVersion = errors.New("unsupported bundle format version")
 	// ErrDigest: a file, blob or payload does not match its recorded digest.
 	ErrDigest = errors.New("digest mismatch")
 	// ErrChain: a record's chain hash, or the chain head, does not match.
@@ -27,7 +26,8 @@ var (
 	// traversal, a non-hex blob name, a link, a directory where a file
 	// belongs).
 	ErrUnsafeName = errors.New("unsafe or unknown file name")
-	// ErrMissing: a file the manifest or an event refers to is absent.
+	// ErrMissing: a file the manifest, a run or an event refers to is
+	// absent, or a run that is asked for.
 	ErrMissing = errors.New("missing file")
 	// ErrMalformed: a file cannot be parsed.
 	ErrMalformed = errors.New("malformed")
@@ -35,15 +35,15 @@ var (
 	// not replace: anything that is not a bundle, or a bundle without
 	// WriteOptions.Force.
 	ErrExists = errors.New("output exists")
-	// ErrConflict: Merge found two events with the same identity (seq,
-	// lane) and different bytes.
+	// ErrConflict: Merge found two records with the same identity and
+	// different bytes (see Merge), or bundles of different scenarios.
 	ErrConflict = errors.New("conflicting events")
 )
 
 // BundleError locates a problem in a bundle: the bundle Path, the File
-// inside it ("events.log", "blobs/<hex>", ...), the 0-based Record index in
-// events.log (-1 when the problem is not in a record), the operation and the
-// underlying error.
+// inside it ("events.log", "blobs/<hex>", ...; "" for the bundle itself),
+// the 0-based Record index in events.log over all runs (-1 when the
+// problem is not in a record), the operation and the underlying error.
 type BundleError struct {
 	Path   string // the bundle (directory or single file)
 	File   string // file inside the bundle, "" for the bundle itself

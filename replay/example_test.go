@@ -13,22 +13,24 @@ import (
 	"github.com/codegenie/codegenie/replay"
 )
 
-// run records a small run whose completion is the given text.
-func run(completion string) []events.Event {
+// tape records a small run whose completion is the given text.
+func tape(completion string) []events.Event {
 	r := events.NewRecorder(events.Options{})
-	root, _ := r.EmitAfter(0, kindStarted, map[string]string{"run_key": "rk-1"})
-	band, _ := r.EmitAfter(root, kindClassified, map[string]string{"band": "accept"})
-	p, _ := r.EmitAfter(band, kindBuilt, map[string]string{"prompt": "bump lodash"})
-	resp, _ := r.EmitAfter(p, kindResponded, map[string]string{"completion": completion})
-	_, _ = r.EmitAfter(resp, kindProduced, map[string]string{"diff": completion})
+	_, _ = r.Emit("start", map[string]string{"advisory": "GHSA-1"})
+	_, _ = r.Emit("classify", map[string]string{"band": "accept"})
+	_, _ = r.Emit("prompt", map[string]string{"user": "bump lodash"})
+	_, _ = r.Emit("complete", map[string]string{"text": completion})
+	_, _ = r.Emit("produce", map[string]string{"diff": completion})
 	return r.Events()
 }
 
 func meta() replay.Metadata {
-	return replay.Metadata{
-		Pin:      replay.Pin{RunKey: "rk-1", CassetteID: "c1", StoreDigest: "s1", RepoSnapshotSHA: "abc", EmbeddingModelDigest: "e1"},
-		Scenario: "lodash", GoVersion: "go1.26.8", ToolVersion: "v0.1.0", Status: replay.StatusCaptured,
-	}
+	return replay.Metadata{Scenario: "lodash", ToolVersion: "v0.1.0", GoVersion: "go1.26.8"}
+}
+
+// run is one run of the lodash scenario.
+func run(id, completion string) replay.Run {
+	return replay.Run{ID: id, Pin: map[string]string{"model": "m-1"}, Output: []byte(completion), Events: tape(completion)}
 }
 
 func tempDir() string {
@@ -39,10 +41,27 @@ func tempDir() string {
 	return d
 }
 
+// counter is a fold (replay.SnapshotFolder) that counts events by kind.
+type counter struct {
+	At    uint64         `json:"at"`
+	Kinds map[string]int `json:"kinds"`
+}
+
+func (c *counter) FoldName() string { return "example/counter/1" }
+
+func (c *counter) Apply(e events.Event) error {
+	if c.Kinds == nil {
+		c.Kinds = map[string]int{}
+	}
+	c.At = e.Seq
+	c.Kinds[string(e.Kind)]++
+	return nil
+}
+
 func ExampleWrite() {
 	dir := tempDir()
 	defer os.RemoveAll(dir)
-	b := &replay.Bundle{Metadata: meta(), Events: run("+lodash 4.17.21")}
+	b := &replay.Bundle{Metadata: meta(), Runs: []replay.Run{run("run-000", "+lodash 4.17.21"), run("run-001", "+lodash 4.17.21")}}
 	if err := replay.Write(context.Background(), filepath.Join(dir, "run.bundle"), b); err != nil {
 		fmt.Println(err)
 		return
@@ -52,15 +71,17 @@ func ExampleWrite() {
 		fmt.Println(e.Name())
 	}
 	// Output:
+	// blobs
 	// events.log
 	// manifest.json
 	// metadata.json
+	// runs.json
 }
 
 func ExampleWriteFile() {
 	dir := tempDir()
 	defer os.RemoveAll(dir)
-	b := &replay.Bundle{Metadata: meta(), Events: run("+lodash 4.17.21")}
+	b := &replay.Bundle{Metadata: meta(), Runs: []replay.Run{run("run-000", "+lodash 4.17.21")}}
 	p1, p2 := filepath.Join(dir, "a.bundle.zst"), filepath.Join(dir, "b.bundle.zst")
 	_ = replay.WriteFile(context.Background(), p1, b)
 	_ = replay.WriteFile(context.Background(), p2, b)
@@ -70,31 +91,49 @@ func ExampleWriteFile() {
 	// Output: same bytes: true
 }
 
-func ExampleWriteRun() {
+func ExampleWriteOptions_WriteFile() {
 	dir := tempDir()
 	defer os.RemoveAll(dir)
-	m := meta()
-	m.Run = "iteration-07"
-	p, err := replay.WriteRun(dir, m, run("+lodash 4.17.21"))
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Println(filepath.Ext(p), filepath.Base(p)[:len("lodash-iteration-07-")])
-	// Output: .zst lodash-iteration-07-
+	p := filepath.Join(dir, "evidence.bundle.zst")
+	b := &replay.Bundle{Metadata: meta(), Runs: []replay.Run{run("run-000", "x")}}
+	fmt.Println(replay.WriteFile(context.Background(), p, b))
+	// A second write refuses to replace the bundle, unless forced.
+	fmt.Println(errors.Is(replay.WriteFile(context.Background(), p, b), replay.ErrExists))
+	fmt.Println(replay.WriteOptions{Force: true}.WriteFile(context.Background(), p, b))
+	// Nothing that is not a bundle is ever replaced.
+	notes := filepath.Join(dir, "notes.txt")
+	_ = os.WriteFile(notes, []byte("mine"), 0o644)
+	fmt.Println(errors.Is(replay.WriteOptions{Force: true}.WriteFile(context.Background(), notes, b), replay.ErrExists))
+	// Output:
+	// <nil>
+	// true
+	// <nil>
+	// true
+}
+
+func ExampleWriteOptions_Write() {
+	dir := tempDir()
+	defer os.RemoveAll(dir)
+	p := filepath.Join(dir, "run.bundle")
+	o := replay.WriteOptions{Force: true}
+	_ = o.Write(context.Background(), p, &replay.Bundle{Metadata: meta(), Runs: []replay.Run{run("run-000", "x")}})
+	_ = o.Write(context.Background(), p, &replay.Bundle{Metadata: meta(), Runs: []replay.Run{run("run-000", "y")}})
+	b, _ := replay.Load(context.Background(), p)
+	fmt.Printf("%s\n", b.Runs[0].Output)
+	// Output: y
 }
 
 func ExampleVerify() {
 	dir := tempDir()
 	defer os.RemoveAll(dir)
 	p := filepath.Join(dir, "run.bundle.zst")
-	_ = replay.WriteFile(context.Background(), p, &replay.Bundle{Metadata: meta(), Events: run("+lodash 4.17.21")})
+	_ = replay.WriteFile(context.Background(), p, &replay.Bundle{Metadata: meta(), Runs: []replay.Run{run("run-000", "+lodash 4.17.21")}})
 	rep, err := replay.Verify(context.Background(), p)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(rep.Form, rep.Metadata.Status, rep.Events, "events")
+	fmt.Println(rep.Form, len(rep.Runs), "run,", rep.Events, "events")
 
 	// A truncated copy is rejected with the file that is cut short.
 	raw, _ := os.ReadFile(p)
@@ -103,7 +142,7 @@ func ExampleVerify() {
 	var be *replay.BundleError
 	fmt.Println(errors.Is(err, replay.ErrTruncated), errors.As(err, &be))
 	// Output:
-	// file CAPTURED 5 events
+	// file 1 run, 5 events
 	// true true
 }
 
@@ -111,15 +150,16 @@ func ExampleOpen() {
 	dir := tempDir()
 	defer os.RemoveAll(dir)
 	p := filepath.Join(dir, "run.bundle")
-	_ = replay.Write(context.Background(), p, &replay.Bundle{Metadata: meta(), Events: run("+lodash 4.17.21")})
+	_ = replay.Write(context.Background(), p, &replay.Bundle{Metadata: meta(), Runs: []replay.Run{run("a", "x"), run("b", "y")}})
 	r, err := replay.Open(context.Background(), p)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer r.Close()
+	runs := r.Runs()
 	for {
-		e, err := r.Next()
+		i, e, err := r.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
@@ -127,130 +167,154 @@ func ExampleOpen() {
 			fmt.Println(err)
 			return
 		}
-		fmt.Println(e.Seq, e.Kind)
+		if e.Seq >= 4 {
+			fmt.Println(runs[i].ID, e.Seq, e.Kind)
+		}
 	}
+	out, _ := r.Output(1)
+	fmt.Printf("output of b: %s\n", out)
 	// Output:
-	// 1 run.started
-	// 2 band.classified
-	// 3 prompt.built
-	// 4 llm.responded
-	// 5 transform.produced
+	// a 4 complete
+	// a 5 produce
+	// b 4 complete
+	// b 5 produce
+	// output of b: y
 }
 
 func ExampleLoad() {
 	dir := tempDir()
 	defer os.RemoveAll(dir)
 	p := filepath.Join(dir, "run.bundle")
-	evs := run("+lodash 4.17.21")
-	_ = replay.Write(context.Background(), p, &replay.Bundle{Metadata: meta(), Events: evs})
+	r := run("run-000", "+lodash 4.17.21")
+	_ = replay.Write(context.Background(), p, &replay.Bundle{Metadata: meta(), Runs: []replay.Run{r}})
 	b, _ := replay.Load(context.Background(), p)
-	fmt.Println(len(b.Events), events.ChainDigest(b.Events) == events.ChainDigest(evs))
+	fmt.Println(len(b.Runs[0].Events), events.ChainDigest(b.Runs[0].Events) == events.ChainDigest(r.Events))
 	// Output: 5 true
 }
 
-func ExampleReconstruct() {
-	st, _ := replay.Reconstruct(run("+lodash 4.17.21"))
-	fmt.Printf("band=%s prompt=%q completion=%q at=%d\n", st.Band, st.Prompt, st.Completion, st.At)
-	// Output: band=accept prompt="bump lodash" completion="+lodash 4.17.21" at=5
+func ExampleOptions_Load() {
+	dir := tempDir()
+	defer os.RemoveAll(dir)
+	p := filepath.Join(dir, "run.bundle.zst")
+	_ = replay.WriteFile(context.Background(), p, &replay.Bundle{Metadata: meta(), Runs: []replay.Run{run("run-000", "x")}})
+	// An untrusted bundle is read within bounds.
+	_, err := replay.Options{MaxPayloadBytes: 40}.Load(context.Background(), p)
+	var le *replay.LimitError
+	fmt.Println(errors.As(err, &le), le.Limit, errors.Is(err, replay.ErrTooLarge))
+	// Output: true MaxPayloadBytes true
 }
 
-func ExampleReconstructFrom() {
-	evs := run("+lodash 4.17.21")
-	snap, _ := replay.MakeSnapshot(evs, 3)
-	partial, _ := replay.ReconstructFrom(snap, evs)
-	full, _ := replay.Reconstruct(evs)
-	fmt.Println(partial.Completion == full.Completion, partial.At == full.At)
-	// Output: true true
+func ExampleReconstruct() {
+	var c counter
+	_ = replay.Reconstruct(tape("x"), &c)
+	fmt.Println(c.At, c.Kinds["prompt"])
+	// Output: 5 1
 }
 
 func ExampleMakeSnapshot() {
-	snap, _ := replay.MakeSnapshot(run("x"), 2)
-	fmt.Println(snap.At, snap.Records, snap.State.Band)
-	// Output: 2 2 accept
+	r := run("run-000", "x")
+	snap, _ := replay.MakeSnapshot(&r, 2, &counter{})
+	fmt.Println(snap.Run, snap.At, snap.Records, snap.Fold, string(snap.State))
+	// Output: run-000 2 2 example/counter/1 {"at":2,"kinds":{"classify":1,"start":1}}
 }
 
-func ExampleState_Apply() {
-	st := replay.NewState()
-	for _, e := range run("+lodash 4.17.21")[:3] {
-		_ = st.Apply(e)
-	}
-	fmt.Println(st.At, st.Prompt)
-	// Output: 3 bump lodash
-}
-
-func ExampleDiff() {
-	dir := tempDir()
-	defer os.RemoveAll(dir)
-	a, b := filepath.Join(dir, "a.bundle.zst"), filepath.Join(dir, "b.bundle.zst")
-	_ = replay.WriteFile(context.Background(), a, &replay.Bundle{Metadata: meta(), Events: run("+lodash 4.17.21")})
-	_ = replay.WriteFile(context.Background(), b, &replay.Bundle{Metadata: meta(), Events: run("+lodash 4.17.20")})
-	d, err := replay.Diff(context.Background(), a, b)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	dv := d.Divergence
-	fmt.Println(dv.Index, dv.Kind, dv.Field, dv.Offset)
-	for _, c := range dv.Chain {
-		fmt.Println("  ", c.Seq, c.Kind)
-	}
-	// Output:
-	// 3 llm.responded Payload 29
-	//    4 llm.responded
-	//    3 prompt.built
-	//    2 band.classified
-	//    1 run.started
-}
-
-func ExampleCompareBundles() {
-	a := &replay.Bundle{Metadata: meta(), Events: run("same")}
-	b := &replay.Bundle{Metadata: meta(), Events: run("same")}
-	d := replay.CompareBundles("", a, "", b)
-	fmt.Println(d.Diverged())
-	// Output: false
-}
-
-func ExampleMerge() {
-	evs := run("x")
-	m, _ := replay.Merge(evs[3:], evs[:4], evs)
-	fmt.Println(len(m), events.Chain(m) == events.Chain(evs))
-
-	other := run("y")
-	_, err := replay.Merge(evs, other)
-	fmt.Println(errors.Is(err, replay.ErrConflict))
-	// Output:
-	// 5 true
-	// true
-}
-
-func ExampleDiffReport_Text() {
-	a := &replay.Bundle{Metadata: meta(), Events: run("+lodash 4.17.21")}
-	b := &replay.Bundle{Metadata: meta(), Events: run("+lodash 4.17.20")}
-	var sb strings.Builder
-	_ = replay.CompareBundles("a.bundle.zst", a, "b.bundle.zst", b).Text(&sb)
-	for _, l := range strings.Split(sb.String(), "\n") {
-		if strings.HasPrefix(l, "first divergent") || strings.HasPrefix(l, "reproduce") || strings.Contains(l, "differing field") {
-			fmt.Println(l)
-		}
-	}
-	// Output:
-	// first divergent event: index 3, kind llm.responded, seq 4, parent 3
-	//   differing field: Payload
-	// reproduce: go run github.com/codegenie/codegenie/cmd/replay diff a.bundle.zst b.bundle.zst
+func ExampleReconstructFrom() {
+	r := run("run-000", "x")
+	snap, _ := replay.MakeSnapshot(&r, 3, &counter{})
+	var partial, full counter
+	_ = replay.ReconstructFrom(snap, r.Events, &partial)
+	_ = replay.Reconstruct(r.Events, &full)
+	fmt.Println(partial.At == full.At, len(partial.Kinds) == len(full.Kinds))
+	// Output: true true
 }
 
 func ExampleReplayTo() {
 	dir := tempDir()
 	defer os.RemoveAll(dir)
-	evs := run("+lodash 4.17.21")
-	snap, _ := replay.MakeSnapshot(evs, 2)
+	r := run("run-000", "+lodash 4.17.21")
+	snap, _ := replay.MakeSnapshot(&r, 2, &counter{})
 	p := filepath.Join(dir, "run.bundle.zst")
-	_ = replay.WriteFile(context.Background(), p, &replay.Bundle{Metadata: meta(), Events: evs, Snapshot: snap})
-	st, err := replay.ReplayTo(context.Background(), p, 4) // starts from the snapshot at seq 2
+	_ = replay.WriteFile(context.Background(), p, &replay.Bundle{Metadata: meta(), Runs: []replay.Run{r}, Snapshot: snap})
+	var c counter // checked against the snapshot on the way
+	if err := replay.ReplayTo(context.Background(), replay.RunRef{Path: p}, 4, &c); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(c.At, c.Kinds["complete"], c.Kinds["produce"])
+	// Output: 4 1 0
+}
+
+func ExampleDiff() {
+	dir := tempDir()
+	defer os.RemoveAll(dir)
+	p := filepath.Join(dir, "runs.bundle.zst")
+	b := &replay.Bundle{Metadata: meta(), Runs: []replay.Run{run("run-000", "+lodash 4.17.21"), run("run-001", "+lodash 4.17.20")}}
+	_ = replay.WriteFile(context.Background(), p, b)
+	d, err := replay.Diff(context.Background(), replay.RunRef{Path: p, Run: "run-000"}, replay.RunRef{Path: p, Run: "run-001"})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(st.At, st.Band, st.Completion)
-	// Output: 4 accept +lodash 4.17.21
+	dv := d.Divergence
+	fmt.Println(dv.Index, dv.Kind, dv.Field, dv.Offset, "output at", d.Output.Offset)
+	for _, c := range dv.Chain {
+		fmt.Println("  ", c.Seq, c.Kind)
+	}
+	// Output:
+	// 3 complete Payload 23 output at 14
+	//    4 complete
+	//    3 prompt
+	//    2 classify
+	//    1 start
+}
+
+func ExampleCompareRuns() {
+	a, b := run("run-000", "same"), run("run-001", "same")
+	b.Output = []byte("different")
+	d := replay.CompareRuns("", meta(), &a, "", meta(), &b)
+	fmt.Println(d.Diverged(), d.Divergence == nil, d.Output.Offset)
+	// Output: true true 0
+}
+
+func ExampleDiffReport_Text() {
+	a, b := run("run-000", "+lodash 4.17.21"), run("run-001", "+lodash 4.17.20")
+	var sb strings.Builder
+	_ = replay.CompareRuns("runs.bundle.zst", meta(), &a, "runs.bundle.zst", meta(), &b).Text(&sb)
+	for _, l := range strings.Split(sb.String(), "\n") {
+		if strings.HasPrefix(l, "first divergent") || strings.HasPrefix(l, "reproduce") || strings.HasPrefix(l, "outputs") {
+			fmt.Println(l)
+		}
+	}
+	// Output:
+	// first divergent event: index 3, kind complete, seq 4, parent 3
+	// outputs differ at byte 14 (a: 15 bytes, b: 15 bytes)
+	// reproduce: go run github.com/codegenie/codegenie/cmd/replay diff runs.bundle.zst -runs run-000,run-001
+}
+
+func ExampleMerge() {
+	shard1 := &replay.Bundle{Metadata: meta(), Runs: []replay.Run{run("run-000", "x"), run("run-001", "x")}}
+	shard2 := &replay.Bundle{Metadata: meta(), Runs: []replay.Run{run("run-001", "x"), run("run-002", "y")}}
+	m, _ := replay.Merge(shard2, shard1)
+	for _, r := range m.Runs {
+		fmt.Println(r.ID, len(r.Events))
+	}
+	conflicting := &replay.Bundle{Metadata: meta(), Runs: []replay.Run{run("run-002", "z")}}
+	_, err := replay.Merge(m, conflicting)
+	fmt.Println(errors.Is(err, replay.ErrConflict))
+	// Output:
+	// run-000 5
+	// run-001 5
+	// run-002 5
+	// true
+}
+
+func ExampleMergeTapes() {
+	evs := tape("x")
+	m, _ := replay.MergeTapes(evs[3:], evs[:4], evs)
+	fmt.Println(len(m), events.Chain(m) == events.Chain(evs))
+	_, err := replay.MergeTapes(evs, tape("y"))
+	fmt.Println(errors.Is(err, replay.ErrConflict))
+	// Output:
+	// 5 true
+	// true
 }

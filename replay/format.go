@@ -9,15 +9,17 @@ import (
 	"strings"
 
 	"github.com/codegenie/codegenie/events"
+	"github.com/codegenie/codegenie/internal/excerpt"
 )
 
 // Format is the value of manifest.json's "format" field.
-const Format = "codegenie-replay-bundle/1"
+const Format = "codegenie-replay-bundle/2"
 
 // File names inside a bundle.
 const (
 	ManifestFile = "manifest.json"
 	MetadataFile = "metadata.json"
+	RunsFile     = "runs.json"
 	SnapshotFile = "snapshot.json"
 	EventsFile   = "events.log"
 	BlobDir      = "blobs"
@@ -25,76 +27,58 @@ const (
 
 // Size bounds. A bundle exceeding one is rejected with ErrTooLarge.
 const (
-	// BlobThreshold: Write stores payloads of at least this many bytes in
-	// blobs/ instead of inline in events.log.
+	// BlobThreshold: payloads of at least this many bytes are stored in
+	// blobs/ instead of inline in events.log (and only those).
 	BlobThreshold = 1024
 	// MaxRecord bounds one stored record in events.log.
 	MaxRecord = 1 << 20
-	// MaxString bounds the kind, lane, audit and budget strings of a record.
+	// MaxString bounds a record's kind, lane and audit ID, a run's ID and
+	// each pin name and value.
 	MaxString = 4096
-	// MaxBlob bounds one blob.
+	// MaxBlob bounds one blob (a payload or a run's output).
 	MaxBlob = 64 << 20
-	// MaxJSON bounds metadata.json and manifest.json.
+	// MaxJSON bounds manifest.json, metadata.json and runs.json.
 	MaxJSON = 16 << 20
 	// MaxSnapshot bounds snapshot.json.
 	MaxSnapshot = 64 << 20
-	// MaxFiles bounds the number of files a manifest lists.
+	// MaxFiles bounds the number of files a manifest lists, and so the
+	// number of runs and blobs.
 	MaxFiles = 1 << 16
 )
 
 // logMagic starts events.log.
-const logMagic = "CGRLOG1\n"
+const logMagic = "CGRLOG2\n"
 
-// Status says whether a run was captured.
-type Status string
-
-// The statuses. Only a CAPTURED bundle is a complete run; a PENDING bundle
-// holds what was captured so far and verifies like a captured one; a FAILED
-// bundle cannot be replayed (ErrReplayUnavailable).
-const (
-	StatusPending  Status = "PENDING"
-	StatusCaptured Status = "CAPTURED"
-	StatusFailed   Status = "FAILED"
-)
-
-// Pin is what a run's outcome depends on: its RunKey and the four-tuple.
-type Pin struct {
-	RunKey               string `json:"run_key"`
-	CassetteID           string `json:"cassette_id"`
-	StoreDigest          string `json:"store_digest"`
-	RepoSnapshotSHA      string `json:"repo_snapshot_sha"`
-	EmbeddingModelDigest string `json:"embedding_model_digest"`
-}
-
-// Metadata is metadata.json. The caller supplies every field; the package
-// reads no environment (WriteRun fills an empty GoVersion with
-// runtime.Version()).
+// Metadata is metadata.json: what the bundle is about, whatever its runs.
+// The caller supplies every field; the package reads no environment
+// (WriteOptions fills an empty GoVersion with runtime.Version()).
 type Metadata struct {
-	Pin         Pin    `json:"pin"`
 	Scenario    string `json:"scenario"`
-	Run         string `json:"run,omitempty"` // label of the run in its scenario, e.g. "iteration-07"
-	GoVersion   string `json:"go_version"`
 	ToolVersion string `json:"tool_version"`
-	Status      Status `json:"status"`
-	Error       string `json:"error,omitempty"` // why the run FAILED
+	GoVersion   string `json:"go_version"`
 }
 
 func (m Metadata) check() error {
-	switch m.Status {
-	case StatusPending, StatusCaptured, StatusFailed:
-	default:
-		return wrapf(ErrRequired, "status %q is not PENDING, CAPTURED or FAILED", m.Status)
-	}
-	if m.Status == StatusFailed {
-		return nil
-	}
-	if m.Pin.RunKey == "" {
-		return wrapf(ErrRequired, "pin.run_key is empty")
-	}
 	if m.Scenario == "" {
 		return wrapf(ErrRequired, "scenario is empty")
 	}
 	return nil
+}
+
+// RunInfo is one run's entry in runs.json: everything about the run but
+// its events and output bytes.
+type RunInfo struct {
+	ID    string            `json:"id"`
+	Pin   map[string]string `json:"pin,omitempty"`
+	Error string            `json:"error,omitempty"`
+	// Events is the number of the run's records in events.log, Chain
+	// their chain head (events.Chain of the events as stored).
+	Events uint64        `json:"events"`
+	Chain  events.Digest `json:"chain"`
+	// Output is the blake3-256 of the run's output bytes, OutputSize
+	// their length; a non-empty output is the blob named by Output.
+	Output     events.Digest `json:"output"`
+	OutputSize int64         `json:"output_size"`
 }
 
 // FileEntry is one file in the manifest.
@@ -108,11 +92,6 @@ type FileEntry struct {
 type Manifest struct {
 	Format string      `json:"format"`
 	Files  []FileEntry `json:"files"` // sorted by Path; every file but manifest.json
-	// Events is the number of records in events.log.
-	Events uint64 `json:"events"`
-	// Chain is the chain head of the events exactly as stored
-	// (events.Chain).
-	Chain events.Digest `json:"chain"`
 	// Self is the blake3 of this manifest's canonical JSON with Self zero.
 	Self events.Digest `json:"self"`
 }
@@ -144,65 +123,29 @@ func (m *Manifest) encode() ([]byte, error) {
 	return events.Canonical(m)
 }
 
-// parseManifest decodes and checks manifest.json: canonical bytes, format,
-// self digest, file names sorted, unique and allowed.
-func parseManifest(b []byte) (*Manifest, error) {
-	var m Manifest
-	if err := strictUnmarshal(b, &m); err != nil {
-		return nil, err
-	}
-	if m.Format != Format {
-		return nil, wrapf(ErrMalformed, "format %q, want %q", m.Format, Format)
-	}
-	if len(m.Files) > MaxFiles {
-		return nil, wrapf(ErrTooLarge, "%d files listed, at most %d", len(m.Files), MaxFiles)
-	}
-	want, err := m.selfDigest()
-	if err != nil {
-		return nil, wrapf(ErrMalformed, "%v", err)
-	}
-	if want != m.Self {
-		return nil, wrapf(ErrDigest, "self digest %s does not match the manifest's content (%s): the manifest was edited", m.Self, want)
-	}
-	if err := checkCanonical(b, m); err != nil {
-		return nil, err
-	}
-	for i, f := range m.Files {
-		if err := checkName(f.Path); err != nil {
-			return nil, fmt.Errorf("files[%d]: %w", i, err)
-		}
-		if f.Path == ManifestFile {
-			return nil, wrapf(ErrUnsafeName, "files[%d]: the manifest lists itself", i)
-		}
-		if i > 0 && m.Files[i-1].Path >= f.Path {
-			return nil, wrapf(ErrMalformed, "files[%d] %q is not sorted after %q or is a duplicate", i, f.Path, m.Files[i-1].Path)
-		}
-		if f.Size < 0 {
-			return nil, wrapf(ErrMalformed, "files[%d] %q: negative size", i, f.Path)
-		}
-		if d, ok := blobDigest(f.Path); ok && d != f.Digest {
-			return nil, wrapf(ErrDigest, "files[%d] %q: digest %s, but a blob is named by the digest of its bytes", i, f.Path, f.Digest)
-		}
-	}
-	if _, ok := m.file(MetadataFile); !ok {
-		return nil, wrapf(ErrMissing, "the manifest does not list %s", MetadataFile)
-	}
-	if _, ok := m.file(EventsFile); !ok {
-		return nil, wrapf(ErrMissing, "the manifest does not list %s", EventsFile)
-	}
-	return &m, nil
+// Snapshot is snapshot.json: the state of one run after its first Records
+// records, the last of which has seq At, as a fold (SnapshotFolder) named
+// Fold computes it; Chain is the run's chain head after those records.
+type Snapshot struct {
+	Run     string          `json:"run"`
+	At      uint64          `json:"at"`
+	Records uint64          `json:"records"`
+	Chain   events.Digest   `json:"chain"`
+	Fold    string          `json:"fold"`
+	State   json.RawMessage `json:"state"`
 }
 
 // checkName accepts exactly the names a bundle may hold: the fixed files
 // and blobs/<64 lowercase hex digits>.
 func checkName(name string) error {
 	switch name {
-	case ManifestFile, MetadataFile, SnapshotFile, EventsFile:
+	case ManifestFile, MetadataFile, RunsFile, SnapshotFile, EventsFile:
 		return nil
 	}
 	hexName, ok := strings.CutPrefix(name, BlobDir+"/")
 	if !ok || !isDigestHex(hexName) {
-		return wrapf(ErrUnsafeName, "%q: a bundle holds only %s, %s, %s, %s and %s/<64 lowercase hex digits>", name, ManifestFile, MetadataFile, SnapshotFile, EventsFile, BlobDir)
+		return wrapf(ErrUnsafeName, "%q: a bundle holds only %s, %s, %s, %s, %s and %s/<64 lowercase hex digits>",
+			name, ManifestFile, MetadataFile, RunsFile, SnapshotFile, EventsFile, BlobDir)
 	}
 	return nil
 }
@@ -259,12 +202,61 @@ func checkCanonical(b []byte, v any) error {
 	return nil
 }
 
-// Snapshot is snapshot.json: the state after every event with Seq <= At.
-type Snapshot struct {
-	At uint64 `json:"at"`
-	// Records is the number of records the state covers.
-	Records uint64 `json:"records"`
-	// Chain is the chain head after those records.
-	Chain events.Digest `json:"chain"`
-	State State         `json:"state"`
+// decodeJSON is strictUnmarshal followed by checkCanonical: the one way a
+// bundle's JSON files are read.
+func decodeJSON(b []byte, v any) error {
+	if err := strictUnmarshal(b, v); err != nil {
+		return err
+	}
+	return checkCanonical(b, v)
 }
+
+// checkString bounds a string of a run or pin.
+func checkString(what, s string) error {
+	switch {
+	case s == "":
+		return wrapf(ErrRequired, "%s is empty", what)
+	case len(s) > MaxString:
+		return wrapf(ErrTooLarge, "%s of %d bytes, at most %d", what, len(s), MaxString)
+	}
+	return nil
+}
+
+// checkRunInfos checks runs.json's entries: IDs unique, sorted and
+// bounded, pins bounded, sizes not negative.
+func checkRunInfos(runs []RunInfo) error {
+	if len(runs) > MaxFiles {
+		return wrapf(ErrTooLarge, "%d runs, at most %d", len(runs), MaxFiles)
+	}
+	for i, r := range runs {
+		if err := checkString(fmt.Sprintf("runs[%d].id", i), r.ID); err != nil {
+			return err
+		}
+		if strings.ContainsRune(r.ID, ',') || excerpt.Quote(r.ID) != r.ID {
+			return wrapf(ErrMalformed, "runs[%d].id %s: an ID holds printable characters other than a comma, a backslash or a double quote", i, excerpt.Quote(r.ID))
+		}
+		if i > 0 && runs[i-1].ID >= r.ID {
+			return wrapf(ErrMalformed, "runs[%d] %q is not sorted after %q or is a duplicate", i, r.ID, runs[i-1].ID)
+		}
+		for k, v := range r.Pin {
+			if err := checkString(fmt.Sprintf("run %q: pin name", r.ID), k); err != nil {
+				return err
+			}
+			if len(v) > MaxString {
+				return wrapf(ErrTooLarge, "run %q: pin %q of %d bytes, at most %d", r.ID, k, len(v), MaxString)
+			}
+		}
+		if r.OutputSize < 0 || r.OutputSize > MaxBlob {
+			return wrapf(ErrMalformed, "run %q: output size %d is not in [0, %d]", r.ID, r.OutputSize, MaxBlob)
+		}
+		if (r.OutputSize == 0) != (r.Output == emptyDigest) {
+			return wrapf(ErrDigest, "run %q: output digest %s does not fit an output of %d bytes", r.ID, r.Output, r.OutputSize)
+		}
+	}
+	return nil
+}
+
+// emptyDigest is the digest of no bytes: the digest of an empty payload
+// or output. A stored record with an empty payload and any other digest
+// refers to blobs/<digest>.
+var emptyDigest = events.Sum(nil)

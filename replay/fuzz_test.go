@@ -7,13 +7,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/kr/pretty"
 
 	"github.com/codegenie/codegenie/events"
 )
@@ -46,6 +43,25 @@ func encodeBundleErr(b *Bundle) (file, tarStream []byte, err error) {
 	return buf.Bytes(), raw, err
 }
 
+// openStreamBytes opens a single-file bundle held in memory; label names
+// it in errors. With tarOnly the bytes are the tar stream, not compressed.
+func openStreamBytes(ctx context.Context, label string, b []byte, tarOnly, keep bool) (*Reader, error) {
+	r := newReader(label, keep, Options{}, Options{}.newBudget())
+	r.form = FormFile
+	r.watch(ctx)
+	var err error
+	if tarOnly {
+		err = r.openTar(bytes.NewReader(b))
+	} else {
+		err = r.openStream(bytes.NewReader(b))
+	}
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
 // loadBytes loads a bundle from memory through the same Reader as Load.
 func loadBytes(ctx context.Context, data []byte, tarOnly bool) (*Bundle, error) {
 	r, err := openStreamBytes(ctx, "fuzz", data, tarOnly, true)
@@ -53,17 +69,7 @@ func loadBytes(ctx context.Context, data []byte, tarOnly bool) (*Bundle, error) 
 		return nil, err
 	}
 	defer r.Close()
-	b := &Bundle{Metadata: r.meta, Snapshot: r.snap}
-	for {
-		e, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return b, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		b.Events = append(b.Events, e)
-	}
+	return readBundle(r)
 }
 
 // verifyBytes is Verify for a bundle held in memory.
@@ -113,16 +119,17 @@ func fuzzTape(n, p int) []events.Event {
 // it finds, in time that grows with the square of the input's length.
 func fuzzSeeds(t testing.TB) (entries, files []*Bundle) {
 	t.Helper()
-	meta := Metadata{Pin: Pin{RunKey: "k"}, Scenario: "s", Status: StatusCaptured}
-	small := fuzzTape(2, 3)
-	snap, err := MakeSnapshot(small, 1)
+	meta := Metadata{Scenario: "s"}
+	small := Run{ID: "r", Events: fuzzTape(2, 3), Output: []byte("o")}
+	snap, err := MakeSnapshot(&small, 1, newTally())
 	if err != nil {
 		t.Fatal(err)
 	}
-	withBlob := fuzzTape(1, BlobThreshold)
-	plain := &Bundle{Metadata: meta, Events: small}
-	return []*Bundle{plain, {Metadata: meta, Events: small, Snapshot: snap}},
-		[]*Bundle{plain, {Metadata: meta, Events: withBlob}}
+	two := Run{ID: "s", Events: fuzzTape(1, 1), Error: "e"}
+	withBlob := Run{ID: "r", Events: fuzzTape(1, BlobThreshold)}
+	plain := &Bundle{Metadata: meta, Runs: []Run{small, two}}
+	return []*Bundle{plain, {Metadata: meta, Runs: []Run{small}, Snapshot: snap}},
+		[]*Bundle{plain, {Metadata: meta, Runs: []Run{withBlob}}}
 }
 
 // The first byte of a FuzzLoad input says what the rest is. Tar framing
@@ -187,16 +194,12 @@ func tarEntries(names []string, datas [][]byte) []byte {
 	return buf.Bytes()
 }
 
-// sealEntries puts a manifest that matches the entries in front of them:
-// every file's size and digest, and the count and head of events.log's
-// trailer when it has one.
+// sealEntries puts a manifest that matches the entries (every file's size
+// and digest) in front of them.
 func sealEntries(names []string, datas [][]byte) ([]string, [][]byte) {
 	m := Manifest{Format: Format}
 	for i, n := range names {
 		m.Files = append(m.Files, FileEntry{Path: n, Size: int64(len(datas[i])), Digest: events.Sum(datas[i])})
-		if n == EventsFile {
-			m.Events, m.Chain = trailerOf(datas[i])
-		}
 	}
 	slices.SortFunc(m.Files, func(a, b FileEntry) int { return strings.Compare(a.Path, b.Path) })
 	mb, err := m.encode()
@@ -204,26 +207,6 @@ func sealEntries(names []string, datas [][]byte) ([]string, [][]byte) {
 		return names, datas
 	}
 	return append([]string{ManifestFile}, names...), append([][]byte{mb}, datas...)
-}
-
-// trailerOf returns the record count and chain head of a log's trailer, or
-// zeros.
-func trailerOf(log []byte) (uint64, events.Digest) {
-	l := newLogReader(bytes.NewReader(log), int64(len(log)))
-	l.hash = nil
-	if l.header() != nil {
-		return 0, events.Digest{}
-	}
-	for {
-		_, _, err := l.frame()
-		if err == io.EOF {
-			n, head, _ := l.trailer()
-			return n, head
-		}
-		if err != nil {
-			return 0, events.Digest{}
-		}
-	}
 }
 
 // entriesOf returns the entries of b's tar stream.
@@ -296,59 +279,13 @@ func FuzzLoad(f *testing.F) {
 		if err != nil {
 			t.Fatalf("a loaded bundle does not write back: %v", err)
 		}
-		if events.Chain(b.Events) != events.Chain(b2.Events) {
-			t.Fatalf("round trip changed the events")
+		if len(b.Runs) != len(b2.Runs) {
+			t.Fatalf("round trip changed the runs")
 		}
-	})
-}
-
-// FuzzDecodeRecord checks the event record decoder (events.DecodeRecord)
-// against the bundle's strict record scanner: neither may panic; whatever
-// the scanner accepts, DecodeRecord decodes to an event that re-encodes to
-// the same bytes; and a record DecodeRecord reads whose re-encoding is
-// identical (the canonical form) within the size bounds, the scanner
-// accepts.
-//
-//	go test -run '^$' -fuzz FuzzDecodeRecord -fuzztime 10m ./replay
-func FuzzDecodeRecord(f *testing.F) {
-	for _, e := range realisticRun(f, 0) {
-		f.Add(events.AppendRecord(nil, e))
-	}
-	for _, e := range syntheticTape(f, 3, 10) {
-		f.Add(events.AppendRecord(nil, e))
-	}
-	f.Add([]byte{1, 0, 0, 0, 0})
-	f.Fuzz(func(t *testing.T, data []byte) {
-		e, n, derr := events.DecodeRecord(data)
-		var r rec
-		serr := scanRecord(data, &r)
-		if derr != nil {
-			if !errors.Is(derr, events.ErrCorruptRecord) {
-				t.Fatalf("DecodeRecord error does not wrap ErrCorruptRecord: %v", derr)
+		for i := range b.Runs {
+			if events.Chain(b.Runs[i].Events) != events.Chain(b2.Runs[i].Events) || !equalInfo(&b.Runs[i], &b2.Runs[i]) {
+				t.Fatalf("round trip changed run %d", i)
 			}
-			if serr == nil {
-				t.Fatalf("scanner accepts what DecodeRecord rejects (%v)", derr)
-			}
-			return
-		}
-		canonical := n == len(data) && bytes.Equal(events.AppendRecord(nil, e), data)
-		if serr == nil {
-			if !canonical {
-				t.Fatalf("scanner accepts a non-canonical record")
-			}
-			if r.seq != e.Seq || r.parent != e.Parent || string(r.kind) != string(e.Kind) || string(r.lane) != e.Lane ||
-				!bytes.Equal(r.payload, e.Payload) || r.digest != e.PayloadDigest {
-				t.Fatalf("scanner and DecodeRecord disagree")
-			}
-			// The validator decodes from its scan (the record is parsed
-			// once): it must give exactly DecodeRecord's event.
-			if got := r.event(); !reflect.DeepEqual(got, e) {
-				t.Fatalf("rec.event and DecodeRecord disagree: %v", pretty.Diff(e, got))
-			}
-			return
-		}
-		if canonical && !errors.Is(serr, ErrTooLarge) {
-			t.Fatalf("scanner rejects a canonical record: %v", serr)
 		}
 	})
 }

@@ -104,14 +104,25 @@ func syntheticPayload(i, size int) []byte {
 }
 
 func testMeta() Metadata {
-	return Metadata{
-		Pin: Pin{
-			RunKey: "rk-0123456789abcdef", CassetteID: "cas-1", StoreDigest: "store-1",
-			RepoSnapshotSHA: "0123456789abcdef0123456789abcdef01234567", EmbeddingModelDigest: "emb-1",
-		},
-		Scenario: "lodash-prototype-pollution", Run: "iteration-01",
-		GoVersion: "go1.26.8", ToolVersion: "test", Status: StatusCaptured,
+	return Metadata{Scenario: "lodash-prototype-pollution", GoVersion: "go1.26.8", ToolVersion: "test"}
+}
+
+func testPin() map[string]string {
+	return map[string]string{"run_key": "rk-0123456789abcdef", "cassette_id": "cas-1", "store_digest": "store-1"}
+}
+
+// single returns a bundle of one run holding evs.
+func single(evs []events.Event) *Bundle {
+	return &Bundle{Metadata: testMeta(), Runs: []Run{{ID: "run-000", Pin: testPin(), Output: []byte("+lodash 4.17.21\n"), Events: evs}}}
+}
+
+// manyRuns returns a bundle of the given tapes as runs run-000, run-001, ...
+func manyRuns(tapes ...[]events.Event) *Bundle {
+	b := &Bundle{Metadata: testMeta()}
+	for i, evs := range tapes {
+		b.Runs = append(b.Runs, Run{ID: fmt.Sprintf("run-%03d", i), Pin: testPin(), Output: fmt.Appendf(nil, "output %d\n", i%2), Events: evs})
 	}
+	return b
 }
 
 // writeBoth writes b in both forms under a fresh temp dir and returns the

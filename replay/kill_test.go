@@ -21,7 +21,7 @@ const killWriterEnv = "REPLAY_TEST_KILL_WRITER"
 
 func killWriter(path string) {
 	ctx := context.Background()
-	bs := []*Bundle{{Metadata: testMeta(), Events: syntheticEvents(300, 2000)}, {Metadata: testMeta(), Events: syntheticEvents(200, 100)}}
+	bs := []*Bundle{single(syntheticEvents(300, 2000)), single(syntheticEvents(200, 100))}
 	for i := 0; ; i++ {
 		b := bs[i%2]
 		var err error
@@ -48,10 +48,10 @@ func TestKilledWriteLeavesABundle(t *testing.T) {
 	}
 	root := t.TempDir()
 	path := filepath.Join(root, "run.bundle")
-	first := &Bundle{Metadata: testMeta(), Events: syntheticTape(t, 10, 10)}
+	first := single(syntheticTape(t, 10, 10))
 	require.NoError(t, Write(context.Background(), path, first))
 	chains := map[events.Digest]bool{
-		events.Chain(first.Events):                true,
+		events.Chain(first.Runs[0].Events):        true,
 		events.Chain(syntheticTape(t, 300, 2000)): true,
 		events.Chain(syntheticTape(t, 200, 100)):  true,
 	}
@@ -66,7 +66,7 @@ func TestKilledWriteLeavesABundle(t *testing.T) {
 		_ = cmd.Wait()
 		rep, err := Verify(context.Background(), path)
 		require.NoError(t, err, "kill %d left no whole bundle at the path", i)
-		require.True(t, chains[rep.Chain], "kill %d: the bundle is neither the old nor a new one", i)
+		require.True(t, chains[rep.Runs[0].Chain], "kill %d: the bundle is neither the old nor a new one", i)
 		ents, err := os.ReadDir(root)
 		require.NoError(t, err)
 		if len(ents) > 1 {

@@ -31,8 +31,9 @@ const (
 // batch is a run of validated records; err follows them (io.EOF at the
 // valid end of the log, or the first failure).
 type batch struct {
-	evs []events.Event
-	err error
+	evs  []events.Event
+	runs []int // the run index of each event
+	err  error
 }
 
 type prefetcher struct {
@@ -75,9 +76,9 @@ func (r *Reader) produce(p *prefetcher) {
 		var b *batch
 		select {
 		case b = <-p.free:
-			b.evs = b.evs[:0]
+			b.evs, b.runs = b.evs[:0], b.runs[:0]
 		default:
-			b = &batch{evs: make([]events.Event, 0, batchEvents)}
+			b = &batch{evs: make([]events.Event, 0, batchEvents), runs: make([]int, 0, batchEvents)}
 		}
 		for size := 0; len(b.evs) < batchEvents && size < batchBytes; {
 			if err := r.step(); err != nil {
@@ -85,11 +86,12 @@ func (r *Reader) produce(p *prefetcher) {
 				break
 			}
 			e := r.event()
-			if r.payload == nil { // inline: copy it out of the log buffer
+			if r.v.payload == nil { // inline: copy it out of the log buffer
 				size += len(e.Payload)
 				e.Payload = a.copy(e.Payload)
 			} // a blob's bytes are the Reader's, never written again: shared
 			b.evs = append(b.evs, e)
+			b.runs = append(b.runs, r.v.run)
 		}
 		select {
 		case p.ch <- b:
@@ -102,15 +104,17 @@ func (r *Reader) produce(p *prefetcher) {
 	}
 }
 
-// Next returns the next event, fully validated. Payload must be treated
-// as read-only: a payload stored as a blob is shared by every event that
-// refers to that blob. At the end of a valid log it returns io.EOF; any other
-// error is a *BundleError naming the file and record (or the context's
-// error), and is sticky. The first call starts the goroutine that
-// validates ahead (see Reader); Close ends it.
-func (r *Reader) Next() (events.Event, error) {
+// Next returns the next event, fully validated, and the index of its run
+// in Runs; the runs come in the order of Runs, each run's events in log
+// order. Payload must be treated as read-only: a payload stored as a blob
+// is shared by every event that refers to that blob. At the end of a
+// valid log it returns io.EOF; any other error is a *BundleError naming
+// the file and record (or the context's cause), and is sticky. The first
+// call starts the goroutine that validates ahead (see Reader); Close ends
+// it.
+func (r *Reader) Next() (int, events.Event, error) {
 	if r.closed {
-		return events.Event{}, r.errClosed()
+		return 0, events.Event{}, r.errClosed()
 	}
 	p := r.pre
 	if p == nil {
@@ -121,7 +125,7 @@ func (r *Reader) Next() (events.Event, error) {
 	for p.cur == nil || p.pos == len(p.cur.evs) {
 		if p.cur != nil {
 			if p.cur.err != nil {
-				return events.Event{}, p.cur.err
+				return 0, events.Event{}, p.cur.err
 			}
 			select { // its events were cleared as they were returned
 			case p.free <- p.cur:
@@ -129,16 +133,16 @@ func (r *Reader) Next() (events.Event, error) {
 			}
 		}
 		b, ok := <-p.ch
-		if !ok { // only after Close, which next refused above
-			return events.Event{}, r.errClosed()
+		if !ok { // only after Close, which Next refused above
+			return 0, events.Event{}, r.errClosed()
 		}
 		p.cur, p.pos = b, 0
 	}
-	e := p.cur.evs[p.pos]
+	e, run := p.cur.evs[p.pos], p.cur.runs[p.pos]
 	p.cur.evs[p.pos] = events.Event{}
 	p.pos++
 	r.consumed++
-	return e, nil
+	return run, e, nil
 }
 
 // stopPrefetch stops the producer, if any, and waits until it has exited.

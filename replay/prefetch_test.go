@@ -6,11 +6,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"runtime"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 
 	"github.com/codegenie/codegenie/events"
 )
@@ -66,13 +65,13 @@ func drain(t testing.TB, path string) ([]events.Event, error) {
 	defer r.Close()
 	var out []events.Event
 	for {
-		e, err := r.Next()
+		_, e, err := r.Next()
 		if errors.Is(err, io.EOF) {
 			return out, nil
 		}
 		if err != nil {
 			// Sticky: asking again gives the same error.
-			_, again := r.Next()
+			_, _, again := r.Next()
 			require.Equal(t, err, again)
 			return out, err
 		}
@@ -87,7 +86,7 @@ func drain(t testing.TB, path string) ([]events.Event, error) {
 // gives.
 func TestPrefetchAgreesWithSequentialReading(t *testing.T) {
 	evs := prefetchTape(t)
-	dir, file := writeBoth(t, &Bundle{Metadata: testMeta(), Events: evs})
+	dir, file := writeBoth(t, single(evs))
 	flipPayload := func(idx int) func(h []byte, fr [][]byte, tr []byte) []byte {
 		return func(h []byte, fr [][]byte, tr []byte) []byte {
 			f := append([]byte{}, fr[idx]...)
@@ -130,7 +129,7 @@ func TestPrefetchAgreesWithSequentialReading(t *testing.T) {
 // the caller's: writing to or appending to one changes no other.
 func TestNextPayloadsAreOwned(t *testing.T) {
 	evs := syntheticTape(t, 40, 100)
-	dir, _ := writeBoth(t, &Bundle{Metadata: testMeta(), Events: evs})
+	dir, _ := writeBoth(t, single(evs))
 	got, err := drain(t, dir)
 	require.NoError(t, err)
 	for i := range got {
@@ -147,33 +146,18 @@ func TestNextPayloadsAreOwned(t *testing.T) {
 // stops its goroutine (Close waits for it), and the Reader then refuses
 // to read.
 func TestCloseStopsPrefetching(t *testing.T) {
-	dir, file := writeBoth(t, &Bundle{Metadata: testMeta(), Events: syntheticTape(t, 20*batchEvents, 64)})
+	dir, file := writeBoth(t, single(syntheticTape(t, 20*batchEvents, 64)))
 	for _, p := range []string{dir, file} {
-		before := runtime.NumGoroutine()
+		before := goleak.IgnoreCurrent()
 		r, err := Open(context.Background(), p)
 		require.NoError(t, err)
-		_, err = r.Next()
+		_, _, err = r.Next()
 		require.NoError(t, err)
 		require.NoError(t, r.Close())
-		_, err = r.Next()
+		_, _, err = r.Next()
 		require.ErrorIs(t, err, fs.ErrClosed)
 		require.NoError(t, r.Close(), "Close twice")
-		noGoroutineLeft(t, before)
-	}
-}
-
-// noGoroutineLeft waits briefly for goroutines that have been told to stop
-// (and whose owner waited for their last signal) to be gone: a goroutine
-// still counts for a moment after its final action.
-func noGoroutineLeft(t testing.TB, before int) {
-	t.Helper()
-	deadline := time.Now().Add(2 * time.Second)
-	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
-	}
-	if n := runtime.NumGoroutine(); n > before {
-		buf := make([]byte, 1<<20)
-		t.Fatalf("%d goroutines before, %d now:\n%s", before, n, buf[:runtime.Stack(buf, true)])
+		goleak.VerifyNone(t, before)
 	}
 }
 
@@ -200,7 +184,7 @@ func TestRepeatedBlobs(t *testing.T) {
 			evs[i].Payload, evs[i].PayloadDigest = big, events.Sum(big)
 		}
 	}
-	dir, file := writeBoth(t, &Bundle{Metadata: testMeta(), Events: evs})
+	dir, file := writeBoth(t, single(evs))
 	for _, p := range []string{dir, file} {
 		got, err := drain(t, p)
 		require.NoError(t, err)
@@ -211,10 +195,10 @@ func TestRepeatedBlobs(t *testing.T) {
 	require.NoError(t, err)
 	defer r.Close()
 	for {
-		if _, err := r.Next(); err != nil {
+		if _, _, err := r.Next(); err != nil {
 			require.ErrorIs(t, err, io.EOF)
 			break
 		}
 	}
-	require.Len(t, r.blobs, 1, "the directory form keeps the verified blob")
+	require.Len(t, r.blobs.kept, 1, "the directory form keeps the verified blob")
 }

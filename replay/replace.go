@@ -53,7 +53,7 @@ func isBundle(path string, fi fs.FileInfo) error {
 }
 
 func isBundleDir(path string) error {
-	b, err := readBoundedFile(filepath.Join(path, ManifestFile), MaxJSON)
+	b, err := readDirFile(path, ManifestFile, MaxJSON)
 	if err != nil {
 		return fmt.Errorf("%s: %w", ManifestFile, err)
 	}
@@ -99,19 +99,10 @@ func isBundleFile(path string) error {
 	if h.Name != ManifestFile || h.Size > MaxJSON {
 		return fmt.Errorf("its first entry is %q, not %s", h.Name, ManifestFile)
 	}
-	b, err := readBounded(tr, MaxJSON)
+	b, err := readExact(tr, h.Size)
 	if err != nil {
 		return err
 	}
 	_, err = parseManifest(b)
 	return err
-}
-
-func readBoundedFile(path string, max int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return readBounded(f, max)
 }

@@ -14,7 +14,7 @@ import (
 // was; it replaces a bundle only with Force.
 func TestWriteNeverReplacesWhatIsNotABundle(t *testing.T) {
 	ctx := context.Background()
-	b := &Bundle{Metadata: testMeta(), Events: realisticRun(t, 0)}
+	b := single(realisticRun(t, 0))
 	srcDir, srcFile := writeBoth(t, b)
 	type target struct {
 		make     func(t *testing.T, p string) // creates what is at p

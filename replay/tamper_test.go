@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -112,7 +113,7 @@ func rewriteTar(t testing.TB, src string, f func(name string, data []byte) (stri
 
 func TestTamper(t *testing.T) {
 	evs := realisticRun(t, 0)
-	dir, file := writeBoth(t, &Bundle{Metadata: testMeta(), Events: evs})
+	dir, file := writeBoth(t, single(evs))
 	var blob events.Digest
 	blobRecord := -1
 	for i, e := range evs {
@@ -248,7 +249,7 @@ func TestTamper(t *testing.T) {
 					p := filepath.Join(d, ManifestFile)
 					b, err := os.ReadFile(p)
 					require.NoError(t, err)
-					b = bytes.Replace(b, []byte(`"events":8`), []byte(`"events":7`), 1)
+					b = bytes.Replace(b, []byte(`"path":"runs.json","size":`), []byte(`"path":"runs.json","size":1`), 1)
 					require.NoError(t, os.WriteFile(p, b, 0o644))
 				})
 			},
@@ -276,10 +277,58 @@ func TestTamper(t *testing.T) {
 					p := filepath.Join(d, MetadataFile)
 					b, err := os.ReadFile(p)
 					require.NoError(t, err)
-					require.NoError(t, os.WriteFile(p, bytes.Replace(b, []byte("CAPTURED"), []byte("PENDING!"), 1), 0o644))
+					require.NoError(t, os.WriteFile(p, bytes.Replace(b, []byte("lodash"), []byte("LODASH"), 1), 0o644))
 				})
 			},
 			want: ErrDigest, file: MetadataFile, record: -1,
+		},
+		{
+			name: "edit runs.json",
+			bundle: func(t *testing.T) string {
+				return editDir(t, dir, func(d string) {
+					p := filepath.Join(d, RunsFile)
+					b, err := os.ReadFile(p)
+					require.NoError(t, err)
+					require.NoError(t, os.WriteFile(p, bytes.Replace(b, []byte(`"events":8`), []byte(`"events":7`), 1), 0o644))
+				})
+			},
+			want: ErrDigest, file: RunsFile, record: -1,
+		},
+		{
+			// A careful forger: runs.json claims another chain and the
+			// manifest is re-sealed; the log's records do not agree.
+			name: "forge a run's chain in runs.json and re-seal",
+			bundle: func(t *testing.T) string {
+				return editDir(t, dir, func(d string) {
+					p := filepath.Join(d, RunsFile)
+					var runs []RunInfo
+					b, err := os.ReadFile(p)
+					require.NoError(t, err)
+					require.NoError(t, json.Unmarshal(b, &runs))
+					runs[0].Chain[0] ^= 1
+					nb, err := events.Canonical(runs)
+					require.NoError(t, err)
+					require.NoError(t, os.WriteFile(p, nb, 0o644))
+					rewriteManifest(t, d, func(m *Manifest) {
+						for i := range m.Files {
+							if m.Files[i].Path == RunsFile {
+								m.Files[i].Size, m.Files[i].Digest = int64(len(nb)), events.Sum(nb)
+							}
+						}
+					})
+				})
+			},
+			want: ErrChain, file: RunsFile, record: -1,
+		},
+		{
+			name: "output blob missing",
+			bundle: func(t *testing.T) string {
+				out := events.Sum(single(evs).Runs[0].Output)
+				return editDir(t, dir, func(d string) {
+					require.NoError(t, os.Remove(filepath.Join(d, filepath.FromSlash(blobName(out)))))
+				})
+			},
+			want: ErrMissing, record: -1,
 		},
 		{
 			name: "blob name with ../ in the manifest",
@@ -373,7 +422,7 @@ func TestTamper(t *testing.T) {
 // TestTruncatedFile cuts the single file at many points: every cut is
 // rejected (never a panic, never a valid bundle).
 func TestTruncatedFile(t *testing.T) {
-	_, file := writeBoth(t, &Bundle{Metadata: testMeta(), Events: realisticRun(t, 0)})
+	_, file := writeBoth(t, single(realisticRun(t, 0)))
 	b, err := os.ReadFile(file)
 	require.NoError(t, err)
 	dir := t.TempDir()

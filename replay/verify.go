@@ -14,18 +14,17 @@ type VerifyReport struct {
 	Form     Form          `json:"form"`
 	Digest   events.Digest `json:"digest"` // bundle digest: blake3 of manifest.json
 	Metadata Metadata      `json:"metadata"`
-	Events   uint64        `json:"events"`
-	LastSeq  uint64        `json:"last_seq"`
-	Chain    events.Digest `json:"chain"`
+	Runs     []RunInfo     `json:"runs"`
+	Events   uint64        `json:"events"` // over all runs
 	Files    int           `json:"files"`
-	Snapshot *uint64       `json:"snapshot_at,omitempty"`
+	Snapshot *Snapshot     `json:"snapshot,omitempty"`
 }
 
 // Verify checks every file and record of the bundle at path without
-// keeping the events: manifest digests, hash chain, ordering, required
-// fields, blob names and sizes, the snapshot. A bad bundle gives a
-// *BundleError naming the file and the record; a FAILED one wraps
-// ErrReplayUnavailable.
+// keeping the events: manifest digests, each run's hash chain, ordering,
+// required fields, blob names and sizes, outputs, the snapshot's place in
+// its run (its state needs the fold that made it: ReplayTo). A bad bundle
+// gives a *BundleError naming the file and the record.
 func Verify(ctx context.Context, path string) (*VerifyReport, error) {
 	r, err := open(ctx, path, false, Options{}, Options{}.newBudget())
 	if err != nil {
@@ -42,13 +41,8 @@ func Verify(ctx context.Context, path string) (*VerifyReport, error) {
 		}
 	}
 	rep := &VerifyReport{
-		Path: path, Form: r.form, Digest: r.Digest(), Metadata: r.meta,
-		Events: r.manifest.Events, LastSeq: r.order.seq, Chain: r.chain.Head(),
-		Files: len(r.manifest.Files) + 1,
-	}
-	if r.snap != nil {
-		at := r.snap.At
-		rep.Snapshot = &at
+		Path: path, Form: r.form, Digest: r.Digest(), Metadata: r.hdr.meta, Runs: r.hdr.runs,
+		Events: uint64(r.v.index), Files: len(r.hdr.manifest.Files) + 1, Snapshot: r.hdr.snap,
 	}
 	return rep, nil
 }
@@ -60,8 +54,8 @@ func Load(ctx context.Context, path string) (*Bundle, error) {
 }
 
 // Load reads and verifies the whole bundle at path into memory. Payloads
-// stored as blobs are shared by the events that refer to the same blob:
-// treat payloads as read-only.
+// and outputs stored as blobs are shared by everything that refers to the
+// same blob: treat them as read-only.
 func (o Options) Load(ctx context.Context, path string) (*Bundle, error) {
 	b, _, err := load(ctx, path, o, o.newBudget())
 	return b, err
@@ -73,15 +67,32 @@ func load(ctx context.Context, path string, o Options, mem *budget) (*Bundle, ev
 		return nil, events.Digest{}, err
 	}
 	defer r.Close()
-	b := &Bundle{Metadata: r.meta, Snapshot: r.snap, Events: make([]events.Event, 0, min(r.manifest.Events, 1<<20))}
+	b, err := readBundle(r)
+	if err != nil {
+		return nil, events.Digest{}, err
+	}
+	return b, r.Digest(), nil
+}
+
+// readBundle reads every run of an open Reader into memory.
+func readBundle(r *Reader) (*Bundle, error) {
+	infos := r.Runs()
+	b := &Bundle{Metadata: r.hdr.meta, Snapshot: r.hdr.snap, Runs: make([]Run, len(infos))}
+	for i, info := range infos {
+		out, err := r.Output(i)
+		if err != nil {
+			return nil, err
+		}
+		b.Runs[i] = Run{ID: info.ID, Pin: info.Pin, Error: info.Error, Output: out, Events: make([]events.Event, 0, min(info.Events, 1<<20))}
+	}
 	for {
-		e, err := r.Next()
+		run, e, err := r.Next()
 		if errors.Is(err, io.EOF) {
-			return b, r.Digest(), nil
+			return b, nil
 		}
 		if err != nil {
-			return nil, events.Digest{}, err
+			return nil, err
 		}
-		b.Events = append(b.Events, e)
+		b.Runs[run].Events = append(b.Runs[run].Events, e)
 	}
 }

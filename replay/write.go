@@ -2,207 +2,37 @@ package replay
 
 import (
 	"archive/tar"
-	"bytes"
 	"cmp"
 	"context"
-	"encoding/binary"
 	"errors"
-	"fmt"
 	"io"
-	"iter"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/codegenie/codegenie/internal/safename"
-
 	"github.com/klauspost/compress/zstd"
-	"lukechampine.com/blake3"
 
-	"github.com/codegenie/codegenie/events"
 	"github.com/codegenie/codegenie/internal/atomicfile"
 )
 
-// maxWindow is the zstd window the writer uses and the most the reader
-// accepts, which bounds the reader's memory.
-const maxWindow = 8 << 20
-
-// Bundle is a run in memory: what Write writes and Load returns.
-type Bundle struct {
-	Metadata Metadata
-	Snapshot *Snapshot // optional
-	Events   []events.Event
-}
-
-// plan is a bundle encoded up to events.log, whose bytes are produced on
-// demand (twice: once to digest it, once to write it).
-type plan struct {
-	files    []planFile // sorted by name, events.log included
-	manifest []byte
-	evs      iter.Seq[events.Event]
-}
-
-type planFile struct {
-	name string
-	data []byte // nil for events.log
-	size int64
-}
-
-// writeLog writes events.log and returns the chain head (events.Chain).
-func writeLog(w io.Writer, evs iter.Seq[events.Event]) (events.Digest, error) {
-	var c events.Chainer
-	buf := make([]byte, 0, 4096)
-	sbuf := make([]byte, 0, 256)
-	full := make([]byte, 0, 4096)
-	if _, err := io.WriteString(w, logMagic); err != nil {
-		return events.Digest{}, err
-	}
-	n := uint64(0)
-	for e := range evs {
-		n++
-		full = events.AppendRecord(full[:0], e)
-		payload := e.Payload
-		e.Payload = nil
-		sbuf = events.AppendRecord(sbuf[:0], e)
-		head := c.AddRecord(sbuf)
-		stored := full
-		if len(payload) >= BlobThreshold {
-			stored = sbuf
-		}
-		buf = binary.AppendUvarint(buf[:0], uint64(len(stored)))
-		buf = append(buf, stored...)
-		buf = append(buf, head[:]...)
-		if _, err := w.Write(buf); err != nil {
-			return events.Digest{}, err
-		}
-	}
-	buf = binary.AppendUvarint(buf[:0], 0)
-	buf = binary.AppendUvarint(buf, n)
-	head := c.Head()
-	buf = append(buf, head[:]...)
-	_, err := w.Write(buf)
-	return head, err
-}
-
-type countHasher struct {
-	h *blake3.Hasher
-	n int64
-}
-
-func (c *countHasher) Write(b []byte) (int, error) {
-	c.n += int64(len(b))
-	return c.h.Write(b)
-}
-
-func makePlan(b *Bundle) (*plan, error) {
-	return makePlanSeq(b.Metadata, b.Snapshot, b.Events, slices.Values(b.Events))
-}
-
-// makePlanSeq plans a bundle whose events come from evs, which is iterated
-// three times; all is needed only for a snapshot.
-func makePlanSeq(meta Metadata, snap *Snapshot, all []events.Event, evs iter.Seq[events.Event]) (*plan, error) {
-	if err := meta.check(); err != nil {
-		return nil, fmt.Errorf("%s: %w", MetadataFile, err)
-	}
-	var o orderCheck
-	blobs := map[events.Digest][]byte{}
-	count := 0
-	i := -1
-	for e := range evs {
-		i++
-		count++
-		if err := o.next(e.Seq, e.Parent, []byte(e.Kind), []byte(e.Lane)); err != nil {
-			return nil, fmt.Errorf("%s: record %d: %w", EventsFile, i, err)
-		}
-		if err := e.Verify(); err != nil {
-			return nil, fmt.Errorf("%s: record %d: %w: %v", EventsFile, i, ErrDigest, err)
-		}
-		if len(e.Kind) > MaxString || len(e.Lane) > MaxString || len(e.AuditEventID) > MaxString || len(e.BudgetTokenID) > MaxString {
-			return nil, fmt.Errorf("%s: record %d: %w: a string field is longer than %d bytes", EventsFile, i, ErrTooLarge, MaxString)
-		}
-		if len(e.Payload) >= BlobThreshold {
-			if len(e.Payload) > MaxBlob {
-				return nil, fmt.Errorf("%s: record %d: %w: payload of %d bytes, at most %d", EventsFile, i, ErrTooLarge, len(e.Payload), MaxBlob)
-			}
-			blobs[e.PayloadDigest] = e.Payload
-		}
-	}
-	if len(blobs) > MaxFiles-4 {
-		return nil, fmt.Errorf("%w: %d blobs, at most %d", ErrTooLarge, len(blobs), MaxFiles-4)
-	}
-	p := &plan{evs: evs}
-	metaB, err := events.Canonical(meta)
-	if err != nil {
-		return nil, err
-	}
-	p.files = append(p.files, planFile{name: MetadataFile, data: metaB})
-	if snap != nil {
-		want, err := MakeSnapshot(all, snap.At)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", SnapshotFile, err)
-		}
-		got, err1 := events.Canonical(snap)
-		w, err2 := events.Canonical(want)
-		if err := errors.Join(err1, err2); err != nil {
-			return nil, err
-		}
-		if !bytes.Equal(got, w) {
-			return nil, fmt.Errorf("%s: %w: the snapshot does not match the events (build it with MakeSnapshot)", SnapshotFile, ErrMalformed)
-		}
-		p.files = append(p.files, planFile{name: SnapshotFile, data: got})
-	}
-	for d, data := range blobs {
-		p.files = append(p.files, planFile{name: blobName(d), data: data})
-	}
-	if err := p.seal(count); err != nil {
-		return nil, err
-	}
-	return p, nil
-}
-
-// seal adds events.log to p.files (count records from p.evs) and encodes
-// the manifest of every file.
-func (p *plan) seal(count int) error {
-	ch := &countHasher{h: blake3.New(32, nil)}
-	head, err := writeLog(ch, p.evs)
-	if err != nil {
-		return err
-	}
-	p.files = append(p.files, planFile{name: EventsFile, size: ch.n})
-	slices.SortFunc(p.files, func(a, b planFile) int { return cmp.Compare(a.name, b.name) })
-	m := Manifest{Format: Format, Events: uint64(count), Chain: head}
-	for i := range p.files {
-		f := &p.files[i]
-		var d events.Digest
-		if f.data != nil {
-			f.size = int64(len(f.data))
-			d = events.Sum(f.data)
-		} else {
-			d = events.Digest(ch.h.Sum(nil))
-		}
-		m.Files = append(m.Files, FileEntry{Path: f.name, Size: f.size, Digest: d})
-	}
-	p.manifest, err = m.encode()
-	return err
-}
-
 // streamOrder is the order of entries in the single-file form: manifest,
-// metadata, snapshot, blobs sorted by name, events.log.
+// metadata, runs, snapshot, blobs sorted by name, events.log.
 func (p *plan) streamOrder() []planFile {
 	rank := func(n string) int {
 		switch {
 		case n == MetadataFile:
 			return 0
-		case n == SnapshotFile:
+		case n == RunsFile:
 			return 1
-		case strings.HasPrefix(n, BlobDir+"/"):
+		case n == SnapshotFile:
 			return 2
+		case strings.HasPrefix(n, BlobDir+"/"):
+			return 3
 		}
-		return 3
+		return 4
 	}
 	fs := slices.Clone(p.files)
 	slices.SortStableFunc(fs, func(a, b planFile) int { return cmp.Compare(rank(a.name), rank(b.name)) })
@@ -257,7 +87,7 @@ func (p *plan) writeDir(ctx context.Context, dir string, force bool) error {
 					_, err := w.Write(f.data)
 					return err
 				}
-				_, err := writeLog(w, p.evs)
+				_, err := writeLog(w, p.runs)
 				return err
 			}); err != nil {
 				return err
@@ -351,7 +181,7 @@ func (p *plan) writeTar(w io.Writer) error {
 	for _, f := range p.streamOrder() {
 		fill := data(f.data)
 		if f.data == nil {
-			fill = func(w io.Writer) error { _, err := writeLog(w, p.evs); return err }
+			fill = func(w io.Writer) error { _, err := writeLog(w, p.runs); return err }
 		}
 		if err := entry(f.name, f.size, fill); err != nil {
 			return err
@@ -407,31 +237,5 @@ func (p *plan) writeFile(ctx context.Context, path string, force bool) error {
 	return nil
 }
 
-// FileExt is the extension WriteRun gives single-file bundles.
+// FileExt is the extension of single-file bundles.
 const FileExt = ".bundle.zst"
-
-// WriteRun writes one run as a single-file bundle in dir and returns its
-// path: dir/<scenario>-<run>-<first 12 hex digits of the stripped chain
-// digest>.bundle.zst, with unsafe characters replaced. It fills an empty
-// meta.GoVersion with runtime.Version() and an empty meta.Status with
-// CAPTURED. It is what the gate calls to leave evidence of a divergence.
-func WriteRun(dir string, meta Metadata, evs []events.Event) (string, error) {
-	if meta.GoVersion == "" {
-		meta.GoVersion = runtime.Version()
-	}
-	if meta.Status == "" {
-		meta.Status = StatusCaptured
-	}
-	name := safename.Of(meta.Scenario)
-	if meta.Run != "" {
-		name += "-" + safename.Of(meta.Run)
-	}
-	name += "-" + events.ChainDigest(evs).String()[:12] + FileExt
-	path := filepath.Join(dir, name)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", writeErr(path, err)
-	}
-	// The name is derived from the run, so a bundle already there is an
-	// earlier write of the same run: replace it (never anything else).
-	return path, WriteOptions{Force: true}.WriteFile(context.Background(), path, &Bundle{Metadata: meta, Events: evs})
-}

@@ -48,7 +48,7 @@ const windowDescriptor8MiB = 13 << 3
 
 func singleFile(t testing.TB) (file, tarStream []byte) {
 	t.Helper()
-	return encodeBundle(t, &Bundle{Metadata: testMeta(), Events: realisticRun(t, 0)})
+	return encodeBundle(t, single(realisticRun(t, 0)))
 }
 
 func verifyFileBytes(t testing.TB, b []byte) (*Reader, error) {
@@ -84,7 +84,7 @@ func TestStopsAtTheEndOfTheTarStream(t *testing.T) {
 	require.ErrorAs(t, err, &be)
 	require.Equal(t, "", be.File, "the fault is the file's, not a file inside it")
 	defer r.Close()
-	require.Less(t, r.frame.passed, int64(len(ts))+64<<10, "what follows the tar stream is not decompressed (%d of %d bytes of file)", r.frame.passed, len(b))
+	require.Less(t, r.src.frame.passed, int64(len(ts))+64<<10, "what follows the tar stream is not decompressed (%d of %d bytes of file)", r.src.frame.passed, len(b))
 }
 
 // TestOneZstdFrame: a bundle file is exactly one zstd frame: an empty
@@ -130,7 +130,7 @@ func TestOversizedWindowNamesTheFrame(t *testing.T) {
 // TestSymlinkedBundleIsNamed: a link is refused with a message that says
 // it is a link and where it points.
 func TestSymlinkedBundleIsNamed(t *testing.T) {
-	_, file := writeBoth(t, &Bundle{Metadata: testMeta(), Events: realisticRun(t, 0)})
+	_, file := writeBoth(t, single(realisticRun(t, 0)))
 	link := filepath.Join(t.TempDir(), "link"+FileExt)
 	require.NoError(t, os.Symlink(file, link))
 	_, err := Verify(context.Background(), link)

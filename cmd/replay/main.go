@@ -3,31 +3,33 @@
 //
 // Usage:
 //
-//	replay verify BUNDLE...             check every file and record
-//	replay show BUNDLE [-from N] [-to M] [-payload]
-//	                                    list the events with seq in [N, M]
-//	replay state BUNDLE [-at N]         the run's state after seq N (default: the end)
-//	replay diff A B [-json]             first divergent event, field diff, causal chain
-//	replay merge [-force] OUT IN...     merge bundles of one run's lanes or shards
+//	replay verify BUNDLE...                 check every file and record
+//	replay show BUNDLE [-run ID] [-from N] [-to M] [-payload]
+//	                                        list the events with seq in [N, M]
+//	replay state BUNDLE [-run ID] [-at N]   a fallback run's state after seq N
+//	replay diff A [B] [-runs X,Y] [-json]   first divergence of two runs
+//	replay merge [-force] OUT IN...         merge bundles of one scenario
+//
+// A BUNDLE is a bundle directory or a single .bundle.zst file; a bundle
+// holds one run or many. -run names a run of a bundle of several runs;
+// diff compares run X of A with run Y of B (of A when B is not given), or
+// the only run of each. state rebuilds the state of package fallback's
+// pipeline (fallback.State). merge writes OUT as a single file when its
+// name ends in .zst, else as a directory; it never replaces an OUT that is
+// not a bundle, and replaces a bundle only with -force.
 //
 // show, state, diff and merge read untrusted bundles within bounds
 // (replay.Options): -max-blob-memory N (bytes of blobs held in memory)
 // and -max-payload-bytes N (bytes of payloads read); a bundle that needs
 // more fails, naming the flag to raise.
 //
-// A BUNDLE is a bundle directory or a single .bundle.zst file. merge
-// writes OUT as a single file when its name ends in .zst, else as a
-// directory. It never replaces an OUT that is not a bundle, and replaces
-// a bundle only with -force.
-//
-// Exit status: 0 when the bundles are valid and (diff) do not diverge; 1
-// when a bundle is invalid or the runs diverge; 2 for usage errors.
-// Messages go to standard error, prefixed "replay:".
+// Exit status: 0 when the bundles are valid and (diff) the runs do not
+// diverge; 1 when a bundle is invalid or the runs diverge; 2 for usage
+// errors. Messages go to standard error, prefixed "replay:".
 package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -36,25 +38,23 @@ import (
 	"os/signal"
 	"strings"
 
-	"github.com/codegenie/codegenie/internal/excerpt"
-
-	"github.com/codegenie/codegenie/events"
 	"github.com/codegenie/codegenie/replay"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	err := run(ctx, os.Args[1:], os.Stdout)
+	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(exitCode(err, os.Stderr))
 }
 
 const usage = `usage:
   replay verify BUNDLE...
-  replay show BUNDLE [-from N] [-to M] [-payload]
-  replay state BUNDLE [-at N]
-  replay diff A B [-json]
+  replay show BUNDLE [-run ID] [-from N] [-to M] [-payload]
+  replay state BUNDLE [-run ID] [-at N]
+  replay diff A [B] [-runs X,Y] [-json]
   replay merge [-force] OUT IN...
+flags of show, state, diff and merge: -max-blob-memory N, -max-payload-bytes N
 `
 
 // usageError is a command-line mistake: exit status 2.
@@ -87,7 +87,8 @@ func exitCode(err error, stderr io.Writer) int {
 	return 1
 }
 
-func run(ctx context.Context, args []string, stdout io.Writer) error {
+// run runs one subcommand; stdin is not read.
+func run(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Writer) error {
 	if len(args) == 0 {
 		return &usageError{"missing subcommand"}
 	}
@@ -96,63 +97,15 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.SetOutput(io.Discard)
 	switch cmd {
 	case "verify":
-		pos, err := parse(fs, args)
-		if err != nil {
-			return err
-		}
-		if len(pos) == 0 {
-			return &usageError{"verify: want at least one BUNDLE"}
-		}
-		return verify(ctx, stdout, pos)
+		return verifyCmd(ctx, fs, args, stdout)
 	case "show":
-		o := limitFlags(fs)
-		from := fs.Uint64("from", 0, "first seq to show")
-		to := fs.Uint64("to", 0, "last seq to show (0: the end)")
-		payload := fs.Bool("payload", false, "print whole payloads")
-		pos, err := parse(fs, args)
-		if err != nil {
-			return err
-		}
-		if len(pos) != 1 {
-			return &usageError{"show: want exactly one BUNDLE"}
-		}
-		if *to != 0 && *to < *from {
-			return &usageError{fmt.Sprintf("show: -to %d is before -from %d", *to, *from)}
-		}
-		return show(ctx, stdout, *o, pos[0], *from, *to, *payload)
+		return showCmd(ctx, fs, args, stdout)
 	case "state":
-		o := limitFlags(fs)
-		at := fs.Uint64("at", 0, "seq to stop after (0: the end)")
-		pos, err := parse(fs, args)
-		if err != nil {
-			return err
-		}
-		if len(pos) != 1 {
-			return &usageError{"state: want exactly one BUNDLE"}
-		}
-		return state(ctx, stdout, *o, pos[0], *at)
+		return stateCmd(ctx, fs, args, stdout)
 	case "diff":
-		o := limitFlags(fs)
-		asJSON := fs.Bool("json", false, "print the report as JSON")
-		pos, err := parse(fs, args)
-		if err != nil {
-			return err
-		}
-		if len(pos) != 2 {
-			return &usageError{"diff: want two bundles, A and B"}
-		}
-		return diff(ctx, stdout, *o, pos[0], pos[1], *asJSON)
+		return diffCmd(ctx, fs, args, stdout)
 	case "merge":
-		o := limitFlags(fs)
-		force := fs.Bool("force", false, "replace OUT if it is a bundle (anything else is never replaced)")
-		pos, err := parse(fs, args)
-		if err != nil {
-			return err
-		}
-		if len(pos) < 2 {
-			return &usageError{"merge: want OUT and at least one IN"}
-		}
-		return merge(ctx, stdout, *o, pos[0], pos[1:], *force)
+		return mergeCmd(ctx, fs, args, stdout)
 	case "help", "-h", "-help", "--help":
 		_, err := io.WriteString(stdout, usage)
 		return err
@@ -185,124 +138,4 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
-}
-
-func verify(ctx context.Context, w io.Writer, paths []string) error {
-	var errs []error
-	for _, p := range paths {
-		rep, err := replay.Verify(ctx, p)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		snap := ""
-		if rep.Snapshot != nil {
-			snap = fmt.Sprintf(", snapshot at seq %d", *rep.Snapshot)
-		}
-		fmt.Fprintf(w, "ok %s: %s form, status %s, scenario %q, %d events, chain %s, bundle digest %s%s\n",
-			p, rep.Form, rep.Metadata.Status, rep.Metadata.Scenario, rep.Events, rep.Chain, rep.Digest, snap)
-	}
-	return errors.Join(errs...)
-}
-
-func show(ctx context.Context, w io.Writer, o replay.Options, path string, from, to uint64, payload bool) error {
-	r, err := o.Open(ctx, path)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	for i := 0; ; i++ {
-		e, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if e.Seq < from || (to != 0 && e.Seq > to) {
-			continue
-		}
-		fmt.Fprintf(w, "#%d seq %d parent %d %s", i, e.Seq, e.Parent, excerpt.Quote(string(e.Kind)))
-		if e.Lane != "" {
-			fmt.Fprintf(w, " lane %q", e.Lane)
-		}
-		fmt.Fprintf(w, " payload %d bytes %s", len(e.Payload), e.PayloadDigest)
-		if !e.EmittedAt.IsZero() {
-			fmt.Fprintf(w, " at %s", e.EmittedAt.Format("2006-01-02T15:04:05.000000000Z07:00"))
-		}
-		if payload {
-			fmt.Fprintf(w, "\n    %s\n", excerpt.Around(e.Payload, 0, len(e.Payload)))
-		} else {
-			fmt.Fprintf(w, "\n    %s\n", excerpt.Around(e.Payload, 0, 120))
-		}
-	}
-}
-
-func state(ctx context.Context, w io.Writer, o replay.Options, path string, at uint64) error {
-	st, err := o.ReplayTo(ctx, path, at)
-	if err != nil {
-		return err
-	}
-	b, err := json.MarshalIndent(st, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(w, "%s\n", b)
-	return err
-}
-
-func diff(ctx context.Context, w io.Writer, o replay.Options, a, b string, asJSON bool) error {
-	d, err := o.Diff(ctx, a, b)
-	if err != nil {
-		return err
-	}
-	if asJSON {
-		out, err := json.MarshalIndent(d, "", "  ")
-		if err != nil {
-			return err
-		}
-		if _, err := fmt.Fprintf(w, "%s\n", out); err != nil {
-			return err
-		}
-	} else if err := d.Text(w); err != nil {
-		return err
-	}
-	if d.Diverged() {
-		return errDiverged
-	}
-	return nil
-}
-
-func merge(ctx context.Context, w io.Writer, lim replay.Options, out string, ins []string, force bool) error {
-	var tapes [][]events.Event
-	var meta replay.Metadata
-	for i, p := range ins {
-		b, err := lim.Load(ctx, p)
-		if err != nil {
-			return err
-		}
-		if i == 0 {
-			meta = b.Metadata
-		} else if b.Metadata.Pin != meta.Pin || b.Metadata.Scenario != meta.Scenario {
-			return fmt.Errorf("merge: %s is pinned to run %q of scenario %q, %s to run %q of scenario %q: only tapes of one run merge",
-				p, b.Metadata.Pin.RunKey, b.Metadata.Scenario, ins[0], meta.Pin.RunKey, meta.Scenario)
-		}
-		tapes = append(tapes, b.Events)
-	}
-	evs, err := replay.Merge(tapes...)
-	if err != nil {
-		return fmt.Errorf("merge %s: %w", strings.Join(ins, " "), err)
-	}
-	b := &replay.Bundle{Metadata: meta, Events: evs}
-	o := replay.WriteOptions{Force: force}
-	if strings.HasSuffix(out, ".zst") {
-		err = o.WriteFile(ctx, out, b)
-	} else {
-		err = o.Write(ctx, out, b)
-	}
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(w, "merged %d inputs into %s: %d events, chain digest %s\n", len(ins), out, len(evs), events.ChainDigest(evs))
-	return err
 }

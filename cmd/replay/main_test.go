@@ -13,46 +13,57 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/codegenie/codegenie/events"
+	"github.com/codegenie/codegenie/fallback"
 	"github.com/codegenie/codegenie/replay"
 )
 
+// tape records a run of fallback's kinds whose completion is the given
+// text.
 func tape(t testing.TB, completion string) []events.Event {
 	t.Helper()
 	r := events.NewRecorder(events.Options{})
-	root, err := r.EmitAfter(0, kindStarted, map[string]string{"run_key": "rk-1"})
-	require.NoError(t, err)
-	p, err := r.EmitAfter(root, kindBuilt, map[string]string{"prompt": "fix lodash"})
-	require.NoError(t, err)
-	q, err := r.EmitAfter(p, kindRequested, map[string]string{"model": "m"})
-	require.NoError(t, err)
-	s, err := r.EmitAfter(q, kindResponded, map[string]string{"completion": completion})
-	require.NoError(t, err)
-	_, err = r.EmitAfter(s, kindProduced, map[string]string{"diff": completion})
-	require.NoError(t, err)
+	for _, s := range []struct {
+		kind    events.Kind
+		payload any
+	}{
+		{fallback.KindRunStarted, map[string]string{"run_key_digest": "rk-1"}},
+		{fallback.KindPromptBuilt, map[string]string{"user": "fix lodash"}},
+		{fallback.KindLLMRequested, map[string]string{"request_digest": "d"}},
+		{fallback.KindLLMResponded, map[string]string{"text": completion}},
+		{fallback.KindTransformProduced, map[string]string{"diff": completion}},
+	} {
+		_, err := r.Emit(s.kind, s.payload)
+		require.NoError(t, err)
+	}
 	return r.Events()
 }
 
 func meta() replay.Metadata {
-	return replay.Metadata{Pin: replay.Pin{RunKey: "rk-1"}, Scenario: "lodash", GoVersion: "go1.26.8", ToolVersion: "test", Status: replay.StatusCaptured}
+	return replay.Metadata{Scenario: "lodash", GoVersion: "go1.26.8", ToolVersion: "test"}
 }
 
-func write(t testing.TB, name string, evs []events.Event) string {
+func oneRun(id, completion string, t testing.TB) replay.Run {
+	return replay.Run{ID: id, Pin: map[string]string{"run_key": "rk-1"}, Output: []byte(completion), Events: tape(t, completion)}
+}
+
+func write(t testing.TB, name string, runs ...replay.Run) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), name)
-	require.NoError(t, replay.WriteFile(context.Background(), p, &replay.Bundle{Metadata: meta(), Events: evs}))
+	require.NoError(t, replay.WriteFile(context.Background(), p, &replay.Bundle{Metadata: meta(), Runs: runs}))
 	return p
 }
 
 func runCmd(args ...string) (string, error) {
 	var out bytes.Buffer
-	err := run(context.Background(), args, &out)
+	err := run(context.Background(), args, strings.NewReader(""), &out, &bytes.Buffer{})
 	return out.String(), err
 }
 
 func TestCommands(t *testing.T) {
-	a := write(t, "a"+replay.FileExt, tape(t, "+lodash 4.17.21"))
-	a2 := write(t, "a2"+replay.FileExt, tape(t, "+lodash 4.17.21"))
-	b := write(t, "b"+replay.FileExt, tape(t, "+lodash 4.17.20"))
+	a := write(t, "a"+replay.FileExt, oneRun("run-000", "+lodash 4.17.21", t))
+	a2 := write(t, "a2"+replay.FileExt, oneRun("run-001", "+lodash 4.17.21", t))
+	b := write(t, "b"+replay.FileExt, oneRun("run-002", "+lodash 4.17.20", t))
+	many := write(t, "many"+replay.FileExt, oneRun("run-000", "+lodash 4.17.21", t), oneRun("run-001", "+lodash 4.17.21", t), oneRun("run-002", "+lodash 4.17.20", t))
 	bad := filepath.Join(t.TempDir(), "bad"+replay.FileExt)
 	raw, err := os.ReadFile(a)
 	require.NoError(t, err)
@@ -64,17 +75,27 @@ func TestCommands(t *testing.T) {
 		code     int
 		contains string
 	}{
-		{"verify ok", []string{"verify", a, b}, 0, "5 events"},
+		{"verify ok", []string{"verify", a, b}, 0, "1 runs, 5 events"},
+		{"verify many", []string{"verify", many}, 0, `run run-002: 5 events`},
 		{"verify invalid", []string{"verify", bad}, 1, ""},
 		{"show range", []string{"show", a, "-from", "2", "-to", "3"}, 0, "seq 3 parent 2 llm.requested"},
-		{"state", []string{"state", a, "-at", "2"}, 0, `"prompt": "fix lodash"`},
+		{"show one run of many", []string{"show", many, "-run", "run-001", "-from", "5"}, 0, "#9 run run-001 seq 5"},
+		{"state", []string{"state", a, "-at", "2"}, 0, `"user": "fix lodash"`},
+		{"state of a run", []string{"state", many, "-run", "run-002"}, 0, `"diff": "+lodash 4.17.20"`},
+		{"state needs the run", []string{"state", many}, 1, ""},
 		{"state past end", []string{"state", a, "-at", "9"}, 1, ""},
 		{"diff identical", []string{"diff", a, a2}, 0, "no divergence"},
 		{"diff divergent", []string{"diff", a, b}, 1, "first divergent event: index 3, kind llm.responded"},
+		{"diff runs of one bundle", []string{"diff", many, "-runs", "run-000,run-002"}, 1, "outputs differ at byte 14"},
+		{"diff equal runs of one bundle", []string{"diff", many, "-runs", "run-000,run-001"}, 0, "no divergence"},
+		{"diff runs of two bundles", []string{"diff", many, a, "-runs", "run-002,run-000"}, 1, "reproduce: go run github.com/codegenie/codegenie/cmd/replay diff"},
 		{"diff json", []string{"diff", "-json", a, b}, 1, `"field": "Payload"`},
+		{"diff needs runs", []string{"diff", many, a}, 1, "name the one to compare"},
+		{"diff unknown run", []string{"diff", many, "-runs", "run-000,run-009"}, 1, ""},
 		{"no subcommand", nil, 2, ""},
 		{"unknown subcommand", []string{"frobnicate"}, 2, ""},
 		{"diff one arg", []string{"diff", a}, 2, ""},
+		{"diff bad runs", []string{"diff", a, "-runs", "x"}, 2, ""},
 		{"bad flag", []string{"show", a, "-from", "x"}, 2, ""},
 		{"to before from", []string{"show", a, "-from", "3", "-to", "2"}, 2, ""},
 	} {
@@ -85,51 +106,70 @@ func TestCommands(t *testing.T) {
 			if tc.code != 0 {
 				require.True(t, strings.HasPrefix(errb.String(), "replay: "), errb.String())
 			}
-			require.Contains(t, out, tc.contains)
+			require.Contains(t, out+errb.String(), tc.contains)
 		})
 	}
 }
 
+// TestDiffFindsAnOutputOnlyDivergence: two runs with equal events and
+// different outputs diverge, and the report says where.
+func TestDiffFindsAnOutputOnlyDivergence(t *testing.T) {
+	r0 := oneRun("run-000", "x", t)
+	r1 := r0
+	r1.ID, r1.Output = "run-001", []byte("y")
+	p := write(t, "b"+replay.FileExt, r0, r1)
+	out, err := runCmd("diff", p, "-runs", "run-000,run-001")
+	require.ErrorIs(t, err, errDiverged)
+	require.Contains(t, out, "the events do not diverge")
+	require.Contains(t, out, "outputs differ at byte 0")
+}
+
 func TestDiffJSONIsTheReport(t *testing.T) {
-	a := write(t, "a"+replay.FileExt, tape(t, "x"))
-	b := write(t, "b"+replay.FileExt, tape(t, "y"))
+	a := write(t, "a"+replay.FileExt, oneRun("r", "x", t))
+	b := write(t, "b"+replay.FileExt, oneRun("r", "y", t))
 	out, err := runCmd("diff", a, b, "-json")
 	require.True(t, errors.Is(err, errDiverged))
 	var d replay.DiffReport
 	require.NoError(t, json.Unmarshal([]byte(out), &d))
 	require.NotNil(t, d.Divergence)
-	require.Equal(t, kindResponded, d.Divergence.Kind)
+	require.Equal(t, fallback.KindLLMResponded, d.Divergence.Kind)
 	require.Equal(t, uint64(4), d.Divergence.Seq)
 	require.Len(t, d.Divergence.Chain, 4, "causal chain back to the root")
+	require.NotNil(t, d.Output)
 }
 
 func TestMerge(t *testing.T) {
-	full := tape(t, "x")
-	first := write(t, "first"+replay.FileExt, full[:3])
+	full := oneRun("run-000", "x", t)
+	head := full
+	head.Events = full.Events[:3]
+	first := write(t, "first"+replay.FileExt, head)
 	// A shard holding the tail alone would not verify (seqs start at 1), so
 	// shards overlap: the second holds everything.
 	second := write(t, "second"+replay.FileExt, full)
+	other := write(t, "other"+replay.FileExt, oneRun("run-001", "y", t))
 	out := filepath.Join(t.TempDir(), "merged.bundle")
-	stdout, err := runCmd("merge", out, second, first)
+	stdout, err := runCmd("merge", out, second, other, first)
 	require.NoError(t, err, stdout)
 	got, err := replay.Load(context.Background(), out)
 	require.NoError(t, err)
-	require.Equal(t, events.Chain(full), events.Chain(got.Events))
+	require.Len(t, got.Runs, 2)
+	require.Equal(t, events.Chain(full.Events), events.Chain(got.Runs[0].Events))
 
-	conflict := write(t, "conflict"+replay.FileExt, tape(t, "y"))
+	conflict := write(t, "conflict"+replay.FileExt, oneRun("run-000", "y", t))
 	_, err = runCmd("merge", filepath.Join(t.TempDir(), "m.bundle.zst"), first, second, conflict)
 	require.ErrorIs(t, err, replay.ErrConflict)
 }
 
-// TestStateUsesSnapshot: state from a bundle with a snapshot (partial
-// replay) prints what a full replay prints.
-func TestStateUsesSnapshot(t *testing.T) {
-	evs := tape(t, "+lodash 4.17.21")
-	snap, err := replay.MakeSnapshot(evs, 2)
+// TestStateChecksTheSnapshot: state from a bundle with a snapshot prints
+// what it prints without one, and a snapshot whose state was forged is
+// refused.
+func TestStateChecksTheSnapshot(t *testing.T) {
+	r := oneRun("run-000", "+lodash 4.17.21", t)
+	snap, err := replay.MakeSnapshot(&r, 2, fallback.NewState())
 	require.NoError(t, err)
 	with := filepath.Join(t.TempDir(), "snap"+replay.FileExt)
-	require.NoError(t, replay.WriteFile(context.Background(), with, &replay.Bundle{Metadata: meta(), Events: evs, Snapshot: snap}))
-	without := write(t, "plain"+replay.FileExt, evs)
+	require.NoError(t, replay.WriteFile(context.Background(), with, &replay.Bundle{Metadata: meta(), Runs: []replay.Run{r}, Snapshot: snap}))
+	without := write(t, "plain"+replay.FileExt, r)
 	for _, at := range []string{"1", "2", "4", "0"} {
 		a, err := runCmd("state", with, "-at", at)
 		require.NoError(t, err)
@@ -139,13 +179,21 @@ func TestStateUsesSnapshot(t *testing.T) {
 	}
 	out, err := runCmd("verify", with)
 	require.NoError(t, err)
-	require.Contains(t, out, "snapshot at seq 2")
+	require.Contains(t, out, "snapshot of run run-000 at seq 2")
+
+	forged := *snap
+	forged.State = json.RawMessage(`{"applied":2,"at":2}`)
+	bad := filepath.Join(t.TempDir(), "forged"+replay.FileExt)
+	require.NoError(t, replay.WriteFile(context.Background(), bad, &replay.Bundle{Metadata: meta(), Runs: []replay.Run{r}, Snapshot: &forged}))
+	_, err = runCmd("state", bad)
+	require.ErrorIs(t, err, replay.ErrDigest)
+	require.Contains(t, err.Error(), "the snapshot was edited")
 }
 
 // TestMergeNeverReplacesWhatItDidNotWrite: merge refuses an OUT that is
 // not a bundle, even with -force, and replaces a bundle only with -force.
 func TestMergeNeverReplacesWhatItDidNotWrite(t *testing.T) {
-	in := write(t, "in"+replay.FileExt, tape(t, "x"))
+	in := write(t, "in"+replay.FileExt, oneRun("r", "x", t))
 	folder := filepath.Join(t.TempDir(), "project")
 	require.NoError(t, os.MkdirAll(filepath.Join(folder, "src"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(folder, "src", "main.go"), []byte("package main\n"), 0o644))
@@ -175,29 +223,30 @@ func TestMergeNeverReplacesWhatItDidNotWrite(t *testing.T) {
 	require.NoError(t, err)
 }
 
-// TestControlCharactersAreQuoted: kinds, lanes, payloads and metadata from a
-// bundle never reach the terminal raw.
+// TestControlCharactersAreQuoted: kinds, lanes, payloads, run IDs, errors
+// and metadata from a bundle never reach the terminal raw.
 func TestControlCharactersAreQuoted(t *testing.T) {
 	evil := "\x1b]0;owned\x07\x1b[2J"
-	mk := func(completion string) []events.Event {
+	mk := func(id, completion string) replay.Run {
 		r := events.NewRecorder(events.Options{})
 		_, err := r.Emit(events.Kind("run"+evil), map[string]string{"x": evil})
 		require.NoError(t, err)
 		_, err = r.Emit(events.Kind("step"+evil), []byte(completion+evil))
 		require.NoError(t, err)
-		return r.Events()
+		return replay.Run{ID: id, Pin: map[string]string{"k" + evil: evil}, Output: []byte(completion + evil), Error: "failed" + evil, Events: r.Events()}
 	}
 	m := meta()
-	m.Pin.RunKey, m.Scenario, m.Run = "rk"+evil, "s"+evil, "r"+evil
-	write := func(name string, evs []events.Event) string {
+	m.Scenario = "s" + evil
+	write := func(name string, runs ...replay.Run) string {
 		p := filepath.Join(t.TempDir(), name)
-		require.NoError(t, replay.WriteFile(context.Background(), p, &replay.Bundle{Metadata: m, Events: evs}))
+		require.NoError(t, replay.WriteFile(context.Background(), p, &replay.Bundle{Metadata: m, Runs: runs}))
 		return p
 	}
-	a, b := write("a"+replay.FileExt, mk("a")), write("b"+replay.FileExt, mk("b"))
+	a, b := write("a"+replay.FileExt, mk("a", "a")), write("b"+replay.FileExt, mk("a", "b"))
+	both := write("both"+replay.FileExt, mk("a", "a"), mk("b", "b"))
 	for _, args := range [][]string{
-		{"verify", a}, {"show", a}, {"show", "-payload", a}, {"state", a},
-		{"diff", a, b}, {"merge", filepath.Join(t.TempDir(), "m.bundle"), a, b},
+		{"verify", a}, {"show", a}, {"show", "-payload", a}, {"diff", a, b}, {"diff", both, "-runs", "a,b"},
+		{"merge", filepath.Join(t.TempDir(), "m.bundle"), a, b},
 	} {
 		out, err := runCmd(args...)
 		var stderr bytes.Buffer

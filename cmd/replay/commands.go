@@ -1,0 +1,219 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/codegenie/codegenie/events"
+	"github.com/codegenie/codegenie/fallback"
+	"github.com/codegenie/codegenie/internal/excerpt"
+	"github.com/codegenie/codegenie/replay"
+)
+
+func verifyCmd(ctx context.Context, fs *flag.FlagSet, args []string, w io.Writer) error {
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		return &usageError{"verify: want at least one BUNDLE"}
+	}
+	var errs []error
+	for _, p := range pos {
+		rep, err := replay.Verify(ctx, p)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		fmt.Fprintf(w, "ok %s: %s form, scenario %s, %d runs, %d events, bundle digest %s\n",
+			p, rep.Form, excerpt.Quote(rep.Metadata.Scenario), len(rep.Runs), rep.Events, rep.Digest)
+		for _, r := range rep.Runs {
+			fmt.Fprintf(w, "   run %s: %d events, chain %s, output %d bytes", excerpt.Quote(r.ID), r.Events, r.Chain, r.OutputSize)
+			if r.Error != "" {
+				fmt.Fprintf(w, ", error %s", excerpt.Quote(r.Error))
+			}
+			fmt.Fprintln(w)
+		}
+		if s := rep.Snapshot; s != nil {
+			fmt.Fprintf(w, "   snapshot of run %s at seq %d (fold %s)\n", excerpt.Quote(s.Run), s.At, excerpt.Quote(s.Fold))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func showCmd(ctx context.Context, fs *flag.FlagSet, args []string, w io.Writer) error {
+	o := limitFlags(fs)
+	runID := fs.String("run", "", "show only this run")
+	from := fs.Uint64("from", 0, "first seq to show")
+	to := fs.Uint64("to", 0, "last seq to show (0: the end)")
+	payload := fs.Bool("payload", false, "print whole payloads")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return &usageError{"show: want exactly one BUNDLE"}
+	}
+	if *to != 0 && *to < *from {
+		return &usageError{fmt.Sprintf("show: -to %d is before -from %d", *to, *from)}
+	}
+	r, err := o.Open(ctx, pos[0])
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	runs := r.Runs()
+	for i := 0; ; i++ {
+		run, e, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		id := runs[run].ID
+		if (*runID != "" && id != *runID) || e.Seq < *from || (*to != 0 && e.Seq > *to) {
+			continue
+		}
+		showEvent(w, i, id, len(runs) > 1, e, *payload)
+	}
+}
+
+func showEvent(w io.Writer, i int, run string, many bool, e events.Event, payload bool) {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "#%d ", i)
+	if many {
+		fmt.Fprintf(&sb, "run %s ", excerpt.Quote(run))
+	}
+	fmt.Fprintf(&sb, "seq %d parent %d %s", e.Seq, e.Parent, excerpt.Quote(string(e.Kind)))
+	if e.Lane != "" {
+		fmt.Fprintf(&sb, " lane %q", e.Lane)
+	}
+	fmt.Fprintf(&sb, " payload %d bytes %s", len(e.Payload), e.PayloadDigest)
+	if !e.EmittedAt.IsZero() {
+		fmt.Fprintf(&sb, " at %s", e.EmittedAt.Format("2006-01-02T15:04:05.000000000Z07:00"))
+	}
+	radius := 120
+	if payload {
+		radius = len(e.Payload)
+	}
+	fmt.Fprintf(&sb, "\n    %s\n", excerpt.Around(e.Payload, 0, radius))
+	io.WriteString(w, sb.String())
+}
+
+func stateCmd(ctx context.Context, fs *flag.FlagSet, args []string, w io.Writer) error {
+	o := limitFlags(fs)
+	runID := fs.String("run", "", "the run (needed when the bundle holds several)")
+	at := fs.Uint64("at", 0, "seq to stop after (0: the end)")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return &usageError{"state: want exactly one BUNDLE"}
+	}
+	st := fallback.NewState()
+	if err := o.ReplayTo(ctx, replay.RunRef{Path: pos[0], Run: *runID}, *at, st); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
+}
+
+func diffCmd(ctx context.Context, fs *flag.FlagSet, args []string, w io.Writer) error {
+	o := limitFlags(fs)
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	runs := fs.String("runs", "", "X,Y: compare run X of A with run Y of B (of A when B is not given)")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	a, b, err := diffRefs(pos, *runs)
+	if err != nil {
+		return err
+	}
+	d, err := o.Diff(ctx, a, b)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		out, err := json.MarshalIndent(d, "", "  ")
+		if err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintf(w, "%s\n", out); err != nil {
+			return err
+		}
+	} else if err := d.Text(w); err != nil {
+		return err
+	}
+	if d.Diverged() {
+		return errDiverged
+	}
+	return nil
+}
+
+// diffRefs turns diff's arguments into the two runs to compare.
+func diffRefs(pos []string, runs string) (a, b replay.RunRef, err error) {
+	var x, y string
+	if runs != "" {
+		var ok bool
+		if x, y, ok = strings.Cut(runs, ","); !ok || x == "" || y == "" {
+			return a, b, &usageError{fmt.Sprintf("diff: -runs %q: want two run IDs, X,Y", runs)}
+		}
+	}
+	switch {
+	case len(pos) == 2:
+		return replay.RunRef{Path: pos[0], Run: x}, replay.RunRef{Path: pos[1], Run: y}, nil
+	case len(pos) == 1 && runs != "":
+		return replay.RunRef{Path: pos[0], Run: x}, replay.RunRef{Path: pos[0], Run: y}, nil
+	}
+	return a, b, &usageError{"diff: want two bundles A B, or one bundle and -runs X,Y"}
+}
+
+func mergeCmd(ctx context.Context, fs *flag.FlagSet, args []string, w io.Writer) error {
+	o := limitFlags(fs)
+	force := fs.Bool("force", false, "replace OUT if it is a bundle (anything else is never replaced)")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) < 2 {
+		return &usageError{"merge: want OUT and at least one IN"}
+	}
+	out, ins := pos[0], pos[1:]
+	bs := make([]*replay.Bundle, len(ins))
+	for i, p := range ins {
+		if bs[i], err = o.Load(ctx, p); err != nil {
+			return err
+		}
+	}
+	m, err := replay.Merge(bs...)
+	if err != nil {
+		return fmt.Errorf("merge %s: %w", strings.Join(ins, " "), err)
+	}
+	wo := replay.WriteOptions{Force: *force}
+	if strings.HasSuffix(out, ".zst") {
+		err = wo.WriteFile(ctx, out, m)
+	} else {
+		err = wo.Write(ctx, out, m)
+	}
+	if err != nil {
+		return err
+	}
+	n := 0
+	for _, r := range m.Runs {
+		n += len(r.Events)
+	}
+	_, err = fmt.Fprintf(w, "merged %d inputs into %s: %d runs, %d events\n", len(ins), out, len(m.Runs), n)
+	return err
+}

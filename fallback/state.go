@@ -1,0 +1,105 @@
+package fallback
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/codegenie/codegenie/events"
+)
+
+// StateFold is the name of State's fold and of its JSON format, as
+// snapshots record it (replay.SnapshotFolder).
+const StateFold = "codegenie/fallback.State/1"
+
+// State is the state of one Tier.Run rebuilt from its events: the fold
+// (replay.Folder) that replay runs over a bundle for this pipeline. Each
+// step's field holds the payload of the step's latest event as recorded
+// (canonical JSON; see the package documentation for the payloads), so
+// nothing is guessed or decoded twice; Requests counts the LLM requests.
+// A payload that is not JSON is an error: Tier.Run records JSON only.
+type State struct {
+	// At is the Seq of the last applied event, Applied how many were
+	// applied.
+	At      uint64 `json:"at"`
+	Applied uint64 `json:"applied"`
+
+	Started    json.RawMessage `json:"run_started,omitempty"`
+	Queried    json.RawMessage `json:"retrieval_queried,omitempty"`
+	Ranked     json.RawMessage `json:"retrieval_ranked,omitempty"`
+	Classified json.RawMessage `json:"band_classified,omitempty"`
+	Prompt     json.RawMessage `json:"prompt_built,omitempty"`
+	Requests   uint64          `json:"llm_requests,omitempty"`
+	Request    json.RawMessage `json:"llm_requested,omitempty"`
+	Response   json.RawMessage `json:"llm_responded,omitempty"`
+	Transform  json.RawMessage `json:"transform_produced,omitempty"`
+	Failure    json.RawMessage `json:"transform_failed,omitempty"`
+
+	// Last maps each kind seen to the PayloadDigest of its latest event.
+	Last map[events.Kind]events.Digest `json:"last,omitempty"`
+	// Unknown counts events of kinds Tier.Run does not record.
+	Unknown uint64 `json:"unknown,omitempty"`
+}
+
+// NewState returns the state before any event.
+func NewState() *State { return &State{} }
+
+// FoldName returns StateFold.
+func (s *State) FoldName() string { return StateFold }
+
+// Apply folds one event into s. Events come in log order: an event whose
+// Seq is before s.At is an error, and so is a payload that is not JSON.
+// The payload is kept, not copied: payloads handed out by a replay reader
+// are never written again.
+func (s *State) Apply(e events.Event) error {
+	if e.Seq == 0 || e.Seq < s.At {
+		return fmt.Errorf("fallback state: event seq %d applied after seq %d", e.Seq, s.At)
+	}
+	slot := s.slot(e.Kind)
+	if slot != nil && !json.Valid(e.Payload) {
+		return fmt.Errorf("fallback state: the %s payload of seq %d is not JSON", e.Kind, e.Seq)
+	}
+	s.At = e.Seq
+	s.Applied++
+	if s.Last == nil {
+		s.Last = map[events.Kind]events.Digest{}
+	}
+	s.Last[e.Kind] = e.PayloadDigest
+	switch {
+	case slot != nil:
+		*slot = e.Payload
+	default:
+		s.Unknown++
+	}
+	if e.Kind == KindLLMRequested {
+		s.Requests++
+	}
+	if e.Kind == KindTransformProduced {
+		s.Failure = nil
+	}
+	return nil
+}
+
+// slot returns the field that holds the latest payload of kind k, or nil.
+func (s *State) slot(k events.Kind) *json.RawMessage {
+	switch k {
+	case KindRunStarted:
+		return &s.Started
+	case KindRetrievalQueried:
+		return &s.Queried
+	case KindRetrievalRanked:
+		return &s.Ranked
+	case KindBandClassified:
+		return &s.Classified
+	case KindPromptBuilt:
+		return &s.Prompt
+	case KindLLMRequested:
+		return &s.Request
+	case KindLLMResponded:
+		return &s.Response
+	case KindTransformProduced:
+		return &s.Transform
+	case KindTransformFailed:
+		return &s.Failure
+	}
+	return nil
+}

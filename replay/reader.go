@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"sync/atomic"
 
 	"github.com/codegenie/codegenie/events"
 )
@@ -41,10 +40,10 @@ type Reader struct {
 	keep       bool
 	maxPayload int64
 	delivered  int64
-	// cancelled holds the context's cause once it is done; stopWatch
-	// stops watching it.
-	cancelled atomic.Pointer[error]
-	stopWatch func() bool
+	// done and cause are the Open context's Done channel and cause: a
+	// read checks done before each record.
+	done  <-chan struct{}
+	cause func() error
 	// pre validates ahead of Next (prefetch.go); consumed counts the
 	// records Next returned; closed is set by Close.
 	pre      *prefetcher
@@ -91,10 +90,18 @@ func open(ctx context.Context, path string, keep bool, o Options, mem *budget) (
 
 // watch makes the reader fail once ctx is done.
 func (r *Reader) watch(ctx context.Context) {
-	r.stopWatch = context.AfterFunc(ctx, func() {
-		err := context.Cause(ctx)
-		r.cancelled.Store(&err)
-	})
+	r.done = ctx.Done()
+	r.cause = func() error { return context.Cause(ctx) }
+}
+
+// cancelled returns the context's cause once it is done, else nil.
+func (r *Reader) cancelled() error {
+	select {
+	case <-r.done:
+		return r.cause()
+	default:
+		return nil
+	}
 }
 
 func (r *Reader) fail(file string, record int, op string, err error) error {
@@ -178,9 +185,6 @@ func (r *Reader) Output(i int) ([]byte, error) {
 func (r *Reader) Close() error {
 	r.closed = true
 	r.stopPrefetch()
-	if r.stopWatch != nil {
-		r.stopWatch()
-	}
 	var errs []error
 	for i := len(r.src.closers) - 1; i >= 0; i-- {
 		errs = append(errs, r.src.closers[i].Close())

@@ -60,8 +60,8 @@ func (r *Reader) step() error {
 func (r *Reader) advance() error {
 	v := &r.v
 	for {
-		if p := r.cancelled.Load(); p != nil {
-			return *p
+		if err := r.cancelled(); err != nil {
+			return err
 		}
 		if v.run == len(r.hdr.runs) {
 			if err := r.finish(); err != nil {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/codegenie/codegenie/events"
 	"github.com/codegenie/codegenie/internal/atomicfile"
@@ -35,6 +36,9 @@ type Update struct {
 	// reason goes into the manifest history.
 	Force  bool
 	Reason string
+	// RecordedAt is when the cassette was recorded, for the manifest's
+	// recorded_at; zero means Apply's at when it is an RFC 3339 time.
+	RecordedAt time.Time
 }
 
 // journal is what Apply decided, written before it changes anything in
@@ -123,7 +127,7 @@ func apply(dir string, updates []Update, at string, create func(string, string) 
 			return nil, newErr(filepath.Join(dir, u.File), 0, "manifest", detailf(ErrPinned,
 				"%v: a golden digest depends on %s; re-record it with -force -reason 'why'", ErrPinned, u.File))
 		}
-		e := Entry{File: u.File, Digest: p.digest.String(), Interactions: len(p.c.Interactions), Model: modelOf(p)}
+		e := Entry{File: u.File, Digest: p.digest.String(), Interactions: len(p.c.Interactions), Model: modelOf(p), RecordedAt: recordedAt(u, at)}
 		if err := m.update(e, u.Force, u.Reason, at); err != nil {
 			return nil, newErr(mpath, 0, "manifest", err)
 		}

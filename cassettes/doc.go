@@ -198,11 +198,13 @@
 //
 // A directory of cassettes has a manifest.json (format 1):
 //
-//	{"format": 1,
-//	 "cassettes": [{"file", "digest", "interactions", "model", "pinned"}, ...],
+//	{"format": 1, "max_age", "hard_max_age",
+//	 "cassettes": [{"file", "digest", "interactions", "model", "pinned",
+//	                "recorded_at", "max_age", "hard_max_age"}, ...],
 //	 "history":   [{"seq", "file", "old_digest", "new_digest", "interactions",
 //	                "forced", "reason", "at", "chain"}, ...]}
 //
+// (max_age, hard_max_age and recorded_at are left out when empty.)
 // Cassettes are sorted by file (a slash path relative to the manifest).
 // Model is the first model a response names. Pinned marks a cassette that a
 // golden digest depends on; Apply creates entries pinned, and
@@ -212,7 +214,27 @@
 // the first); chain is the hex blake3-256 of the previous entry's chain
 // bytes (32 zero bytes for the first) followed by the entry's canonical
 // JSON with chain set to ""; the last new_digest of each file is its
-// entry's digest. Re-recording identical content adds no history.
+// entry's digest. Re-recording identical content adds no history (it
+// updates recorded_at).
+//
+// # Freshness
+//
+// recorded_at is when a cassette was last recorded, as the recording says,
+// never the clock of whoever verifies: Update.RecordedAt (refresh-cassettes
+// passes the time it recorded), else Apply's at when it is an RFC 3339
+// time, else, for a cassette re-recorded by the test flag, the latest Date
+// header of its responses as the server sent them (before redaction); ""
+// when none is known. max_age and hard_max_age are age limits, a Go
+// duration or a number of days ("90d"); the manifest's apply to every
+// cassette, an entry's override them for that cassette. They are policy:
+// edit them by hand; recording keeps them. Past max_age, VerifyWith
+// writes a warning naming the command that re-records the cassette (a
+// cassette with a limit and no recorded_at is warned about too); past
+// hard_max_age, Verify and VerifyWith fail with ErrExpired. Ages are
+// judged at VerifyOptions.Now (time.Now when nil); Stale lists the
+// cassettes past their limits at any instant. Open never judges age, so a
+// replay's outcome never depends on the clock, and nothing re-records on
+// its own.
 //
 // Open in Replay mode verifies the cassette against Options.Manifest, or
 // manifest.json in the cassette's directory when there is one: a digest

@@ -24,9 +24,13 @@ const ManifestFormat = 1
 // the append-only history of every change recording made. Its
 // format is specified in the package documentation.
 type Manifest struct {
-	Format    int            `json:"format"`
-	Cassettes []Entry        `json:"cassettes"`
-	History   []HistoryEntry `json:"history"`
+	Format int `json:"format"`
+	// MaxAge and HardMaxAge are the directory's age limits (ParseAge
+	// syntax; "" for none), for entries that set none of their own.
+	MaxAge     string         `json:"max_age,omitempty"`
+	HardMaxAge string         `json:"hard_max_age,omitempty"`
+	Cassettes  []Entry        `json:"cassettes"`
+	History    []HistoryEntry `json:"history"`
 }
 
 // Entry is one cassette in the manifest.
@@ -43,6 +47,12 @@ type Entry struct {
 	// Pinned marks a cassette a golden digest depends on: re-recording
 	// it needs force and a reason.
 	Pinned bool `json:"pinned"`
+	// RecordedAt is when it was last recorded (RFC 3339, UTC; "" unknown),
+	// as the recording says: Update.RecordedAt, or the responses' Date.
+	RecordedAt string `json:"recorded_at,omitempty"`
+	// MaxAge and HardMaxAge override the directory's age limits.
+	MaxAge     string `json:"max_age,omitempty"`
+	HardMaxAge string `json:"hard_max_age,omitempty"`
 }
 
 // HistoryEntry records one change to one cassette. Entries are only ever
@@ -91,8 +101,13 @@ func (m *Manifest) Lookup(file string) (Entry, bool) {
 func (m *Manifest) update(e Entry, forced bool, reason, at string) error {
 	old, found := m.Lookup(e.File)
 	if found {
-		e.Pinned = old.Pinned
+		e.Pinned, e.MaxAge, e.HardMaxAge = old.Pinned, old.MaxAge, old.HardMaxAge
+		if e.RecordedAt == "" {
+			e.RecordedAt = old.RecordedAt
+		}
 		if old.Digest == e.Digest {
+			// Recorded again with the same content: fresh, no history.
+			m.Cassettes[slices.IndexFunc(m.Cassettes, func(x Entry) bool { return x.File == e.File })] = e
 			return nil
 		}
 	} else {
@@ -139,6 +154,9 @@ func entryErrf(field string, index int, format string, args ...any) error {
 func (m *Manifest) check() error {
 	if m.Format != ManifestFormat {
 		return fmt.Errorf("format %d, want %d", m.Format, ManifestFormat)
+	}
+	if err := checkAges(m); err != nil {
+		return err
 	}
 	for i, e := range m.Cassettes {
 		if i > 0 && m.Cassettes[i-1].File >= e.File {
@@ -206,7 +224,9 @@ func ReadManifest(path string) (*Manifest, error) {
 }
 
 func (m *Manifest) clone() *Manifest {
-	return &Manifest{Format: m.Format, Cassettes: slices.Clone(m.Cassettes), History: slices.Clone(m.History)}
+	c := *m
+	c.Cassettes, c.History = slices.Clone(m.Cassettes), slices.Clone(m.History)
+	return &c
 }
 
 // manifestCache holds checked manifests by the blake3 of their bytes, so a
@@ -362,10 +382,13 @@ func verifyEntry(m *Manifest, rel, path string, p *parsed, refresh string) error
 
 // Verify checks the cassettes in dir against dir's manifest: the manifest
 // parses and its history chain is intact, every entry's file exists, parses
-// and has the recorded digest and interaction count, and every cassette
-// file (*.yaml) in dir is listed. It returns all problems joined, each a
+// and has the recorded digest and interaction count, every cassette
+// file (*.yaml) in dir is listed, and none is past its hard maximum age at
+// time.Now (see VerifyWith). It returns all problems joined, each a
 // *CassetteError, or nil.
-func Verify(dir string) error {
+func Verify(dir string) error { return verify(dir, VerifyOptions{}) }
+
+func verify(dir string, opts VerifyOptions) error {
 	if err := interrupted(dir); err != nil {
 		return err
 	}
@@ -400,5 +423,6 @@ func Verify(dir string) error {
 				"%v: no entry in %s; a cassette enters the manifest when it is recorded, so re-record it, or delete the stray file", ErrNotInManifest, mpath)))
 		}
 	}
+	errs = append(errs, freshness(dir, m, opts)...)
 	return errors.Join(errs...)
 }

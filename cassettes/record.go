@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"gopkg.in/dnaeon/go-vcr.v3/cassette"
 	"gopkg.in/dnaeon/go-vcr.v3/recorder"
@@ -116,7 +117,7 @@ func (r *recording) save() error {
 	}
 	_, merr := os.Stat(filepath.Join(dir, ManifestName))
 	if c.opts.Mode == Replay && c.opts.Manifest == "" && !errors.Is(merr, fs.ErrNotExist) {
-		if err := applyOne(dir, filepath.Base(c.path), data); err != nil {
+		if err := applyOne(dir, filepath.Base(c.path), data, responseDate(r.captured)); err != nil {
 			return err
 		}
 	} else if err := writeFileAtomic(c.path, data, c.opts.createTemp); err != nil {
@@ -128,7 +129,7 @@ func (r *recording) save() error {
 
 // applyOne records one cassette re-recorded by a test flag into the
 // manifest of its directory, through a staging folder and Apply.
-func applyOne(dir, file string, data []byte) error {
+func applyOne(dir, file string, data []byte, recorded time.Time) error {
 	stage, err := NewStage(dir)
 	if err != nil {
 		return err
@@ -138,7 +139,7 @@ func applyOne(dir, file string, data []byte) error {
 		removeStage(stage)
 		return err
 	}
-	_, err = Apply(dir, []Update{{File: file, Staged: staged, Force: true, Reason: "re-recorded with go test -" + RecordFlag}}, "")
+	_, err = Apply(dir, []Update{{File: file, Staged: staged, Force: true, Reason: "re-recorded with go test -" + RecordFlag, RecordedAt: recorded}}, "")
 	if err != nil {
 		removeStage(stage)
 	}

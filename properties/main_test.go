@@ -37,5 +37,8 @@ func TestMain(m *testing.M) {
 	if src, ok := llmSourceLine.Load().(string); ok && os.Getenv("CODEGENIE_HARNESS_CHILD") == "" {
 		fmt.Printf("LLM source: %s\n", src)
 	}
+	if w, ok := freshnessWarnings.Load().(string); ok && os.Getenv("CODEGENIE_HARNESS_CHILD") == "" {
+		fmt.Print(w)
+	}
 	os.Exit(code)
 }

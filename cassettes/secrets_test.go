@@ -86,7 +86,7 @@ func TestSaveRefusesEveryShape(t *testing.T) {
 			var ce *CassetteError
 			require.ErrorAs(t, err, &ce)
 			require.Positive(t, ce.Line)
-			core := secret
+			var core string
 			if i := strings.Index(secret, "MIIE"); i >= 0 { // PEM: the key material
 				core = secret[i : i+40]
 			} else if i := strings.Index(secret, ":s3cr"); i >= 0 { // URL: the password

@@ -274,10 +274,6 @@ func TestUnreachableBaseURLNamesItself(t *testing.T) {
 	require.Contains(t, stderr, "connection refused")
 }
 
-type roundTripFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
-
 func TestExitCode(t *testing.T) {
 	var b bytes.Buffer
 	require.Equal(t, 0, exitCode(nil, &b))

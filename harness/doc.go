@@ -40,9 +40,16 @@
 // the output differs between runs; a goroutine left durably blocked fails
 // the run with its stack, and a run whose goroutines all block fails as
 // deadlocked. Under Iterate, goroutines left running are found with
-// goleak.Find and attributed by ancestry. A run's cassette misses fail the
-// run even when the scenario swallowed them; so do unused interactions and
-// a name pinned twice with two values.
+// goleak.Find and attributed by ancestry. A run's cassette misses (or an
+// exhausted cassette) fail the run even when the scenario swallowed them;
+// so do unused interactions and a name pinned twice with two values.
+//
+// Under the cassettes record switch (go test -cassettes.record=REGEXP),
+// run 0 records each cassette it opens that the switch selects, through
+// Config.Cassette.RealTransport (a cassettes.Redirect to a local fake, or
+// the live API), each connection closed after its response so that
+// nothing outlives the run; then run 0 is made again, and every other run
+// and every child process replays what it recorded.
 //
 // # Child processes
 //

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/codegenie/codegenie/cassettes"
+	"github.com/codegenie/codegenie/events"
 	"github.com/codegenie/codegenie/harness"
 )
 
@@ -274,4 +276,63 @@ func ExampleMain() {
 	_ = func(m *testing.M) {
 		os.Exit(harness.Main(m))
 	}
+}
+
+func ExampleRun_Recorder() {
+	rep, _ := harness.Config{}.Iterate(context.Background(), "steps", func(ctx context.Context, run *harness.Run) ([]byte, error) {
+		rec := run.Recorder() // each Emit's parent is the event before it
+		for _, step := range []string{"parsed", "planned", "applied"} {
+			if _, err := rec.Emit(events.Kind("step."+step), map[string]int{"run": 0}); err != nil {
+				return nil, err
+			}
+		}
+		return []byte("done"), nil
+	})
+	fmt.Println(rep.Verdict, rep.Events)
+	// Output: PASS 3
+}
+
+func ExampleRun_Index() {
+	rep, _ := harness.Config{Iterations: 20}.Iterate(context.Background(), "index", func(ctx context.Context, run *harness.Run) ([]byte, error) {
+		return fmt.Appendf(nil, "run %d", run.Index()), nil // a bug: the output depends on the run
+	})
+	fmt.Println(rep.Verdict, len(rep.Classes))
+	// Output: NONDETERMINISTIC 20
+}
+
+func ExampleReadResult() {
+	dir, _ := os.MkdirTemp("", "results")
+	defer os.RemoveAll(dir)
+	rep, _ := harness.Config{}.Iterate(context.Background(), "npm", pipeline("accept"))
+	path, _ := harness.WriteResult(dir, rep.Result())
+	r, err := harness.ReadResult(path)
+	fmt.Println(err, r.Scenario, r.Verdict, r.Classes[0].Size)
+	// Output: <nil> npm PASS 50
+}
+
+func ExampleReport_Text() {
+	dir, _ := os.MkdirTemp("", "example")
+	defer os.RemoveAll(dir)
+	rep, _ := harness.Config{ArtifactDir: dir}.Iterate(context.Background(), "npm", func(ctx context.Context, run *harness.Run) ([]byte, error) {
+		return nil, errors.New("no API key")
+	})
+	var sb strings.Builder
+	_ = rep.Text(&sb)
+	for _, l := range strings.Split(sb.String(), "\n") {
+		if strings.HasPrefix(l, "  - ") {
+			fmt.Println(l)
+		}
+	}
+	// Output:
+	//   - broken: scenario npm: all 50 runs failed the same way (error (*errors.errorString)): no API key
+	//   - run failed: scenario npm class 1 (50 runs, first run 0): no API key
+}
+
+func ExampleAppendTape() {
+	rep, _ := harness.Config{Iterations: 20}.Iterate(context.Background(), "tape", func(ctx context.Context, run *harness.Run) ([]byte, error) {
+		out, err := pipeline("accept")(ctx, run)
+		return harness.AppendTape(out, run.Recorder().Events()), err // the output carries the tape
+	})
+	fmt.Println(rep.Verdict)
+	// Output: PASS
 }

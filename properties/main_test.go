@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"go.uber.org/goleak"
+
 	"github.com/codegenie/codegenie/harness"
 )
 
@@ -23,7 +25,8 @@ var raceEnabled bool
 const raceRapidChecks = "20"
 
 // TestMain runs the gate through harness.Main, which prints the one-screen
-// summary of every contract test (and writes it to -gate.summary).
+// summary of every contract test (and writes it to -gate.summary), and
+// fails it if any goroutine outlived the tests.
 func TestMain(m *testing.M) {
 	flag.Parse()
 	if raceEnabled {
@@ -34,6 +37,10 @@ func TestMain(m *testing.M) {
 		}
 	}
 	code := harness.Main(m)
+	if err := goleak.Find(); err != nil && code == 0 {
+		fmt.Fprintf(os.Stderr, "properties: goroutines outlived the tests: %v\n", err)
+		code = 1
+	}
 	if src, ok := llmSourceLine.Load().(string); ok && os.Getenv("CODEGENIE_HARNESS_CHILD") == "" {
 		fmt.Printf("LLM source: %s\n", src)
 	}

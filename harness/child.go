@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"maps"
 	"os"
@@ -252,6 +253,10 @@ func (r *childRunner) command(ctx context.Context, base string, iter, procs int,
 	args := []string{"-test.run=" + runPattern(r.test), "-test.count=1", fmt.Sprintf("-test.timeout=%v", 2*rc.ChildTimeout+time.Minute)}
 	if discover {
 		args = append(args, "-test.testlogfile="+filepath.Join(base, "testlog.txt"))
+	}
+	if f := flag.Lookup("test.short"); f != nil && f.Value.String() == "true" {
+		// The test takes the same branches as in the test process.
+		args = append(args, "-test.short")
 	}
 	cmd := exec.CommandContext(ctx, r.exe, args...)
 	cmd.Dir = r.wd

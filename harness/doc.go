@@ -114,10 +114,14 @@
 //
 // # Evidence
 //
-// A gate that does not pass writes, under ArtifactDir/<scenario>/: a
-// replay bundle of the first run of each class (up to 16), the report as
-// report.txt and as report.json, each atomically; the report names a
-// command that compares the two largest classes' runs offline.
+// A gate that does not pass writes, under ArtifactDir/<scenario>/, each
+// file atomically: <scenario>.bundle.zst, one replay bundle (package
+// replay's multi-run format) holding the kept run of each class (its
+// first run, up to 16 classes) with its pins, output bytes, tape and
+// error; report.txt; and report.json. The report names the command that
+// compares the runs of the two largest classes inside that bundle
+// (replay diff BUNDLE -runs A,B), in the caller's module. The harness
+// writes nothing else and nothing into the source tree.
 //
 // # Gate flags and result files
 //

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
-	"github.com/codegenie/codegenie/events"
 	"github.com/codegenie/codegenie/internal/atomicfile"
 	"github.com/codegenie/codegenie/internal/hint"
 	"github.com/codegenie/codegenie/internal/safename"
@@ -55,21 +55,23 @@ func writeEvidence(rc *resolved, e env, rep *Report, g *grouper) {
 }
 
 func writeEvidenceFiles(dir string, rep *Report, g *grouper) error {
-	var bundles []string
-	for i, c := range g.result() {
-		if c.first == nil {
-			continue
-		}
-		p, err := writeBundle(dir, rep.Scenario, c.first)
-		if err != nil {
-			return err
+	classes := g.result()
+	p, ids, err := writeBundle(dir, rep.Scenario, classes)
+	if err != nil {
+		return err
+	}
+	if p != "" {
+		var runs []string
+		for i, c := range classes {
+			if id, ok := ids[c]; ok {
+				runs = append(runs, fmt.Sprintf("%s (class %d)", id, i+1))
+			}
 		}
 		rep.Evidence = append(rep.Evidence, Evidence{What: "bundle", Path: p,
-			Note: fmt.Sprintf("class %d, run %d; replay bundle", i+1, c.first.iter)})
-		bundles = append(bundles, p)
+			Note: "replay bundle of runs " + strings.Join(runs, ", ")})
 	}
-	if d := rep.Divergence; d != nil && len(bundles) >= 2 {
-		d.CompareCommand = hint.Tool("replay", "diff", bundles[0], bundles[1])
+	if d := rep.Divergence; d != nil && len(classes) >= 2 && ids[classes[0]] != "" && ids[classes[1]] != "" {
+		d.CompareCommand = hint.Tool("replay", "diff", p, "-runs", ids[classes[0]]+","+ids[classes[1]])
 	}
 	jsPath := filepath.Join(dir, "report.json")
 	txtPath := filepath.Join(dir, "report.txt")
@@ -89,22 +91,31 @@ func writeEvidenceFiles(dir string, rep *Report, g *grouper) error {
 	return nil
 }
 
-// writeBundle writes one run as a single-file replay bundle in dir and
-// returns its path.
-func writeBundle(dir, scenario string, o *outcome) (string, error) {
-	id := fmt.Sprintf("run-%03d", o.iter)
-	p := filepath.Join(dir, safename.Of(scenario)+"-"+id+"-"+events.ChainDigest(o.tape).String()[:12]+replay.FileExt)
-	b := &replay.Bundle{
-		Metadata: replay.Metadata{Scenario: scenario, ToolVersion: "codegenie/harness"},
-		Runs:     []replay.Run{{ID: id, Pin: o.pin, Output: o.output, Events: o.tape, Error: o.errText}},
+// writeBundle writes one replay bundle (format of package replay) in dir
+// holding the kept run of each class, largest class first in the report,
+// and returns its path and each run's ID; no bundle ("") when no run was
+// kept.
+func writeBundle(dir, scenario string, classes []*group) (string, map[*group]string, error) {
+	ids := map[*group]string{}
+	b := &replay.Bundle{Metadata: replay.Metadata{Scenario: scenario, ToolVersion: "codegenie/harness"}}
+	for _, c := range classes {
+		o := c.first
+		if o == nil {
+			continue
+		}
+		id := fmt.Sprintf("run-%03d", o.iter)
+		ids[c] = id
+		b.Runs = append(b.Runs, replay.Run{ID: id, Pin: o.pin, Output: o.output, Events: o.tape, Error: o.errText})
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("harness: write replay bundle of run %d: %w", o.iter, err)
+	if len(b.Runs) == 0 {
+		return "", ids, nil
 	}
-	// The name is the run's: a bundle already there is an earlier write
-	// of the same run.
+	p := filepath.Join(dir, safename.Of(scenario)+replay.FileExt)
+	// The bundle in this directory is an earlier gate's of the same
+	// scenario: replace it.
 	if err := (replay.WriteOptions{Force: true}).WriteFile(context.Background(), p, b); err != nil {
-		return "", fmt.Errorf("harness: write replay bundle of run %d: %w", o.iter, err)
+		return "", ids, fmt.Errorf("harness: write the replay bundle of %s: %w", scenario, err)
 	}
-	return filepath.Abs(p)
+	abs, err := filepath.Abs(p)
+	return abs, ids, err
 }

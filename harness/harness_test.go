@@ -17,6 +17,7 @@ import (
 
 	"github.com/codegenie/codegenie/events"
 	"github.com/codegenie/codegenie/harness"
+	"github.com/codegenie/codegenie/internal/hint"
 	"github.com/codegenie/codegenie/replay"
 )
 
@@ -101,7 +102,8 @@ func TestIterateDivergence(t *testing.T) {
 	}
 	require.NotContains(t, text, "re-record")
 
-	// One bundle per kept class, plus the report as text and JSON.
+	// One bundle holding the kept run of each class, plus the report as
+	// text and JSON.
 	var bundles []string
 	for _, e := range rep.Evidence {
 		require.FileExists(t, e.Path)
@@ -110,11 +112,16 @@ func TestIterateDivergence(t *testing.T) {
 			bundles = append(bundles, e.Path)
 		}
 	}
-	require.Len(t, bundles, 2)
-	rd, err := replay.Diff(t.Context(), replay.RunRef{Path: bundles[0]}, replay.RunRef{Path: bundles[1]})
+	require.Len(t, bundles, 1)
+	b, err := replay.Load(t.Context(), bundles[0])
+	require.NoError(t, err)
+	require.Len(t, b.Runs, 2)
+	require.Equal(t, "diff b", string(b.Run("run-003").Output), "the bundle holds each run's output")
+	rd, err := replay.Diff(t.Context(), replay.RunRef{Path: bundles[0], Run: "run-000"}, replay.RunRef{Path: bundles[0], Run: "run-003"})
 	require.NoError(t, err)
 	require.Equal(t, d.Event, rd.Divergence, "replay's diff agrees with the gate")
-	require.Contains(t, d.CompareCommand, "go run github.com/codegenie/codegenie/cmd/replay diff ")
+	require.NotNil(t, rd.Output, "and finds the output difference")
+	require.Equal(t, hint.Tool("replay", "diff", bundles[0], "-runs", "run-000,run-003"), d.CompareCommand)
 
 	js, err := json.Marshal(rep)
 	require.NoError(t, err)

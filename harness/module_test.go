@@ -266,6 +266,10 @@ func TestAnotherModule(t *testing.T) {
 		require.NotContains(t, c, root+"/", "a command names this repository: %s", c)
 		got, code := goCmd(c)
 		require.Contains(t, []int{0, 1}, code, "%s\n%s", c, got)
+		if strings.Contains(c, "cmd/replay diff") {
+			require.Equal(t, 1, code, "replay diff finds the divergence the gate found:\n%s", got)
+			require.Contains(t, got, "output")
+		}
 		for _, bad := range []string{"cannot find", "is not in std", "no required module", "no Go files", "not found", "unknown command", "no such file", "@latest"} {
 			require.NotContains(t, got, bad, "%s\n%s", c, got)
 		}

@@ -30,7 +30,10 @@ func gateOnce(t *testing.T, cfg Config, p toyPipeline) *Report {
 
 // TestSensitivity proves that the gate catches each class of determinism
 // bug it exists for in one process, and names the right event, over many
-// gate runs.
+// gate runs. Bugs whose symptom needs goroutines to run in parallel
+// (completion order of a CPU-bound fan-out) are measured by
+// TestScheduleCatchRate: how often they show depends on the CPUs the
+// machine gives the test.
 func TestSensitivity(t *testing.T) {
 	gates := 100
 	if testing.Short() || raceEnabled {
@@ -43,15 +46,11 @@ func TestSensitivity(t *testing.T) {
 		kind      events.Kind
 		output    bool // the output bytes differ too
 		payloadAt string
-		// rate is the catch rate required: a bug whose symptom depends on
-		// the OS scheduler shows less on a loaded machine.
-		rate float64
 	}{
-		{"map-iteration-into-prompt", "map", toyIdxPrompt, toyPrompt, false, `["prompt"]`, 0.99},
-		{"fan-out-completion-order", "fanout", toyIdxRanked, toyRanked, false, `["ids"]`, 0.95},
-		{"time-now-in-payload", "clock", toyIdxRequested, toyRequested, false, `["sent_at"]`, 0.99},
-		{"package-cache-across-runs", "cache", toyIdxQueried, toyQueried, false, `["cached"]`, 0.99},
-		{"random-id-in-output", "random", toyIdxTransform, toyTransform, true, `["diff_digest"]`, 0.99},
+		{"map-iteration-into-prompt", "map", toyIdxPrompt, toyPrompt, false, `["prompt"]`},
+		{"time-now-in-payload", "clock", toyIdxRequested, toyRequested, false, `["sent_at"]`},
+		{"package-cache-across-runs", "cache", toyIdxQueried, toyQueried, false, `["cached"]`},
+		{"random-id-in-output", "random", toyIdxTransform, toyTransform, true, `["diff_digest"]`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -75,7 +74,7 @@ func TestSensitivity(t *testing.T) {
 			}
 			rate := float64(caught) / float64(gates)
 			t.Logf("%s: caught %d/%d gate runs (%.1f%%), right event %d/%d", tt.name, caught, gates, 100*rate, right, caught)
-			require.GreaterOrEqual(t, rate, tt.rate, "catch rate")
+			require.GreaterOrEqual(t, rate, 0.99, "catch rate")
 			require.Equal(t, caught, right, "every catch names event %d (%s):\n%s", tt.index, tt.kind, sample)
 			require.Contains(t, sample.String(), tt.payloadAt)
 			require.Contains(t, sample.String(), "causal chain")

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -164,4 +165,55 @@ func ExampleCassette_Transport() {
 	id := client.Transport.(interface{ CassetteID() string }).CassetteID()
 	fmt.Println(id == c.ID(), c.Interactions(), c.Transport() == client.Transport)
 	// Output: true 1 true
+}
+
+// A test records its cassette with go test -cassettes.record=NAME (or
+// -cassettes.record-missing) and replays it under plain go test. Here the
+// cassette is recorded through Redirect against an in-process fake, so the
+// cassette names the real API's URL.
+func ExampleOpenT() {
+	dir, _ := os.MkdirTemp("", "cassettes-example-")
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "hello.yaml")
+	fake := fakellm.New(fakellm.Config{})
+	toFake, _ := cassettes.Redirect("https://api.openai.com", "http://fake.invalid", fake.Transport())
+	rec, _ := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: toFake})
+	post := func(c *http.Client) string {
+		resp, err := c.Post("https://api.openai.com/v1/chat/completions", "application/json",
+			strings.NewReader(`{"model":"m","messages":[{"role":"user","content":"hello"}]}`))
+		if err != nil {
+			return err.Error()
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	recorded := post(rec.Client())
+	fmt.Println(rec.Close())
+
+	c, _ := cassettes.Open(path, cassettes.Options{}) // what OpenT(t, path, opts) does, without t
+	fmt.Println(post(c.Client()) == recorded, c.Close())
+	// Output:
+	// <nil>
+	// true <nil>
+}
+
+// Record against a local fake while the cassette keeps the API's URL.
+func ExampleRedirect() {
+	rt, err := cassettes.Redirect("https://api.anthropic.com", "http://127.0.0.1:8080", nil)
+	fmt.Println(rt != nil, err)
+	// Output: true <nil>
+}
+
+// A refresh killed while it moved cassettes in is completed by Recover.
+func ExampleRecover() {
+	dir, _ := os.MkdirTemp("", "cassettes-example-")
+	defer os.RemoveAll(dir)
+	stage, _ := cassettes.NewStage(dir) // a refresh killed while recording
+	fmt.Println(cassettes.Recover(dir))
+	_, err := os.Stat(stage)
+	fmt.Println(os.IsNotExist(err))
+	// Output:
+	// <nil>
+	// true
 }

@@ -236,4 +236,3 @@ func fakeAnthropic(w http.ResponseWriter, r *http.Request) {
 		json(401, `{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}`)
 	}
 }
-

@@ -149,28 +149,9 @@ func parseCassette(path string, raw []byte, refresh string) (*parsed, error) {
 		return nil, invalid(0, "decoded %d interactions from %d list items", len(c.Interactions), len(p.lines))
 	}
 	for i, in := range c.Interactions {
-		if in == nil {
-			return nil, invalid(p.lines[i], "interaction %d is empty (the file looks truncated)", i)
+		if problem := p.add(i, in); problem != "" {
+			return nil, invalid(p.lines[i], "interaction %d %s", i, problem)
 		}
-		if in.Request.Method == "" || in.Request.URL == "" {
-			return nil, invalid(p.lines[i], "interaction %d has no request method or URL (the file looks truncated)", i)
-		}
-		if in.Response.Code == 0 {
-			return nil, invalid(p.lines[i], "interaction %d has no response code (the file looks truncated)", i)
-		}
-		u, err := url.Parse(in.Request.URL)
-		if err != nil {
-			return nil, invalid(p.lines[i], "interaction %d: request URL: %v", i, err)
-		}
-		cr := canonicalHead(in.Request.Method, u, canonicalKeys(in.Request.Headers), nil)
-		p.urls[keyOf(u)] = cr.url
-		p.resps = append(p.resps, newRespTemplate(&in.Response))
-		cr.setBody([]byte(in.Request.Body))
-		k := cr.key()
-		p.canon = append(p.canon, cr)
-		p.keys = append(p.keys, k)
-		p.index[k] = append(p.index[k], i)
-		p.raw2i[in.Request.Body] = append(p.raw2i[in.Request.Body], i)
 	}
 	d, err := digestOf(c)
 	if err != nil {
@@ -178,6 +159,33 @@ func parseCassette(path string, raw []byte, refresh string) (*parsed, error) {
 	}
 	p.digest = d
 	return p, nil
+}
+
+// add checks interaction i and indexes it for replay; it returns what is
+// wrong with it, or "".
+func (p *parsed) add(i int, in *cassette.Interaction) string {
+	switch {
+	case in == nil:
+		return "is empty (the file looks truncated)"
+	case in.Request.Method == "" || in.Request.URL == "":
+		return "has no request method or URL (the file looks truncated)"
+	case in.Response.Code == 0:
+		return "has no response code (the file looks truncated)"
+	}
+	u, err := url.Parse(in.Request.URL)
+	if err != nil {
+		return "has an invalid request URL: " + err.Error()
+	}
+	cr := canonicalHead(in.Request.Method, u, canonicalKeys(in.Request.Headers), nil)
+	p.urls[keyOf(u)] = cr.url
+	p.resps = append(p.resps, newRespTemplate(&in.Response))
+	cr.setBody([]byte(in.Request.Body))
+	k := cr.key()
+	p.canon = append(p.canon, cr)
+	p.keys = append(p.keys, k)
+	p.index[k] = append(p.index[k], i)
+	p.raw2i[in.Request.Body] = append(p.raw2i[in.Request.Body], i)
+	return ""
 }
 
 // canonicalKeys returns h with canonical header names, as http.Header

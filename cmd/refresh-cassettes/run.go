@@ -55,105 +55,134 @@ func targets() []target {
 	return out
 }
 
-func (cfg config) run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+// flags are the command's parsed arguments.
+type flags struct {
+	run, dir, reason  string
+	base              *url.URL
+	dryRun, force, rc bool
+	selected          []target
+}
+
+func parseFlags(args []string) (*flags, error) {
 	fl := flag.NewFlagSet("refresh-cassettes", flag.ContinueOnError)
 	fl.SetOutput(io.Discard)
-	runRE := fl.String("run", "", "record only cassettes whose scenario/path matches this regexp")
+	var f flags
+	fl.StringVar(&f.run, "run", "", "record only cassettes whose scenario/path matches this regexp")
 	baseURL := fl.String("base-url", llm.DefaultAnthropicBaseURL, "API root to record against")
-	dir := fl.String("dir", filepath.Join("cassettes", "testdata"), "cassette directory")
-	dryRun := fl.Bool("dry-run", false, "list what would be re-recorded")
-	force := fl.Bool("force", false, "allow replacing pinned cassettes (needs -reason)")
-	reason := fl.String("reason", "", "why pinned cassettes change (kept in the manifest history)")
-	recoverOnly := fl.Bool("recover", false, "finish or discard what a killed refresh left in -dir, and exit")
+	fl.StringVar(&f.dir, "dir", filepath.Join("cassettes", "testdata"), "cassette directory")
+	fl.BoolVar(&f.dryRun, "dry-run", false, "list what would be re-recorded")
+	fl.BoolVar(&f.force, "force", false, "allow replacing pinned cassettes (needs -reason)")
+	fl.StringVar(&f.reason, "reason", "", "why pinned cassettes change (kept in the manifest history)")
+	fl.BoolVar(&f.rc, "recover", false, "finish or discard what a killed refresh left in -dir, and exit")
 	if err := fl.Parse(args); err != nil {
-		return usagef("%v", err)
+		return nil, usagef("%v", err)
 	}
 	if fl.NArg() > 0 {
-		return usagef("unexpected arguments %q", fl.Args())
+		return nil, usagef("unexpected arguments %q", fl.Args())
 	}
-	if *recoverOnly {
-		if err := cassettes.Recover(*dir); err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "refresh-cassettes: %s is consistent\n", *dir)
-		return cassettes.Verify(*dir)
+	if f.rc {
+		return &f, nil
 	}
-	re, err := regexp.Compile(*runRE)
+	re, err := regexp.Compile(f.run)
 	if err != nil {
-		return usagef("-run: %v", err)
+		return nil, usagef("-run: %v", err)
 	}
-	if *force && strings.TrimSpace(*reason) == "" {
-		return usagef("-force needs -reason 'why the pinned cassettes change'")
+	if f.force && strings.TrimSpace(f.reason) == "" {
+		return nil, usagef("-force needs -reason 'why the pinned cassettes change'")
 	}
-	base, err := url.Parse(*baseURL)
-	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
-		return usagef("-base-url %q is not an absolute http(s) URL", *baseURL)
+	f.base, err = url.Parse(*baseURL)
+	if err != nil || (f.base.Scheme != "http" && f.base.Scheme != "https") || f.base.Host == "" {
+		return nil, usagef("-base-url %q is not an absolute http(s) URL", *baseURL)
 	}
-	def, _ := url.Parse(llm.DefaultAnthropicBaseURL)
-
-	var selected []target
 	var names []string
 	for _, t := range targets() {
 		names = append(names, t.key)
 		if re.MatchString(t.key) {
-			selected = append(selected, t)
+			f.selected = append(f.selected, t)
 		}
 	}
-	if len(selected) == 0 {
-		return usagef("-run %q matches no cassette; there are: %s", *runRE, strings.Join(names, ", "))
+	if len(f.selected) == 0 {
+		return nil, usagef("-run %q matches no cassette; there are: %s", f.run, strings.Join(names, ", "))
 	}
+	return &f, nil
+}
 
-	manifest, err := cassettes.ReadManifest(filepath.Join(*dir, cassettes.ManifestName))
+func (cfg config) run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	f, err := parseFlags(args)
+	if err != nil {
+		return err
+	}
+	if f.rc {
+		if err := cassettes.Recover(f.dir); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "refresh-cassettes: %s is consistent\n", f.dir)
+		return cassettes.Verify(f.dir)
+	}
+	manifest, err := cassettes.ReadManifest(filepath.Join(f.dir, cassettes.ManifestName))
 	if errors.Is(err, fs.ErrNotExist) {
 		manifest, err = &cassettes.Manifest{Format: cassettes.ManifestFormat}, nil
 	}
 	if err != nil {
 		return err
 	}
-
-	if *dryRun {
-		fmt.Fprintf(stdout, "refresh-cassettes: would record %d cassettes into %s against %s:\n", len(selected), *dir, *baseURL)
-		for _, t := range selected {
-			state := "new"
-			if e, ok := manifest.Lookup(t.file); ok {
-				state = "exists, digest " + e.Digest
-				if e.Pinned {
-					state += ", pinned (a change needs -force -reason)"
-				}
-			}
-			fmt.Fprintf(stdout, "  %-28s %s (%s)\n", t.key, t.file, state)
-		}
+	if f.dryRun {
+		dryRun(stdout, f, manifest)
 		return nil
 	}
 	if cfg.apiKey == "" {
 		return errors.New("ANTHROPIC_API_KEY is not set: export the key to record with (it is sent to the API only and never written to a cassette)")
 	}
-	if err := cassettes.Recover(*dir); err != nil {
-		return err
-	}
-	stage, err := cassettes.NewStage(*dir)
+	changes, err := cfg.recordAll(ctx, f, manifest, stdout)
 	if err != nil {
 		return err
 	}
-	defer cassettes.Recover(*dir) // discards the staging folder if nothing was applied
+	summary(stdout, f, changes)
+	return nil
+}
 
+func dryRun(stdout io.Writer, f *flags, manifest *cassettes.Manifest) {
+	fmt.Fprintf(stdout, "refresh-cassettes: would record %d cassettes into %s against %s:\n", len(f.selected), f.dir, f.base)
+	for _, t := range f.selected {
+		state := "new"
+		if e, ok := manifest.Lookup(t.file); ok {
+			state = "exists, digest " + e.Digest
+			if e.Pinned {
+				state += ", pinned (a change needs -force -reason)"
+			}
+		}
+		fmt.Fprintf(stdout, "  %-28s %s (%s)\n", t.key, t.file, state)
+	}
+}
+
+// recordAll records every selected cassette into a staging folder and
+// applies them together; on any failure nothing changes in f.dir.
+func (cfg config) recordAll(ctx context.Context, f *flags, manifest *cassettes.Manifest, stdout io.Writer) ([]*cassettes.Change, error) {
+	if err := cassettes.Recover(f.dir); err != nil {
+		return nil, err
+	}
+	stage, err := cassettes.NewStage(f.dir)
+	if err != nil {
+		return nil, err
+	}
+	defer cassettes.Recover(f.dir) // discards the staging folder if nothing was applied
 	rt := cfg.transport
-	if *base != *def {
-		if rt, err = cassettes.Redirect(def.String(), base.String(), rt); err != nil {
-			return usagef("-base-url: %v", err)
+	if def, _ := url.Parse(llm.DefaultAnthropicBaseURL); *f.base != *def {
+		if rt, err = cassettes.Redirect(def.String(), f.base.String(), rt); err != nil {
+			return nil, usagef("-base-url: %v", err)
 		}
 	}
 	var updates []cassettes.Update
 	var changes []*cassettes.Change
-	for i, t := range selected {
-		fmt.Fprintf(stdout, "refresh-cassettes: [%d/%d] %s: recording %s\n", i+1, len(selected), t.key, t.file)
+	for i, t := range f.selected {
+		fmt.Fprintf(stdout, "refresh-cassettes: [%d/%d] %s: recording %s\n", i+1, len(f.selected), t.key, t.file)
 		staged := filepath.Join(stage, t.file)
 		if err := cfg.record(ctx, t, staged, rt, stdout); err != nil {
-			return fmt.Errorf("%s: %w\nnothing was changed in %s", t.key, err, *dir)
+			return nil, fmt.Errorf("%s: %w\nnothing was changed in %s", t.key, err, f.dir)
 		}
-		ch, err := cassettes.Compare(filepath.Join(*dir, t.file), staged)
+		ch, err := cassettes.Compare(filepath.Join(f.dir, t.file), staged)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		state := "new"
 		switch {
@@ -162,22 +191,25 @@ func (cfg config) run(ctx context.Context, args []string, stdin io.Reader, stdou
 		case ch.OldDigest != "":
 			state = "changed"
 		}
-		fmt.Fprintf(stdout, "refresh-cassettes: [%d/%d] %s: recorded %d interactions (%s)\n", i+1, len(selected), t.key, ch.NewInteractions, state)
-		if e, ok := manifest.Lookup(t.file); ok && e.Pinned && e.Digest != ch.NewDigest && !*force {
-			return fmt.Errorf("%s: %w: %s changed (digest %s -> %s) and a golden digest depends on it; re-run with -force -reason 'why'\nnothing was changed in %s",
-				t.key, cassettes.ErrPinned, t.file, e.Digest, ch.NewDigest, *dir)
+		fmt.Fprintf(stdout, "refresh-cassettes: [%d/%d] %s: recorded %d interactions (%s)\n", i+1, len(f.selected), t.key, ch.NewInteractions, state)
+		if e, ok := manifest.Lookup(t.file); ok && e.Pinned && e.Digest != ch.NewDigest && !f.force {
+			return nil, fmt.Errorf("%s: %w: %s changed (digest %s -> %s) and a golden digest depends on it; re-run with -force -reason 'why'\nnothing was changed in %s",
+				t.key, cassettes.ErrPinned, t.file, e.Digest, ch.NewDigest, f.dir)
 		}
-		updates = append(updates, cassettes.Update{File: t.file, Staged: staged, Force: *force, Reason: *reason})
+		updates = append(updates, cassettes.Update{File: t.file, Staged: staged, Force: f.force, Reason: f.reason})
 		changes = append(changes, ch)
 	}
-	if _, err := cassettes.Apply(*dir, updates, cfg.now().UTC().Format(time.RFC3339)); err != nil {
-		return fmt.Errorf("%w\nnothing was changed in %s", err, *dir)
+	if _, err := cassettes.Apply(f.dir, updates, cfg.now().UTC().Format(time.RFC3339)); err != nil {
+		return nil, fmt.Errorf("%w\nnothing was changed in %s", err, f.dir)
 	}
+	return changes, nil
+}
 
+func summary(stdout io.Writer, f *flags, changes []*cassettes.Change) {
 	changed := 0
 	fmt.Fprintln(stdout, "refresh-cassettes: summary:")
 	for i, ch := range changes {
-		t := selected[i]
+		t := f.selected[i]
 		if ch.OldDigest == ch.NewDigest {
 			fmt.Fprintf(stdout, "  %s: unchanged (%d interactions, digest %s)\n", t.key, ch.NewInteractions, ch.NewDigest)
 			continue
@@ -199,11 +231,10 @@ func (cfg config) run(ctx context.Context, args []string, stdin io.Reader, stdou
 	}
 	if changed > 0 {
 		fmt.Fprintf(stdout, "refresh-cassettes: %d cassettes changed. Refresh the golden digests that pin them:\n\tgo test ./properties/ -run Golden -update\nthen review the diff and commit %s (cassettes and %s) with the goldens.\n",
-			changed, *dir, cassettes.ManifestName)
+			changed, f.dir, cassettes.ManifestName)
 	} else {
 		fmt.Fprintln(stdout, "refresh-cassettes: no cassette changed; the goldens stay valid.")
 	}
-	return nil
 }
 
 // record runs one scenario path through the fixture tier with a recording

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 )
 
 // killChildEnv makes the test binary a refresh to be killed: it stages the
@@ -28,7 +29,9 @@ func TestMain(m *testing.M) {
 	if src := os.Getenv(killChildEnv); src != "" {
 		os.Exit(killChild(src, os.Getenv(killDirEnv)))
 	}
-	os.Exit(m.Run())
+	// No test leaves a goroutine behind: replay starts none, and test
+	// servers and child processes are waited for.
+	goleak.VerifyTestMain(m)
 }
 
 // killChild is one refresh run: record (copy) into a staging folder, then

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/codegenie/codegenie/harness"
+	"github.com/codegenie/codegenie/internal/shell"
 	"github.com/codegenie/codegenie/ledger"
 )
 
@@ -56,7 +57,7 @@ func (g *goTest) Evaluate(ctx context.Context, rec ledger.Entry) (ledger.Entry, 
 	for _, r := range results {
 		found = append(found, r.Test+" "+r.Scenario)
 	}
-	return ledger.Entry{}, fmt.Errorf("go test %s -run %s wrote no result for scenario %q (found: %v)", rec.Package, runPattern(rec.Test), rec.Scenario, found)
+	return ledger.Entry{}, fmt.Errorf("%s wrote no result for scenario %q (found: %v)", shell.Join("go", "test", "-run", runPattern(rec.Test), pkgArg(rec.Package)), rec.Scenario, found)
 }
 
 func (g *goTest) runTest(ctx context.Context, pkg, test string) ([]harness.Result, error) {
@@ -71,14 +72,14 @@ func (g *goTest) runTest(ctx context.Context, pkg, test string) ([]harness.Resul
 	cmd.Env = childEnv(os.Environ())
 	out := &tail{max: 16 << 10}
 	cmd.Stdout, cmd.Stderr = out, out
-	fmt.Fprintf(g.stderr, "ledger: re-running go %s\n", strings.Join(args[:len(args)-2], " "))
+	fmt.Fprintf(g.stderr, "ledger: re-running %s (in %s)\n", shell.Join(append([]string{"go"}, args[:len(args)-2]...)...), g.dir)
 	runErr := cmd.Run() // a failing gate exits 1 and still writes its result
 	results, err := harness.ReadResults(tmp)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, fmt.Errorf("go test %s -run %s: %v; %v; its output ends:\n%s", pkg, runPattern(test), runErr, err, out.String())
+		return nil, fmt.Errorf("%s: %v; %v; its output ends:\n%s", shell.Join("go", "test", "-run", runPattern(test), pkgArg(pkg)), runErr, err, out.String())
 	}
 	return results, nil
 }

@@ -318,3 +318,40 @@ func ExampleMergeTapes() {
 	// 5 true
 	// true
 }
+
+func ExampleOptions_Diff() {
+	dir := tempDir()
+	defer os.RemoveAll(dir)
+	a, b := filepath.Join(dir, "a.bundle.zst"), filepath.Join(dir, "b.bundle.zst")
+	_ = replay.WriteFile(context.Background(), a, &replay.Bundle{Metadata: meta(), Runs: []replay.Run{run("run-000", "x")}})
+	_ = replay.WriteFile(context.Background(), b, &replay.Bundle{Metadata: meta(), Runs: []replay.Run{run("run-007", "x")}})
+	// Both bundles together hold at most 1 MiB of blobs.
+	d, err := replay.Options{MaxBufferedBlobs: 1 << 20}.Diff(context.Background(), replay.RunRef{Path: a}, replay.RunRef{Path: b})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(d.A.Run, d.B.Run, d.Diverged())
+	// Output: run-000 run-007 false
+}
+
+func ExampleOptions_Open() {
+	dir := tempDir()
+	defer os.RemoveAll(dir)
+	p := filepath.Join(dir, "run.bundle.zst")
+	_ = replay.WriteFile(context.Background(), p, &replay.Bundle{Metadata: meta(), Runs: []replay.Run{run("run-000", "x")}})
+	r, err := replay.Options{MaxPayloadBytes: 64 << 20}.Open(context.Background(), p)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer r.Close()
+	fmt.Println(r.Form(), r.Metadata().Scenario, len(r.Runs()), r.Snapshot() == nil)
+	// Output: file lodash 1 true
+}
+
+func ExampleBundle_Run() {
+	b := &replay.Bundle{Metadata: meta(), Runs: []replay.Run{run("run-000", "x"), run("run-001", "y")}}
+	fmt.Printf("%s %v\n", b.Run("run-001").Output, b.Run("run-009") == nil)
+	// Output: y true
+}

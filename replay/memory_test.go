@@ -1,0 +1,74 @@
+package replay
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/codegenie/codegenie/events"
+	"github.com/codegenie/codegenie/fallback"
+)
+
+// TestVerifyMemory1M verifies a bundle of one run of 1,000,000 events
+// (256-byte payloads), then replays it into fallback.State, and checks
+// that the heap stays under 64 MiB while it does. It writes ~330 MB, so
+// it is opt-in: REPLAY_BIG=1 go test -run Memory1M -v ./replay
+// With REPLAY_BIG_OUT=DIR the bundles are kept in DIR, so that the peak
+// RSS of the command can be measured too:
+//
+//	/usr/bin/time -v replay verify DIR/big-directory
+func TestVerifyMemory1M(t *testing.T) {
+	if os.Getenv("REPLAY_BIG") == "" {
+		t.Skip("set REPLAY_BIG=1 to run (writes ~330 MB)")
+	}
+	const n = 1_000_000
+	root := os.Getenv("REPLAY_BIG_OUT")
+	if root == "" {
+		root = t.TempDir()
+	}
+	paths := map[Form]string{FormDir: filepath.Join(root, "big-directory"), FormFile: filepath.Join(root, "big-file")}
+	func() { // the tape is dropped before anything is measured
+		evs := make([]events.Event, n)
+		base := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+		for i := range evs {
+			p := syntheticPayload(i, 256)
+			evs[i] = events.Event{Seq: uint64(i + 1), Parent: uint64(i), Kind: fallback.KindLLMResponded, Payload: p, PayloadDigest: events.Sum(p), EmittedAt: base.Add(time.Duration(i))}
+		}
+		p, err := makePlan(single(evs))
+		require.NoError(t, err)
+		require.NoError(t, p.writeDir(context.Background(), paths[FormDir], true))
+		require.NoError(t, p.writeFile(context.Background(), paths[FormFile], true))
+	}()
+	for _, form := range []Form{FormDir, FormFile} {
+		t.Run(string(form), func(t *testing.T) {
+			path := paths[form]
+			runtime.GC()
+			stop := samplePeakHeap()
+			start := time.Now()
+			rep, err := Verify(context.Background(), path)
+			el := time.Since(start)
+			top := stop()
+			require.NoError(t, err)
+			require.Equal(t, uint64(n), rep.Events)
+			t.Logf("%s form: verified %d events in %v (%.0f events/s); peak heap %.1f MiB", form, n, el, float64(n)/el.Seconds(), float64(top)/(1<<20))
+			require.Less(t, top, uint64(64<<20), "peak heap during Verify")
+
+			runtime.GC()
+			stop = samplePeakHeap()
+			start = time.Now()
+			st := fallback.NewState()
+			err = ReplayTo(context.Background(), RunRef{Path: path}, 0, st)
+			el = time.Since(start)
+			top = stop()
+			require.NoError(t, err)
+			require.Equal(t, uint64(n), st.At)
+			t.Logf("%s form: replayed %d events into fallback.State in %v (%.0f events/s); peak heap %.1f MiB", form, n, el, float64(n)/el.Seconds(), float64(top)/(1<<20))
+			require.Less(t, top, uint64(64<<20), "peak heap during ReplayTo")
+		})
+	}
+}

@@ -15,8 +15,10 @@ const StateFold = "codegenie/fallback.State/1"
 // (replay.Folder) that replay runs over a bundle for this pipeline. Each
 // step's field holds the payload of the step's latest event as recorded
 // (canonical JSON; see the package documentation for the payloads), so
-// nothing is guessed or decoded twice; Requests counts the LLM requests.
-// A payload that is not JSON is an error: Tier.Run records JSON only.
+// nothing is guessed or decoded; Requests counts the LLM requests. Apply
+// costs the same whatever the payloads; their JSON is checked when the
+// state is encoded (a payload that is not JSON fails the encoding, naming
+// the step: Tier.Run records JSON only).
 type State struct {
 	// At is the Seq of the last applied event, Applied how many were
 	// applied.
@@ -47,17 +49,13 @@ func NewState() *State { return &State{} }
 func (s *State) FoldName() string { return StateFold }
 
 // Apply folds one event into s. Events come in log order: an event whose
-// Seq is before s.At is an error, and so is a payload that is not JSON.
-// The payload is kept, not copied: payloads handed out by a replay reader
-// are never written again.
+// Seq is before s.At is an error. The payload is kept, not copied:
+// payloads handed out by a replay reader are never written again.
 func (s *State) Apply(e events.Event) error {
 	if e.Seq == 0 || e.Seq < s.At {
 		return fmt.Errorf("fallback state: event seq %d applied after seq %d", e.Seq, s.At)
 	}
 	slot := s.slot(e.Kind)
-	if slot != nil && !json.Valid(e.Payload) {
-		return fmt.Errorf("fallback state: the %s payload of seq %d is not JSON", e.Kind, e.Seq)
-	}
 	s.At = e.Seq
 	s.Applied++
 	if s.Last == nil {
@@ -102,4 +100,19 @@ func (s *State) slot(k events.Kind) *json.RawMessage {
 		return &s.Failure
 	}
 	return nil
+}
+
+// stateJSON is State without its methods, for MarshalJSON.
+type stateJSON State
+
+// MarshalJSON encodes s, first checking that every payload it holds is
+// JSON.
+func (s *State) MarshalJSON() ([]byte, error) {
+	for _, k := range []events.Kind{KindRunStarted, KindRetrievalQueried, KindRetrievalRanked, KindBandClassified,
+		KindPromptBuilt, KindLLMRequested, KindLLMResponded, KindTransformProduced, KindTransformFailed} {
+		if p := *s.slot(k); p != nil && !json.Valid(p) {
+			return nil, fmt.Errorf("fallback state: the %s payload of the run is not JSON", k)
+		}
+	}
+	return json.Marshal((*stateJSON)(s))
 }

@@ -58,7 +58,9 @@ func TestStateFold(t *testing.T) {
 
 	require.Error(t, st.Apply(evs[2]), "out of order")
 	bad := events.Event{Seq: 9, Parent: 8, Kind: fallback.KindLLMResponded, Payload: []byte("not json")}
-	require.ErrorContains(t, st.Apply(bad), "not JSON")
+	require.NoError(t, st.Apply(bad))
+	_, err = events.Canonical(st)
+	require.ErrorContains(t, err, "llm.responded payload of the run is not JSON")
 }
 
 func ExampleState() {

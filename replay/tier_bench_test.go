@@ -60,7 +60,7 @@ func tierBundle(scenario string, tapes [][]events.Event, outputs [][]byte) *repl
 // of one scenario and path, each its own run. ratio is the raw runs
 // (replay.RawSize: their canonical records and outputs) over the single
 // file, summed over the six bundles; dir-ratio the directory form over
-// the single file.
+// the single file. A ratio under 10 for 50 runs fails the benchmark.
 func BenchmarkCompressionTier(b *testing.B) {
 	for _, iters := range []int{1, 50} {
 		var bundles []*replay.Bundle
@@ -101,10 +101,14 @@ func BenchmarkCompressionTier(b *testing.B) {
 					dir += replay.TreeSize(b, d)
 				}
 			}
-			b.ReportMetric(float64(raw)/float64(file), "ratio")
+			ratio := float64(raw) / float64(file)
+			b.ReportMetric(ratio, "ratio")
 			b.ReportMetric(float64(dir)/float64(file), "dir-ratio")
 			b.ReportMetric(float64(file)/float64(len(bundles)), "file-bytes/bundle")
 			b.ReportMetric(float64(raw)/float64(len(bundles)), "raw-bytes/bundle")
+			if iters >= 50 && ratio < 10 {
+				b.Fatalf("a bundle of %d runs of one scenario compresses %.1fx; the format promises at least 10x", iters, ratio)
+			}
 		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/kr/pretty"
 	"github.com/stretchr/testify/require"
@@ -49,6 +50,14 @@ func TestRoundTrip(t *testing.T) {
 	snap, err := MakeSnapshot(&withSnap.Runs[0], 4, newTally())
 	require.NoError(t, err)
 	withSnap.Snapshot = snap
+	// Edge cases earlier rapid failures found: a time at the Unix epoch,
+	// one seq on many lanes, a blob on a lane.
+	edge := []events.Event{{Seq: 1, Kind: "k", PayloadDigest: events.Sum(nil), EmittedAt: time.Unix(0, 0).UTC()}}
+	for _, lane := range []string{"l", "ll", "lll"} {
+		edge = append(edge, events.Event{Seq: 1, Kind: "k", Lane: lane, PayloadDigest: events.Sum(nil)})
+	}
+	big := bytes.Repeat([]byte{'x'}, BlobThreshold+7)
+	edge = append(edge, events.Event{Seq: 1, Kind: "k", Lane: "llll", Payload: big, PayloadDigest: events.Sum(big)})
 	failed := single(evs[:3])
 	failed.Runs[0].Error, failed.Runs[0].Output = "transform failed: no diff", nil
 	for _, tc := range []struct {
@@ -59,6 +68,7 @@ func TestRoundTrip(t *testing.T) {
 		{"with snapshot", withSnap},
 		{"synthetic", single(syntheticTape(t, 300, 256))},
 		{"failed run", failed},
+		{"edge cases", single(edge)},
 		{"many runs", manyRuns(realisticRun(t, 0), realisticRun(t, 1), realisticRun(t, 0), nil)},
 		{"no runs", &Bundle{Metadata: testMeta()}},
 	} {

@@ -132,17 +132,78 @@ func fuzzSeeds(t testing.TB) (entries, files []*Bundle) {
 		[]*Bundle{plain, {Metadata: meta, Runs: []Run{withBlob}}}
 }
 
-// The first byte of a FuzzLoad input says what the rest is. Tar framing
-// pads every entry to 512 bytes; mutating and minimising those zeros is
-// time the fuzzer does not spend on the contents, so the inputs give the
-// entries compactly and the harness builds the tar stream.
+// The encodings of a FuzzLoad base: what the loader reads after the
+// harness expands it.
 const (
 	fuzzFile    = 'z' // a single-file bundle as it is on disk
-	fuzzEntries = 'e' // tar entries (encodeEntries), in that order
-	fuzzSealed  = 'm' // tar entries without manifest.json: the harness writes
-	// a manifest that matches them, so mutations of the other files get past
+	fuzzEntries = 'e' // tar entries (encodeEntries), in that order: the
+	// harness builds the tar stream, whose 512-byte padding is not worth
+	// mutating
+	fuzzSealed = 'm' // tar entries without manifest.json: the harness writes
+	// a manifest that matches them, so edits of the other files get past
 	// their digests to the records
 )
+
+// fuzzBase is a bundle FuzzLoad edits, in one encoding.
+type fuzzBase struct {
+	mode byte
+	data []byte
+}
+
+// fuzzBases encodes the seed bundles every way FuzzLoad reads them.
+func fuzzBases(t testing.TB) []fuzzBase {
+	t.Helper()
+	var bases []fuzzBase
+	entries, files := fuzzSeeds(t)
+	for _, b := range entries {
+		names, datas := entriesOf(t, b)
+		bases = append(bases, fuzzBase{fuzzEntries, encodeEntries(names, datas)}, fuzzBase{fuzzSealed, encodeEntries(names[1:], datas[1:])})
+	}
+	for _, b := range files {
+		file, _ := encodeBundle(t, b)
+		bases = append(bases, fuzzBase{fuzzFile, file})
+	}
+	return bases
+}
+
+// applyEdits applies an edit script to a copy of base. The script is a
+// sequence of edits, each an op byte, a uvarint offset (modulo the length)
+// and, for overwrite and insert, a length byte and that many bytes:
+// overwrite, insert, delete (length byte, no bytes), truncate. Short
+// scripts reach every byte of the base, so the fuzzer's inputs stay a few
+// bytes long however large the bundle: the fuzzer minimises each new
+// input in time that grows with the square of its length.
+func applyEdits(base, script []byte) []byte {
+	out := bytes.Clone(base)
+	for len(script) > 0 {
+		op := script[0] % 4
+		off, n := binary.Uvarint(script[1:])
+		if n <= 0 {
+			break
+		}
+		script = script[1+n:]
+		at := int(off % uint64(len(out)+1))
+		k := 0
+		if op != 3 && len(script) > 0 {
+			k, script = int(script[0]%32)+1, script[1:]
+		}
+		switch op {
+		case 0: // overwrite
+			k = min(k, len(script), len(out)-at)
+			copy(out[at:], script[:k])
+			script = script[k:]
+		case 1: // insert
+			k = min(k, len(script))
+			out = slices.Insert(out, at, script[:k]...)
+			script = script[k:]
+		case 2: // delete
+			out = slices.Delete(out, at, min(at+k, len(out)))
+		case 3: // truncate
+			out = out[:at]
+		}
+	}
+	return out
+}
 
 // encodeEntries encodes (name, data) pairs as uvarint-length-prefixed
 // strings.
@@ -229,63 +290,66 @@ func entriesOf(t testing.TB, b *Bundle) (names []string, datas [][]byte) {
 	}
 }
 
-// FuzzLoad feeds arbitrary bundles to the loader: single files as they
-// are, and tar streams built from entries the fuzzer mutates (see
-// fuzzEntries and fuzzSealed), so that mutations reach the manifest, the
-// metadata and events.log's records. It must never panic; every error
-// must be a *BundleError; Load and Verify must agree; whatever loads must
-// write back to a bundle that loads to the same events. An execution
-// takes well under a millisecond on small inputs, so a plain run fuzzes
-// rather than minimises:
+// FuzzLoad feeds edited bundles to the loader. An input is an edit
+// script (applyEdits) over one of the seed bundles (its first byte picks
+// which, and in which encoding: a single file, tar entries, or tar entries
+// the harness seals with a matching manifest, so that edits reach the
+// metadata, runs and records past their digests). It must never panic;
+// every error must be a *BundleError; Load and Verify must agree; whatever
+// loads must write back to a bundle that loads to the same runs. Inputs
+// stay a few bytes long, so a plain run fuzzes rather than minimises:
 //
 //	go test -run '^$' -fuzz '^FuzzLoad$' -fuzztime 10m ./replay
 func FuzzLoad(f *testing.F) {
-	entries, files := fuzzSeeds(f)
-	for _, b := range entries {
-		names, datas := entriesOf(f, b)
-		f.Add(append([]byte{fuzzEntries}, encodeEntries(names, datas)...))
-		f.Add(append([]byte{fuzzSealed}, encodeEntries(names[1:], datas[1:])...)) // without the manifest
+	bases := fuzzBases(f)
+	for i := range bases {
+		f.Add([]byte{byte(i)})
+		f.Add([]byte{byte(i), 0, 40, 0, 'x'}) // overwrite a byte early on
 	}
-	for _, b := range files {
-		file, _ := encodeBundle(f, b)
-		f.Add(append([]byte{fuzzFile}, file...))
-	}
-	f.Add([]byte{})
-	f.Fuzz(func(t *testing.T, data []byte) {
-		var raw []byte
-		tarOnly := true
-		switch {
-		case len(data) > 0 && data[0] == fuzzFile:
-			raw, tarOnly = data[1:], false
-		case len(data) > 0 && data[0] == fuzzEntries:
-			raw = tarEntries(decodeEntries(data[1:]))
-		case len(data) > 0 && data[0] == fuzzSealed:
-			raw = tarEntries(sealEntries(decodeEntries(data[1:])))
-		default:
-			raw, tarOnly = data, !bytes.HasPrefix(data, zstdMagic)
-		}
-		b, err := loadBytes(context.Background(), raw, tarOnly)
-		if verr := verifyBytes(raw, tarOnly); (verr == nil) != (err == nil) {
-			t.Fatalf("Load and Verify disagree: load: %v; verify: %v", err, verr)
-		}
-		if err != nil {
-			var be *BundleError
-			if !errors.As(err, &be) {
-				t.Fatalf("untyped error %T: %v", err, err)
-			}
+	f.Fuzz(func(t *testing.T, script []byte) {
+		if len(script) == 0 {
 			return
 		}
-		b2, err := loadBytes(context.Background(), tarOf(t, b), true)
-		if err != nil {
-			t.Fatalf("a loaded bundle does not write back: %v", err)
+		b := bases[int(script[0])%len(bases)]
+		data := applyEdits(b.data, script[1:])
+		var raw []byte
+		tarOnly := true
+		switch b.mode {
+		case fuzzFile:
+			raw, tarOnly = data, false
+		case fuzzEntries:
+			raw = tarEntries(decodeEntries(data))
+		case fuzzSealed:
+			raw = tarEntries(sealEntries(decodeEntries(data)))
 		}
-		if len(b.Runs) != len(b2.Runs) {
-			t.Fatalf("round trip changed the runs")
-		}
-		for i := range b.Runs {
-			if events.Chain(b.Runs[i].Events) != events.Chain(b2.Runs[i].Events) || !equalInfo(&b.Runs[i], &b2.Runs[i]) {
-				t.Fatalf("round trip changed run %d", i)
-			}
-		}
+		fuzzOne(t, raw, tarOnly)
 	})
+}
+
+// fuzzOne checks one bundle (a single file, or its tar stream when
+// tarOnly).
+func fuzzOne(t *testing.T, raw []byte, tarOnly bool) {
+	b, err := loadBytes(context.Background(), raw, tarOnly)
+	if verr := verifyBytes(raw, tarOnly); (verr == nil) != (err == nil) {
+		t.Fatalf("Load and Verify disagree: load: %v; verify: %v", err, verr)
+	}
+	if err != nil {
+		var be *BundleError
+		if !errors.As(err, &be) {
+			t.Fatalf("untyped error %T: %v", err, err)
+		}
+		return
+	}
+	b2, err := loadBytes(context.Background(), tarOf(t, b), true)
+	if err != nil {
+		t.Fatalf("a loaded bundle does not write back: %v", err)
+	}
+	if len(b.Runs) != len(b2.Runs) {
+		t.Fatalf("round trip changed the runs")
+	}
+	for i := range b.Runs {
+		if events.Chain(b.Runs[i].Events) != events.Chain(b2.Runs[i].Events) || !equalInfo(&b.Runs[i], &b2.Runs[i]) {
+			t.Fatalf("round trip changed run %d", i)
+		}
+	}
 }

@@ -70,6 +70,98 @@ func (r *run) fail(step string, err error) error {
 	return &RunError{Step: step, Err: err}
 }
 
+// run takes the steps of the pipeline in order. Each step emits its event,
+// or records transform.failed and returns the error Run reports.
+func (r *run) run(ctx context.Context, adv Advisory, repo RepoContext, sel RecipeSelection, prior []AttemptSummary) error {
+	key, pin, emb, fs, err := r.t.runKey(repo)
+	if err != nil {
+		return r.fail("validate", err)
+	}
+	r.res.RunKey = key
+	if err := r.emit(KindRunStarted, runStartedPayload{
+		Path: r.res.Path, RunKey: key, RunKeyDigest: key.String(), Pin: pin,
+		AdvisoryID: adv.ID, Files: len(repo.Files), PriorAttempts: len(prior),
+	}); err != nil {
+		return r.fail(string(KindRunStarted), err)
+	}
+	in := prompt.Input{Advisory: adv, Files: repo.Files, Recipe: sel, Attempts: prior}
+	th, err := r.validate(in)
+	if err != nil {
+		return err
+	}
+	scored, err := r.retrieve(ctx, adv, emb, key.EmbeddingModelDigest)
+	if err != nil {
+		return err
+	}
+	if in.Examples, err = r.classify(scored, th); err != nil {
+		return err
+	}
+	p, pd, err := r.buildPrompt(in)
+	if err != nil {
+		return err
+	}
+	resp, err := r.complete(ctx, p, pd, pin.Adapter)
+	if err != nil {
+		return err
+	}
+	return r.produce(fs, resp)
+}
+
+// validate checks everything that does not need the network before any
+// work: the config, then the inputs as the prompt builder will see them.
+// It returns the band thresholds.
+func (r *run) validate(in prompt.Input) (rag.Thresholds, error) {
+	t := r.t
+	th := t.thresholds()
+	if err := th.Validate(); err != nil {
+		return th, r.fail("validate", err)
+	}
+	if t.K < 0 {
+		return th, r.fail("validate", configError(fmt.Sprintf("K is %d; use 0 for rag.DefaultK (%d) or a positive count", t.K, rag.DefaultK)))
+	}
+	if t.Adapter == nil {
+		return th, r.fail("validate", configError("Adapter is nil; set an llm.Adapter (llm.NewAnthropic or llm.NewOpenAI)"))
+	}
+	if err := catchPanic("validate input", func() error {
+		_, err := prompt.Builder{Limits: t.Limits}.Canonical(in)
+		return err
+	}); err != nil {
+		return th, r.fail("validate", err)
+	}
+	return th, nil
+}
+
+// retrieve queries the store for examples of the advisory (retrieval.queried)
+// and returns them ranked (retrieval.ranked).
+func (r *run) retrieve(ctx context.Context, adv Advisory, emb rag.Embedder, embDigest string) ([]rag.Scored, error) {
+	t := r.t
+	store := t.store()
+	query := rag.QueryText(adv.Ecosystem, adv.Package, advisoryText(adv))
+	if err := r.emit(KindRetrievalQueried, retrievalQueriedPayload{
+		Query: query, QueryDigest: events.Sum([]byte(query)).String(), K: t.k(),
+		StoreSize: store.Len(), EmbeddingModelDigest: embDigest,
+	}); err != nil {
+		return nil, r.fail(string(KindRetrievalQueried), err)
+	}
+	var scored []rag.Scored
+	if err := catchPanic("retrieve", func() error {
+		ret := &rag.Retriever{Store: store, Embedder: emb, K: t.k(), Vectors: t.Vectors}
+		var rerr error
+		scored, rerr = ret.Retrieve(ctx, query)
+		return rerr
+	}); err != nil {
+		return nil, r.fail(string(KindRetrievalRanked), err)
+	}
+	ranked := retrievalRankedPayload{Results: make([]rankedExample, len(scored))}
+	for i, s := range scored {
+		ranked.Results[i] = rankedExample{ID: s.Example.ID, Score: s.Score}
+	}
+	if err := r.emit(KindRetrievalRanked, ranked); err != nil {
+		return nil, r.fail(string(KindRetrievalRanked), err)
+	}
+	return scored, nil
+}
+
 // advisoryText is the advisory text embedded for retrieval: the summary and
 // the details, separated by a blank line when both are present.
 func advisoryText(a Advisory) string {
@@ -82,74 +174,15 @@ func advisoryText(a Advisory) string {
 	return strings.Join(parts, "\n\n")
 }
 
-func (r *run) run(ctx context.Context, adv Advisory, repo RepoContext, sel RecipeSelection, prior []AttemptSummary) error {
-	t := r.t
-	key, pin, emb, fs, err := t.runKey(repo)
-	if err != nil {
-		return r.fail("validate", err)
-	}
-	r.res.RunKey = key
-	if err := r.emit(KindRunStarted, runStartedPayload{
-		Path: r.res.Path, RunKey: key, RunKeyDigest: key.String(), Pin: pin,
-		AdvisoryID: adv.ID, Files: len(repo.Files), PriorAttempts: len(prior),
-	}); err != nil {
-		return r.fail(string(KindRunStarted), err)
-	}
-
-	// Validate everything that does not need the network before doing any
-	// work: the config, then the inputs as the prompt builder will see them.
-	th := t.thresholds()
-	if err := th.Validate(); err != nil {
-		return r.fail("validate", err)
-	}
-	if t.K < 0 {
-		return r.fail("validate", configError(fmt.Sprintf("K is %d; use 0 for rag.DefaultK (%d) or a positive count", t.K, rag.DefaultK)))
-	}
-	if t.Adapter == nil {
-		return r.fail("validate", configError("Adapter is nil; set an llm.Adapter (llm.NewAnthropic or llm.NewOpenAI)"))
-	}
-	builder := prompt.Builder{Limits: t.Limits}
-	in := prompt.Input{Advisory: adv, Files: repo.Files, Recipe: sel, Attempts: prior}
-	if err := catchPanic("validate input", func() error {
-		_, err := builder.Canonical(in)
-		return err
-	}); err != nil {
-		return r.fail("validate", err)
-	}
-
-	// Retrieval.
-	store := t.store()
-	query := rag.QueryText(adv.Ecosystem, adv.Package, advisoryText(adv))
-	if err := r.emit(KindRetrievalQueried, retrievalQueriedPayload{
-		Query: query, QueryDigest: events.Sum([]byte(query)).String(), K: t.k(),
-		StoreSize: store.Len(), EmbeddingModelDigest: key.EmbeddingModelDigest,
-	}); err != nil {
-		return r.fail(string(KindRetrievalQueried), err)
-	}
-	var scored []rag.Scored
-	if err := catchPanic("retrieve", func() error {
-		ret := &rag.Retriever{Store: store, Embedder: emb, K: t.k(), Vectors: t.Vectors}
-		var rerr error
-		scored, rerr = ret.Retrieve(ctx, query)
-		return rerr
-	}); err != nil {
-		return r.fail(string(KindRetrievalRanked), err)
-	}
-	ranked := retrievalRankedPayload{Results: make([]rankedExample, len(scored))}
-	for i, s := range scored {
-		ranked.Results[i] = rankedExample{ID: s.Example.ID, Score: s.Score}
-	}
-	if err := r.emit(KindRetrievalRanked, ranked); err != nil {
-		return r.fail(string(KindRetrievalRanked), err)
-	}
-
-	// Bands.
+// classify bands the ranked examples (band.classified) and returns the
+// ones the prompt shows: all but the rejected.
+func (r *run) classify(scored []rag.Scored, th rag.Thresholds) ([]prompt.Example, error) {
 	bands := bandClassifiedPayload{ThresholdLow: th.Low, ThresholdHigh: th.High, Examples: make([]classifiedExample, len(scored))}
 	var shown []prompt.Example
 	for i, s := range scored {
 		b, err := rag.Classify(s.Score, th)
 		if err != nil {
-			return r.fail(string(KindBandClassified), err)
+			return nil, r.fail(string(KindBandClassified), err)
 		}
 		bands.Examples[i] = classifiedExample{ID: s.Example.ID, Score: s.Score, Band: b}
 		if i == 0 || b > bands.TopBand {
@@ -165,55 +198,67 @@ func (r *run) run(ctx context.Context, adv Advisory, repo RepoContext, sel Recip
 	}
 	bands.Shown = len(shown)
 	if err := r.emit(KindBandClassified, bands); err != nil {
-		return r.fail(string(KindBandClassified), err)
+		return nil, r.fail(string(KindBandClassified), err)
 	}
+	return shown, nil
+}
 
-	// Prompt.
-	in.Examples = shown
+// buildPrompt builds the prompt (prompt.built) and returns it with its
+// PromptDigest in hex.
+func (r *run) buildPrompt(in prompt.Input) (prompt.Prompt, string, error) {
 	var p prompt.Prompt
 	if err := catchPanic("build prompt", func() error {
 		var berr error
-		p, berr = builder.Build(in)
+		p, berr = prompt.Builder{Limits: r.t.Limits}.Build(in)
 		return berr
 	}); err != nil {
-		return r.fail(string(KindPromptBuilt), err)
+		return p, "", r.fail(string(KindPromptBuilt), err)
 	}
-	pd := PromptDigest(p)
+	pd := PromptDigest(p).String()
 	if err := r.emit(KindPromptBuilt, promptBuiltPayload{
-		TemplateVersion: prompt.TemplateVersion, PromptDigest: pd.String(),
+		TemplateVersion: prompt.TemplateVersion, PromptDigest: pd,
 		SystemBytes: len(p.System), UserBytes: len(p.User),
-		Examples: len(shown), Attempts: len(prior), System: p.System, User: p.User,
+		Examples: len(in.Examples), Attempts: len(in.Attempts), System: p.System, User: p.User,
 	}); err != nil {
-		return r.fail(string(KindPromptBuilt), err)
+		return p, "", r.fail(string(KindPromptBuilt), err)
 	}
+	return p, pd, nil
+}
 
-	// LLM.
+// complete asks the model (llm.requested, llm.responded); promptDigest is
+// the request's digest. An empty completion is recorded, then fails the
+// run as an unusable answer.
+func (r *run) complete(ctx context.Context, p prompt.Prompt, promptDigest string, settings llm.Settings) (llm.Response, error) {
 	req := llm.Request{System: p.System, Prompt: p.User}
-	if err := r.emit(KindLLMRequested, llmRequestedPayload{Settings: pin.Adapter, RequestDigest: pd.String()}); err != nil {
-		return r.fail(string(KindLLMRequested), err)
+	if err := r.emit(KindLLMRequested, llmRequestedPayload{Settings: settings, RequestDigest: promptDigest}); err != nil {
+		return llm.Response{}, r.fail(string(KindLLMRequested), err)
 	}
 	var resp llm.Response
 	cerr := catchPanic("complete", func() error {
 		var e error
-		resp, e = t.Adapter.Complete(ctx, req)
+		resp, e = r.t.Adapter.Complete(ctx, req)
 		return e
 	})
 	if cerr != nil && !errors.Is(cerr, llm.ErrEmptyCompletion) {
-		return r.fail(string(KindLLMResponded), cerr)
+		return resp, r.fail(string(KindLLMResponded), cerr)
 	}
 	if err := r.emit(KindLLMResponded, llmRespondedPayload{
 		Text: resp.Text, TextDigest: events.Sum([]byte(resp.Text)).String(), Model: resp.Model,
 		StopReason: resp.StopReason, ID: resp.ID, InputTokens: resp.InputTokens, OutputTokens: resp.OutputTokens,
 	}); err != nil {
-		return r.fail(string(KindLLMResponded), err)
+		return resp, r.fail(string(KindLLMResponded), err)
 	}
 	if cerr != nil {
-		return r.fail(string(KindTransformProduced), &UnusableCompletionError{
+		return resp, r.fail(string(KindTransformProduced), &UnusableCompletionError{
 			Reason: ReasonEmptyResponse, Detail: cerr.Error(), Excerpt: excerpt(resp.Text),
 		})
 	}
+	return resp, nil
+}
 
-	// Transform.
+// produce turns the answer into the canonical transform
+// (transform.produced) against the repo's files fs.
+func (r *run) produce(fs []prompt.File, resp llm.Response) error {
 	tr, files, err := transformFromAnswer(fs, resp.Text)
 	if err != nil {
 		return r.fail(string(KindTransformProduced), err)

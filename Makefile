@@ -3,8 +3,9 @@ GO ?= go
 STATICCHECK_VERSION := v0.8.2
 STATICCHECK := $(shell $(GO) env GOPATH)/bin/staticcheck
 DETVET_PKGS := ./events/... ./rag/... ./prompt/... ./llm/... ./fallback/...
+FUZZTIME ?= 10s
 
-.PHONY: check test gate bench fmt vet staticcheck tidy-check race detvet
+.PHONY: check test gate bench fuzz fmt vet staticcheck tidy-check race detvet
 
 check: fmt vet staticcheck tidy-check detvet race
 
@@ -42,3 +43,18 @@ gate:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# fuzz: every Fuzz target in the module, FUZZTIME each (go test fuzzes one
+# target per run). Targets are found with go test -list in the packages
+# whose tests declare one, so new ones are picked up. A failing input is
+# written to the package's testdata/fuzz; commit it as a regression seed
+# once fixed.
+fuzz:
+	@pkgs=$$(grep -rl --include='*_test.go' --exclude-dir=testdata --exclude-dir=.git '^func Fuzz' . | xargs -n1 dirname | sort -u); \
+	list=$$(mktemp); trap 'rm -f "$$list"' EXIT; \
+	$(GO) test -list '^Fuzz' $$pkgs >"$$list" || { cat "$$list"; exit 1; }; \
+	awk '/^Fuzz/ { n[++c] = $$1; next } /^ok/ { for (i = 1; i <= c; i++) print $$2, n[i] } { c = 0 }' "$$list" | \
+	while read -r pkg target; do \
+		echo "fuzz: $$pkg $$target for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) "$$pkg" || exit 1; \
+	done

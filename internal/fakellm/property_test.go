@@ -48,7 +48,7 @@ var genManifest = rapid.Custom(func(t *rapid.T) manifestCase {
 		op := rapid.SampledFrom([]string{"", "^", "~", ">="}).Draw(t, "op")
 		lines = append(lines, "{", `  "dependencies": {`)
 		for _, f := range fillers {
-			lines = append(lines, fmt.Sprintf(`    "zz-%s": "^1.0.0",`, f))
+			lines = append(lines, fmt.Sprintf(`    "%s": "^1.0.0",`, other(name, "zz-"+f)))
 		}
 		c.pinAt = rapid.IntRange(2, len(lines)).Draw(t, "pinAt")
 		pin := fmt.Sprintf(`    "%s": "%s%s",`, name, op, old)
@@ -71,7 +71,7 @@ var genManifest = rapid.Custom(func(t *rapid.T) manifestCase {
 		c.path = "requirements.txt"
 		c.adv.Package = strings.ToUpper(name[:1]) + strings.ReplaceAll(name[1:], "-", "_")
 		for _, f := range fillers {
-			lines = append(lines, "zz"+f+"==1.0")
+			lines = append(lines, other(name, "zz"+f)+"==1.0")
 		}
 		c.pinAt = rapid.IntRange(0, len(lines)).Draw(t, "pinAt")
 		tail := rapid.SampledFrom([]string{"", "  # pinned", ` ; python_version >= "3.8"`}).Draw(t, "tail")
@@ -81,6 +81,16 @@ var genManifest = rapid.Custom(func(t *rapid.T) manifestCase {
 	c.file = strings.Join(lines, eol) + eol
 	return c
 })
+
+// other returns filler, changed if need be so that it never names the
+// package under test: a manifest with two pins of it is another case.
+func other(name, filler string) string {
+	norm := func(s string) string { return strings.ReplaceAll(strings.ToLower(s), "_", "-") }
+	for norm(filler) == norm(name) {
+		filler += "0"
+	}
+	return filler
+}
 
 func insert(lines []string, at int, s string) []string {
 	return append(lines[:at], append([]string{s}, lines[at:]...)...)

@@ -165,6 +165,10 @@ func judge(rc *resolved, rep *Report, g *grouper) []*group {
 	}
 	if rep.Verdict == Broken && top.ErrorKind == ErrorKindCassetteMiss {
 		rep.ReRecordCommand = reRecordCommand(rep, rc.opened.list())
+		if rc.Cassette.Hint != "" {
+			// The caller named the command that re-records its cassettes.
+			rep.ReRecordCommand = rc.Cassette.Hint
+		}
 	}
 	return classes
 }

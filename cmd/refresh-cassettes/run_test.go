@@ -27,7 +27,7 @@ var fixedNow = func() time.Time { return time.Date(2026, 11, 22, 3, 0, 0, 0, tim
 func fakeAPI(t testing.TB) (string, config) {
 	t.Helper()
 	srv, _ := fakellm.NewHTTPTest(t, fakellm.Config{APIKey: dummyKey})
-	return srv.URL, config{apiKey: dummyKey, transport: srv.Client().Transport, now: fixedNow}
+	return srv.URL, config{apiKey: dummyKey, transport: srv.Client().Transport, now: fixedNow, reviewRoot: t.TempDir()}
 }
 
 func runCmd(t testing.TB, cfg config, args ...string) (stdout, stderr string, code int) {

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/codegenie/codegenie/cassettes"
+	"github.com/codegenie/codegenie/internal/hint"
+)
+
+// errDrifted: -check found drift (exit status 3).
+var errDrifted = errors.New("the re-recorded cassettes drifted")
+
+// recorded is one cassette recorded into the staging folder.
+type recorded struct {
+	t       target
+	staged  string
+	outcome []byte // what the recording run gave (see outcome)
+	at      time.Time
+	change  *cassettes.Change
+}
+
+// selectTargets returns the targets -run selects, and with -expired only
+// those past their maximum age. An empty result with a nil error means
+// there is nothing to do (already said on stdout).
+func (cfg config) selectTargets(o *options, stdout io.Writer) ([]target, error) {
+	var stale map[string]bool
+	if o.expired {
+		st, err := cassettes.Stale(o.dir, cfg.now(), refreshCommand(o))
+		if errors.Is(err, fs.ErrNotExist) {
+			st, err = nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		stale = map[string]bool{}
+		for _, s := range st {
+			stale[s.File] = true
+		}
+	}
+	var selected []target
+	var names []string
+	for _, t := range targets() {
+		names = append(names, t.key)
+		if o.run.MatchString(t.key) && (stale == nil || stale[t.file]) {
+			selected = append(selected, t)
+		}
+	}
+	switch {
+	case len(selected) > 0:
+		return selected, nil
+	case o.expired:
+		fmt.Fprintf(stdout, "refresh-cassettes: no cassette in %s matching -run %q is past its maximum age\n", o.dir, o.runRE)
+		return nil, nil
+	}
+	return nil, usagef("-run %q matches no cassette; there are: %s", o.runRE, strings.Join(names, ", "))
+}
+
+// refreshCommand names the command that re-records the cassette at path:
+// this command, for that cassette's scenario path.
+func refreshCommand(o *options) func(path string) string {
+	return func(path string) string {
+		args := []string{"-run", ""}
+		for _, t := range targets() {
+			if t.file == filepath.Base(path) {
+				args[1] = "^" + regexp.QuoteMeta(t.key) + "$"
+			}
+		}
+		if args[1] == "" {
+			args = []string{"-expired"}
+		}
+		if o.dir != filepath.Join("cassettes", "testdata") {
+			args = append(args, "-dir", o.dir)
+		}
+		return hint.Tool("refresh-cassettes", args...)
+	}
+}
+
+func dryRun(o *options, selected []target, manifest *cassettes.Manifest, stdout io.Writer) {
+	fmt.Fprintf(stdout, "refresh-cassettes: would record %d cassettes into %s against %s:\n", len(selected), o.dir, o.baseURL)
+	for _, t := range selected {
+		state := "new"
+		if e, ok := manifest.Lookup(t.file); ok {
+			state = "exists, digest " + e.Digest
+			if e.RecordedAt != "" {
+				state += ", recorded " + e.RecordedAt
+			}
+			if e.Pinned {
+				state += ", pinned (a change needs -force -reason)"
+			}
+		}
+		fmt.Fprintf(stdout, "  %-28s %s (%s)\n", t.key, t.file, state)
+	}
+}
+
+// recordAll records every selected target into stage, in order.
+func (cfg config) recordAll(ctx context.Context, o *options, selected []target, stage string, stdout io.Writer) ([]recorded, error) {
+	rt := cfg.transport
+	if *o.base != *o.def {
+		var err error
+		if rt, err = cassettes.Redirect(o.def.String(), o.base.String(), rt); err != nil {
+			return nil, usagef("-base-url: %v", err)
+		}
+	}
+	var recs []recorded
+	for i, t := range selected {
+		fmt.Fprintf(stdout, "refresh-cassettes: [%d/%d] %s: recording %s\n", i+1, len(selected), t.key, t.file)
+		r := recorded{t: t, staged: filepath.Join(stage, t.file), at: cfg.now()}
+		var err error
+		if r.outcome, err = cfg.record(ctx, t, r.staged, rt, stdout); err != nil {
+			return nil, fmt.Errorf("%s: %w\nnothing was changed in %s", t.key, err, o.dir)
+		}
+		if cfg.afterRecord != nil {
+			if err := cfg.afterRecord(r.staged); err != nil {
+				return nil, err
+			}
+		}
+		if r.change, err = cassettes.Compare(filepath.Join(o.dir, t.file), r.staged); err != nil {
+			return nil, err
+		}
+		state := "new"
+		switch {
+		case r.change.OldDigest == r.change.NewDigest:
+			state = "unchanged"
+		case r.change.OldDigest != "":
+			state = "changed"
+		}
+		fmt.Fprintf(stdout, "refresh-cassettes: [%d/%d] %s: recorded %d interactions (%s)\n", i+1, len(selected), t.key, r.change.NewInteractions, state)
+		recs = append(recs, r)
+	}
+	return recs, nil
+}

@@ -147,6 +147,38 @@ func plainStream(path string, fn func(events.Event) error) error {
 	}
 }
 
+// BenchmarkLoad compares Load (full validation, every event kept in
+// memory) with plainStream collecting the same events with no check.
+func BenchmarkLoad(b *testing.B) {
+	dir, _ := benchBundles(b)
+	for _, tc := range []struct {
+		name string
+		load func() (int, error)
+	}{
+		{"plain", func() (int, error) {
+			evs := make([]events.Event, 0, benchEvents)
+			err := plainStream(dir, func(e events.Event) error { evs = append(evs, e); return nil })
+			return len(evs), err
+		}},
+		{"validated", func() (int, error) {
+			bd, err := Load(context.Background(), dir)
+			if err != nil {
+				return 0, err
+			}
+			return len(bd.Runs[0].Events), nil
+		}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			for b.Loop() {
+				if n, err := tc.load(); err != nil || n != benchEvents {
+					b.Fatal(n, err)
+				}
+			}
+			reportRate(b, benchEvents)
+		})
+	}
+}
+
 // plainReplay streams the directory bundle's events into a fresh
 // fallback.State with no check (plainStream): replay without validation,
 // the baseline of BenchmarkReplay.

@@ -118,7 +118,7 @@ func (r *Reader) record(stored []byte, chain events.Digest) error {
 func (r *Reader) payload() error {
 	v, idx := &r.v, r.v.index
 	rr := &v.rec
-	kind := excerpt.Quote(string(rr.Kind))
+	kind := func() string { return excerpt.Quote(string(rr.Kind)) } // for errors only
 	switch {
 	case rr.HeaderOnly() && rr.PayloadDigest != emptyDigest: // a blob
 		var err error
@@ -128,12 +128,12 @@ func (r *Reader) payload() error {
 			err = r.blobs.check(rr.PayloadDigest)
 		}
 		if err != nil {
-			return r.fail(blobName(rr.PayloadDigest), idx, "verify", r.inRun(fmt.Errorf("record seq %d (%s): %w", rr.Seq, kind, err)))
+			return r.fail(blobName(rr.PayloadDigest), idx, "verify", r.inRun(fmt.Errorf("record seq %d (%s): %w", rr.Seq, kind(), err)))
 		}
 	case !rr.HeaderOnly():
 		if d := events.Sum(rr.Payload); d != rr.PayloadDigest {
 			return r.fail(EventsFile, idx, "verify", r.inRun(wrapf(ErrDigest, "seq %d (%s): payload digest %s does not match the payload (%s): the event was edited",
-				rr.Seq, kind, rr.PayloadDigest, d)))
+				rr.Seq, kind(), rr.PayloadDigest, d)))
 		}
 		v.hbuf = rr.AppendHeader(v.hbuf[:0], v.stored)
 		v.header = v.hbuf

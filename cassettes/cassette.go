@@ -73,6 +73,14 @@ type Options struct {
 	// flag selects it) and replays it in the others.
 	ReplayOnly bool
 
+	// Timing says when a replayed event stream recorded with frame
+	// offsets delivers each frame: the zero value, TimingAuto, at its
+	// recorded offset inside a testing/synctest bubble (on its fake clock)
+	// and at once outside; TimingOn in wall time outside a bubble too;
+	// TimingOff always at once. See Streaming in the package
+	// documentation.
+	Timing Timing
+
 	// Hint is the command errors name to re-record the cassette. Empty
 	// means the go test line that re-records it from the test that opened
 	// it (known to OpenT), or a description of that line.

@@ -115,6 +115,26 @@
 // one by one. Reads fail with the context's error once the request's
 // context is done (see Matching for what that does to the interaction).
 //
+// Recording also notes when each frame of an event stream arrived: the
+// offset, in milliseconds since the request was sent, of the read that
+// completed it, on the clock of the goroutine that records (wall time, or
+// a synctest bubble's fake clock). The offsets are kept in one response
+// header, X-Codegenie-Frame-Offsets (FrameOffsetsHeader), "1000,1010,...",
+// one per frame, non-decreasing, at most 24 h: the cassette stays a plain
+// go-vcr cassette, and the cassette digest covers the timing. A cassette
+// whose header does not fit its stream is an ErrInvalidCassette. Replay
+// removes the header from the response and, by Options.Timing, paces the
+// frames: each Read that begins frame i waits until offset i after the
+// request was replayed, or until the request's context is done or the body
+// is closed. The default, TimingAuto, paces inside a testing/synctest
+// bubble, where the wait advances the bubble's fake clock and costs no wall
+// time, so time-to-first-token timeouts, stalls and cancellation mid-stream
+// are tested exactly; outside a bubble it delivers every frame at once
+// (a goroutine is taken to be in a bubble when time.Now carries no
+// monotonic clock reading, which the runtime omits only there).
+// TimingOn paces in wall time outside a bubble too; TimingOff never paces.
+// Recorded.FrameOffsets reads the offsets.
+//
 // # Redaction and secrets
 //
 // Redaction works on a deep copy at save time; the live request, and the

@@ -179,6 +179,9 @@ func (p *parsed) add(i int, in *cassette.Interaction) string {
 	cr := canonicalHead(in.Request.Method, u, canonicalKeys(in.Request.Headers), nil)
 	p.urls[keyOf(u)] = cr.url
 	p.resps = append(p.resps, newRespTemplate(&in.Response))
+	if err := p.resps[i].offsetsErr; err != nil {
+		return "has unusable frame offsets: " + err.Error()
+	}
 	cr.setBody([]byte(in.Request.Body))
 	k := cr.key()
 	p.canon = append(p.canon, cr)

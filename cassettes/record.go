@@ -36,7 +36,7 @@ func (r *recording) recorder() (*recorder.Recorder, error) {
 		r.rec, r.err = recorder.NewWithOptions(&recorder.Options{
 			CassetteName:  strings.TrimSuffix(r.c.path, ".yaml"),
 			Mode:          recorder.ModeRecordOnly,
-			RealTransport: realTransport(r.c.opts),
+			RealTransport: timedTransport{realTransport(r.c.opts)},
 		})
 		if r.err == nil {
 			r.rec.AddHook(r.capture, recorder.AfterCaptureHook)

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"sync"
+	"time"
 
 	"gopkg.in/dnaeon/go-vcr.v3/cassette"
 )
@@ -121,6 +122,7 @@ func (c *Cassette) responseFor(req *http.Request, i int) *http.Response {
 	t := &c.p.resps[i]
 	body := newReplayBody(req.Context(), r.Body, t.sse)
 	body.onCancel = func() { c.giveBack(i) }
+	body.pace = pacerFor(t.offsets, c.opts.Timing)
 	return &http.Response{
 		Status:           t.status,
 		StatusCode:       r.Code,
@@ -145,6 +147,10 @@ type respTemplate struct {
 	sse             bool
 	status          string
 	contentLength   int64
+	// offsets are the recorded frame offsets (FrameOffsetsHeader, which
+	// header no longer holds); offsetsErr says why they are unusable.
+	offsets    []time.Duration
+	offsetsErr error
 }
 
 func newRespTemplate(r *cassette.Response) respTemplate {
@@ -158,6 +164,7 @@ func newRespTemplate(r *cassette.Response) respTemplate {
 		t.header = http.Header{}
 	}
 	t.sse = isSSE(t.header)
+	t.offsets, t.offsetsErr = takeOffsets(t.header, r.Body, t.sse)
 	if t.contentLength >= 0 && t.contentLength != int64(len(r.Body)) {
 		t.contentLength = -1
 	}

@@ -76,6 +76,7 @@ type replayBody struct {
 	ctx      context.Context
 	sse      bool
 	onCancel func()
+	pace     *pacer // nil: every frame at once
 
 	mu        sync.Mutex
 	data      string
@@ -101,12 +102,16 @@ func (b *replayBody) Read(p []byte) (int, error) {
 	if b.off >= len(b.data) {
 		return 0, io.EOF
 	}
+	if err := b.waitFrame(); err != nil {
+		return 0, err
+	}
 	end := len(b.data)
 	if b.sse {
 		end = frameEnd(b.data, b.off)
 	}
 	n := copy(p, b.data[b.off:end])
 	b.off += n
+	b.pace.delivered(b.off, end)
 	return n, nil
 }
 
@@ -123,6 +128,9 @@ func (b *replayBody) Close() error {
 	defer b.mu.Unlock()
 	if b.ctx.Err() != nil {
 		b.cancel()
+	}
+	if !b.closed {
+		b.pace.stop()
 	}
 	b.closed = true
 	return nil

@@ -63,6 +63,9 @@
 // arguments appended), finish_reason, the usage of the body or of the last
 // chunk; prompt_tokens_details.cached_tokens count as cache reads, not as
 // input. Tool-call arguments are shown as canonical JSON when they parse.
+// A stream recorded with frame offsets (cassettes.FrameOffsetsHeader) gets
+// the arrival of its first and last frame; timing is shown, never drift
+// (the header is not part of the shape or of the body compared).
 // Text is masked with the cassettes package's secret rules before it is
 // diffed or kept; texts and arguments are kept up to Config.MaxText bytes.
 //

@@ -25,9 +25,12 @@ type Message struct {
 	// Status is the HTTP status.
 	Status int `json:"status"`
 	// Streamed says the body was an event stream of Frames frames.
-	Streamed bool   `json:"streamed,omitempty"`
-	Frames   int    `json:"frames,omitempty"`
-	Model    string `json:"model,omitempty"`
+	Streamed bool `json:"streamed,omitempty"`
+	Frames   int  `json:"frames,omitempty"`
+	// Timing is when the first and the last frame arrived, for a stream
+	// recorded with frame offsets (cassettes.Recorded.FrameOffsets).
+	Timing *StreamTiming `json:"timing,omitempty"`
+	Model  string        `json:"model,omitempty"`
 	// Text is the concatenated text of the message (Anthropic text blocks,
 	// OpenAI choice 0's content), cut to Config.MaxText bytes when
 	// TextCut is set.
@@ -42,6 +45,13 @@ type Message struct {
 	// event of a stream.
 	ErrorType    string `json:"error_type,omitempty"`
 	ErrorMessage string `json:"error_message,omitempty"`
+}
+
+// StreamTiming is when frames of a stream arrived, in milliseconds since
+// the request was sent.
+type StreamTiming struct {
+	FirstFrameMS int64 `json:"first_frame_ms"`
+	LastFrameMS  int64 `json:"last_frame_ms"`
 }
 
 // ToolCall is one tool call of a message.
@@ -109,6 +119,9 @@ func fold(r cassettes.Recorded) Message {
 		f.add("", []byte(r.ResponseBody))
 	}
 	f.m.Streamed = streamed
+	if offs := r.FrameOffsets(); len(offs) > 0 {
+		f.m.Timing = &StreamTiming{offs[0].Milliseconds(), offs[len(offs)-1].Milliseconds()}
+	}
 	f.finish()
 	return f.m
 }

@@ -173,6 +173,9 @@ func interactionMarkdown(n int, in Interaction) string {
 			fmt.Fprintf(&b, "- stop reason %s → %s\n", code(orNone(m0.StopReason)), code(orNone(m1.StopReason)))
 		}
 		fmt.Fprintf(&b, "- tokens in %s, out %s; cost %s\n", arrow(m0.Usage.Input, m1.Usage.Input), arrow(m0.Usage.Output, m1.Usage.Output), costArrow(in.Cost))
+		if t0, t1 := m0.Timing, m1.Timing; t0 != nil && t1 != nil && *t0 != *t1 {
+			fmt.Fprintf(&b, "- frames arrived: first at %s ms, last at %s ms\n", arrow(t0.FirstFrameMS, t1.FirstFrameMS), arrow(t0.LastFrameMS, t1.LastFrameMS))
+		}
 	case m1 != nil:
 		fmt.Fprintf(&b, "- status %d, stop reason %s, tokens in %d, out %d\n", m1.Status, code(orNone(m1.StopReason)), m1.Usage.Input, m1.Usage.Output)
 	case m0 != nil:

@@ -1,0 +1,240 @@
+package cassettes
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// FrameOffsetsHeader is the response header in which recording keeps when
+// each frame of a server-sent-events stream arrived: one offset per frame,
+// in milliseconds since the request was sent, comma-separated, in order.
+// It is an ordinary header, so the cassette stays a plain go-vcr cassette
+// (go-vcr replays it as a header no client reads) and the cassette digest
+// covers it; this package's replay removes it from the response and uses
+// it to pace the frames (see Options.Timing).
+const FrameOffsetsHeader = "X-Codegenie-Frame-Offsets"
+
+// Timing says when replay delivers the frames of a recorded stream.
+type Timing int
+
+const (
+	// TimingAuto, the zero value, delivers each frame at its recorded
+	// offset inside a testing/synctest bubble, on the bubble's fake clock
+	// (a wait takes no wall time), and at once outside a bubble.
+	TimingAuto Timing = iota
+	// TimingOn delivers each frame at its recorded offset, outside a
+	// bubble too (in wall time).
+	TimingOn
+	// TimingOff delivers every frame at once.
+	TimingOff
+)
+
+// maxOffset bounds a recorded frame offset.
+const maxOffset = 24 * time.Hour
+
+// timedTransport is what recording sends requests through: for an event
+// stream it reads the whole body (go-vcr's recorder reads it whole anyway),
+// noting when each read returned, and adds FrameOffsetsHeader. Offsets are
+// measured on the recording goroutine's clock: wall time, or the fake clock
+// of the synctest bubble it runs in.
+type timedTransport struct{ next http.RoundTripper }
+
+// mark is how many bytes of a body had arrived at an offset.
+type mark struct {
+	n  int
+	at time.Duration
+}
+
+func (t timedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	start := time.Now()
+	resp, err := t.next.RoundTrip(req)
+	if err != nil || !isSSE(resp.Header) {
+		return resp, err
+	}
+	defer resp.Body.Close()
+	var body []byte
+	var marks []mark
+	chunk := make([]byte, 32<<10)
+	for {
+		n, err := resp.Body.Read(chunk)
+		if n > 0 {
+			body = append(body, chunk[:n]...)
+			marks = append(marks, mark{len(body), time.Since(start)})
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(body) > maxCassetteBytes {
+			return nil, fmt.Errorf("cassettes: the event stream of %s %s is larger than %d bytes, the most a cassette holds", req.Method, redactURL(req.URL.String()), maxCassetteBytes)
+		}
+	}
+	out := *resp
+	out.Header = resp.Header.Clone()
+	out.Header.Set(FrameOffsetsHeader, formatOffsets(frameOffsets(string(body), marks)))
+	out.Body = io.NopCloser(bytes.NewReader(body))
+	return &out, nil
+}
+
+// frameOffsets is the arrival offset of each frame of body: when the read
+// that completed it returned.
+func frameOffsets(body string, marks []mark) []time.Duration {
+	var out []time.Duration
+	m := 0
+	for off := 0; off < len(body); {
+		end := frameEnd(body, off)
+		for m < len(marks)-1 && marks[m].n < end {
+			m++
+		}
+		out = append(out, marks[m].at)
+		off = end
+	}
+	return out
+}
+
+func formatOffsets(offs []time.Duration) string {
+	parts := make([]string, len(offs))
+	for i, d := range offs {
+		parts[i] = strconv.FormatInt(d.Milliseconds(), 10)
+	}
+	return strings.Join(parts, ",")
+}
+
+// parseOffsets reads a FrameOffsetsHeader value for body: one offset per
+// frame, non-decreasing, each at most maxOffset.
+func parseOffsets(v, body string) ([]time.Duration, error) {
+	frames := 0
+	for range sseFrames(body) {
+		frames++
+	}
+	parts := strings.Split(v, ",")
+	if len(parts) != frames {
+		return nil, fmt.Errorf("%s has %d offsets for %d frames", FrameOffsetsHeader, len(parts), frames)
+	}
+	out := make([]time.Duration, len(parts))
+	for i, p := range parts {
+		ms, err := strconv.ParseInt(strings.TrimSpace(p), 10, 64)
+		if err != nil || ms < 0 || time.Duration(ms)*time.Millisecond > maxOffset {
+			return nil, fmt.Errorf("%s: offset %d (%q) is not a number of milliseconds between 0 and %d", FrameOffsetsHeader, i, p, maxOffset.Milliseconds())
+		}
+		out[i] = time.Duration(ms) * time.Millisecond
+		if i > 0 && out[i] < out[i-1] {
+			return nil, fmt.Errorf("%s: offset %d (%d ms) is before the one before it", FrameOffsetsHeader, i, ms)
+		}
+	}
+	return out, nil
+}
+
+// takeOffsets removes FrameOffsetsHeader from h (a template's own copy)
+// and parses it for body, which must be an event stream (sse).
+func takeOffsets(h http.Header, body string, sse bool) ([]time.Duration, error) {
+	v, ok := h[FrameOffsetsHeader]
+	if !ok {
+		return nil, nil
+	}
+	delete(h, FrameOffsetsHeader)
+	if !sse {
+		return nil, fmt.Errorf("%s on a response that is not an event stream", FrameOffsetsHeader)
+	}
+	if len(v) != 1 {
+		return nil, fmt.Errorf("%s appears %d times", FrameOffsetsHeader, len(v))
+	}
+	return parseOffsets(v[0], body)
+}
+
+// FrameOffsets returns when each frame of a recorded stream arrived, since
+// the request was sent (see FrameOffsetsHeader), or nil when the response
+// is no stream or was recorded without them.
+func (r Recorded) FrameOffsets() []time.Duration {
+	v := r.ResponseHeaders.Get(FrameOffsetsHeader)
+	if v == "" || !isSSE(r.ResponseHeaders) {
+		return nil
+	}
+	offs, err := parseOffsets(v, r.ResponseBody)
+	if err != nil {
+		return nil
+	}
+	return offs
+}
+
+// inBubble reports whether the calling goroutine is in a testing/synctest
+// bubble: the runtime gives time.Now no monotonic clock reading there, and
+// always does outside one.
+func inBubble() bool {
+	t := time.Now()
+	return t == t.Round(0)
+}
+
+// pacer delivers a replayed stream's frames at their recorded offsets.
+type pacer struct {
+	start   time.Time
+	offsets []time.Duration
+	frame   int  // the next frame to deliver
+	atStart bool // the next Read begins that frame
+	done    chan struct{}
+}
+
+// pacerFor returns the pacer of a response with offsets, or nil when its
+// frames are delivered at once.
+func pacerFor(offsets []time.Duration, timing Timing) *pacer {
+	if len(offsets) == 0 || timing == TimingOff || (timing == TimingAuto && !inBubble()) {
+		return nil
+	}
+	return &pacer{start: time.Now(), offsets: offsets, atStart: true, done: make(chan struct{})}
+}
+
+// waitFrame waits, with b.mu released, until the frame the next Read
+// begins is due, the request's context is done or the body is closed.
+// b.mu is held on entry and on return.
+func (b *replayBody) waitFrame() error {
+	p := b.pace
+	for p != nil && p.atStart && p.frame < len(p.offsets) {
+		d := time.Until(p.start.Add(p.offsets[p.frame]))
+		if d <= 0 {
+			return nil
+		}
+		b.mu.Unlock()
+		timer := time.NewTimer(d)
+		select {
+		case <-timer.C:
+		case <-b.ctx.Done():
+		case <-p.done:
+		}
+		timer.Stop()
+		b.mu.Lock()
+		if b.closed {
+			return http.ErrBodyReadAfterClose
+		}
+		if err := b.ctx.Err(); err != nil {
+			b.cancel()
+			return err
+		}
+	}
+	return nil
+}
+
+// delivered notes that a Read returned bytes up to off, the end of the
+// current frame being end.
+func (p *pacer) delivered(off, end int) {
+	if p == nil {
+		return
+	}
+	p.atStart = off == end
+	if p.atStart {
+		p.frame++
+	}
+}
+
+// stop wakes a waiting Read when the body is closed.
+func (p *pacer) stop() {
+	if p != nil {
+		close(p.done)
+	}
+}

@@ -1,0 +1,292 @@
+package cassettes_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/codegenie/codegenie/cassettes"
+)
+
+// streamFrames are the frames of a streamed Messages answer.
+var streamFrames = []string{
+	"event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"model\":\"m\",\"content\":[],\"usage\":{\"input_tokens\":3,\"output_tokens\":1}}}\n\n",
+	"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n",
+	"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Hello\"}}\n\n",
+	"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\" world\"}}\n\n",
+	"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n",
+	"event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":2}}\n\n",
+	"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
+}
+
+// slowAPI answers every request with streamFrames, frame i arriving
+// offsets[i] after the request: a live API, as slow as we like.
+type slowAPI struct{ offsets []time.Duration }
+
+func (s slowAPI) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Body != nil {
+		io.Copy(io.Discard, req.Body)
+		req.Body.Close()
+	}
+	return &http.Response{StatusCode: 200, Status: "200 OK", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: http.Header{"Content-Type": {"text/event-stream"}}, ContentLength: -1,
+		Body: &slowBody{offsets: s.offsets, start: time.Now()}, Request: req}, nil
+}
+
+type slowBody struct {
+	offsets []time.Duration
+	start   time.Time
+	next    int
+	pending string
+}
+
+func (b *slowBody) Read(p []byte) (int, error) {
+	if b.pending == "" {
+		if b.next == len(streamFrames) {
+			return 0, io.EOF
+		}
+		time.Sleep(time.Until(b.start.Add(b.offsets[b.next])))
+		b.pending = streamFrames[b.next]
+		b.next++
+	}
+	n := copy(p, b.pending)
+	b.pending = b.pending[n:]
+	return n, nil
+}
+
+func (b *slowBody) Close() error { return nil }
+
+// offsetsFrom is frame i at first + i*10ms, but for stalls: frame at
+// index k waits stall more.
+func offsetsFrom(first time.Duration, stallAt int, stall time.Duration) []time.Duration {
+	out := make([]time.Duration, len(streamFrames))
+	for i := range out {
+		out[i] = first + time.Duration(i)*10*time.Millisecond
+		if stallAt > 0 && i >= stallAt {
+			out[i] += stall
+		}
+	}
+	return out
+}
+
+// recordStream records one streamed request against slowAPI inside a
+// synctest bubble, so the offsets are exact and cost no wall time.
+func recordStream(t *testing.T, path string, offsets []time.Duration) {
+	t.Helper()
+	synctest.Test(t, func(t *testing.T) {
+		c, err := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: slowAPI{offsets}})
+		require.NoError(t, err)
+		resp, err := c.Client().Post("https://api.anthropic.com/v1/messages", "application/json",
+			strings.NewReader(`{"model":"m","max_tokens":16,"stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+		require.NoError(t, err)
+		_, err = io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		require.NoError(t, resp.Body.Close())
+		require.NoError(t, c.Close())
+	})
+}
+
+var (
+	errTTFT  = errors.New("no first token within the time-to-first-token timeout")
+	errStall = errors.New("the stream stalled")
+)
+
+// streamText is the pipeline under test: it streams a completion and
+// gives up when the first frame takes longer than ttft, or any later
+// frame longer than stall after the one before (0: no stall limit).
+func streamText(ctx context.Context, client *http.Client, ttft, stall time.Duration) (string, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	first := time.AfterFunc(ttft, func() { cancel(errTTFT) })
+	defer first.Stop()
+	var stalled *time.Timer
+	if stall > 0 {
+		stalled = time.AfterFunc(time.Hour, func() { cancel(errStall) })
+		stalled.Stop()
+		defer stalled.Stop()
+	}
+	req, err := http.NewRequestWithContext(ctx, "POST", "https://api.anthropic.com/v1/messages",
+		strings.NewReader(`{"model":"m","max_tokens":16,"stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		return "", orCause(ctx, err)
+	}
+	defer resp.Body.Close()
+	var text strings.Builder
+	r := bufio.NewReader(resp.Body)
+	for {
+		line, err := r.ReadString('\n')
+		if line != "" {
+			first.Stop()
+			if stalled != nil {
+				stalled.Reset(stall)
+			}
+		}
+		if data, ok := strings.CutPrefix(strings.TrimSpace(line), "data: "); ok {
+			var ev struct {
+				Delta struct{ Text string } `json:"delta"`
+			}
+			json.Unmarshal([]byte(data), &ev)
+			text.WriteString(ev.Delta.Text)
+		}
+		if err == io.EOF {
+			return text.String(), nil
+		}
+		if err != nil {
+			return text.String(), orCause(ctx, err)
+		}
+	}
+}
+
+func orCause(ctx context.Context, err error) error {
+	if c := context.Cause(ctx); c != nil {
+		return c
+	}
+	return err
+}
+
+// TestStreamTimingInSynctest: a pipeline with a 2 s time-to-first-token
+// timeout passes against a cassette whose first frame arrived at 1 s and
+// times out against one whose first frame arrived at 3 s; a stall between
+// frames times out; every verdict is the same over 100 runs, each in its
+// own bubble, in far less wall time than the fake time that passed.
+func TestStreamTimingInSynctest(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		name    string
+		offsets []time.Duration
+		stall   time.Duration
+		want    string
+	}{
+		{"first frame at 1s", offsetsFrom(time.Second, 0, 0), 0, `"Hello world" <nil> after 1.06s`},
+		{"first frame at 3s", offsetsFrom(3*time.Second, 0, 0), 0, `"" ` + errTTFT.Error() + ` after 2s`},
+		{"a 5s stall after the first delta", offsetsFrom(time.Second, 3, 5*time.Second), time.Second, `"Hello" ` + errStall.Error() + ` after 2.02s`},
+	}
+	wall := time.Now()
+	var fake time.Duration
+	for i, c := range cases {
+		path := filepath.Join(dir, fmt.Sprintf("s%d.yaml", i))
+		recordStream(t, path, c.offsets)
+		recs, err := cassettes.ReadRecorded(path)
+		require.NoError(t, err)
+		require.Equal(t, c.offsets, recs[0].FrameOffsets(), "offsets recorded exactly on the bubble's clock")
+
+		verdicts := map[string]int{}
+		for range 100 {
+			synctest.Test(t, func(t *testing.T) {
+				cs, err := cassettes.Open(path, cassettes.Options{})
+				require.NoError(t, err)
+				defer cs.Close()
+				start := time.Now()
+				text, err := streamText(t.Context(), cs.Client(), 2*time.Second, c.stall)
+				elapsed := time.Since(start)
+				fake += elapsed
+				verdicts[fmt.Sprintf("%q %v after %v", text, err, elapsed)]++
+			})
+		}
+		require.Equal(t, map[string]int{c.want: 100}, verdicts, c.name)
+	}
+	took := time.Since(wall)
+	t.Logf("300 replays: %v of fake time in %v of wall time", fake, took)
+	require.Greater(t, fake, 500*time.Second)
+	require.Less(t, took, 10*time.Second)
+}
+
+// TestStreamCancelledMidStream: cancelling the request's context while a
+// paced frame is due ends the read at once (fake time stops there), and
+// gives the interaction back, so a retry replays the whole stream.
+func TestStreamCancelledMidStream(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.yaml")
+	recordStream(t, path, offsetsFrom(time.Second, 3, 10*time.Second))
+	synctest.Test(t, func(t *testing.T) {
+		cs, err := cassettes.Open(path, cassettes.Options{})
+		require.NoError(t, err)
+		ctx, cancel := context.WithCancel(t.Context())
+		start := time.Now()
+		time.AfterFunc(1500*time.Millisecond, cancel)
+		text, err := streamText(ctx, cs.Client(), 2*time.Second, 0)
+		require.ErrorIs(t, err, context.Canceled)
+		require.Equal(t, "Hello", text)
+		require.Equal(t, 1500*time.Millisecond, time.Since(start))
+
+		start = time.Now()
+		text, err = streamText(t.Context(), cs.Client(), 2*time.Second, 0)
+		require.NoError(t, err)
+		require.Equal(t, "Hello world", text)
+		require.Equal(t, 11060*time.Millisecond, time.Since(start), "the retry is paced from its own start")
+		require.NoError(t, cs.Close())
+	})
+}
+
+// TestStreamTimingOutsideABubble: outside a bubble replay delivers every
+// frame at once unless Options.Timing asks for wall-time pacing.
+func TestStreamTimingOutsideABubble(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.yaml")
+	recordStream(t, path, offsetsFrom(300*time.Millisecond, 0, 0))
+	for _, tt := range []struct {
+		timing  cassettes.Timing
+		ttft    time.Duration
+		wantErr error
+		atLeast time.Duration
+	}{
+		{cassettes.TimingAuto, 50 * time.Millisecond, nil, 0},
+		{cassettes.TimingOff, 50 * time.Millisecond, nil, 0},
+		{cassettes.TimingOn, 2 * time.Second, nil, 360 * time.Millisecond},
+		{cassettes.TimingOn, 50 * time.Millisecond, errTTFT, 50 * time.Millisecond},
+	} {
+		cs, err := cassettes.Open(path, cassettes.Options{Timing: tt.timing})
+		require.NoError(t, err)
+		start := time.Now()
+		text, err := streamText(context.Background(), cs.Client(), tt.ttft, 0)
+		took := time.Since(start)
+		require.ErrorIs(t, err, tt.wantErr)
+		require.GreaterOrEqual(t, took, tt.atLeast)
+		if tt.wantErr == nil {
+			require.Equal(t, "Hello world", text)
+			if tt.atLeast == 0 {
+				require.Less(t, took, 250*time.Millisecond, "no pacing: faster than the first recorded frame")
+			}
+		}
+		require.NoError(t, cs.Close())
+	}
+}
+
+// TestBadFrameOffsets: a cassette whose offsets header does not fit its
+// stream is refused with the line, as any malformed cassette.
+func TestBadFrameOffsets(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.yaml")
+	recordStream(t, path, offsetsFrom(time.Second, 0, 0))
+	raw, err := os.ReadFile(path)
+	require.NoError(t, err)
+	for _, tt := range []struct{ old, new, says string }{
+		{"1000,1010", "1000", "offsets for"},
+		{"1000,1010", "1010,1000", "before the one before it"},
+		{"1000,1010", "x,1010", "not a number of milliseconds"},
+	} {
+		bad := strings.Replace(string(raw), tt.old, tt.new, 1)
+		require.NotEqual(t, string(raw), bad)
+		p := filepath.Join(dir, "bad.yaml")
+		require.NoError(t, os.WriteFile(p, []byte(bad), 0o644))
+		_, err := cassettes.Open(p, cassettes.Options{})
+		require.ErrorIs(t, err, cassettes.ErrInvalidCassette)
+		require.ErrorContains(t, err, tt.says)
+		require.ErrorContains(t, err, "bad.yaml:")
+	}
+}

@@ -62,12 +62,16 @@ type rule struct {
 
 	source string
 	re     *regexp.Regexp
-	maxLen int // longest match in bytes, -1 for unbounded or above maxWindow
+	maxLen int       // longest match in bytes, -1 for unbounded or above maxWindow
+	ids    []int     // the keywords' ids in the ruleset's keyword index
+	anch   *anchored // for a rule with maxLen -1, where its matches can start; nil if unknown
 }
 
 type ruleset struct {
 	Allowlist *allowlist `json:"allowlist"`
 	Rules     []*rule    `json:"rules"`
+
+	keywords *keywords
 }
 
 // extraRules catch credential shapes the gitleaks ruleset lets through.
@@ -141,9 +145,39 @@ func load() (*ruleset, error) {
 				return
 			}
 		}
+		if loadErr = rs.index(); loadErr != nil {
+			return
+		}
 		loaded = &rs
 	})
 	return loaded, loadErr
+}
+
+// index builds the keyword index and the rules' anchors.
+func (rs *ruleset) index() error {
+	var words []string
+	for _, r := range rs.Rules {
+		if r.re != nil {
+			words = append(words, r.Keywords...)
+		}
+	}
+	k, err := newKeywords(words)
+	if err != nil {
+		return fmt.Errorf("secrets: %w", err)
+	}
+	rs.keywords = k
+	for _, r := range rs.Rules {
+		if r.re == nil {
+			continue
+		}
+		for _, w := range r.Keywords {
+			r.ids = append(r.ids, k.ids[w])
+		}
+		if r.maxLen < 0 && len(r.Keywords) > 0 {
+			r.anch = newAnchored(r)
+		}
+	}
+	return nil
 }
 
 func (a *allowlist) compile() error {
@@ -186,68 +220,23 @@ func scan(text string, windowed bool) []Finding {
 	if err != nil {
 		panic(err) // the embedded rules are part of the build
 	}
-	lower := strings.ToLower(text)
-	occ := map[string][]int{} // keyword -> its offsets in lower
-	find := func(k string) []int {
-		v, ok := occ[k]
-		if !ok {
-			for off := 0; ; {
-				i := strings.Index(lower[off:], k)
-				if i < 0 {
-					break
-				}
-				v = append(v, off+i)
-				off += i + 1
-			}
-			occ[k] = v
-		}
-		return v
-	}
+	occ := rs.keywords.find(text)
+	anchors := windowed && utf8.ValidString(text) && !strings.ContainsFunc(text, func(r rune) bool { return foldOnly[r] })
 	var out []Finding
 	for _, r := range rs.Rules {
 		if r.re == nil {
 			continue
 		}
-		if len(r.Keywords) > 0 && !slices.ContainsFunc(r.Keywords, func(k string) bool { return len(find(k)) > 0 }) {
+		if len(r.Keywords) > 0 && !slices.ContainsFunc(r.ids, occ.has) {
 			continue
 		}
-		if len(r.Keywords) == 0 || r.maxLen < 0 {
+		switch {
+		case r.anch != nil && anchors:
+			out = r.findings(out, text, r.anch.matches(text, r.anch.windows(text, occ, r.ids)), rs.Allowlist)
+		case len(r.Keywords) == 0 || r.maxLen < 0:
 			out = r.scan(out, text, 0, len(text), rs.Allowlist)
-			continue
-		}
-		var spans [][2]int
-		for _, k := range r.Keywords {
-			for _, i := range find(k) {
-				spans = append(spans, [2]int{max(0, i-r.maxLen), min(len(text), i+len(k)+r.maxLen)})
-			}
-		}
-		if !windowed { // the reference: the whole text, then the proximity rule
-			n := len(out)
-			out = r.scan(out, text, 0, len(text), rs.Allowlist)
-			kept := out[:n]
-			for _, f := range out[n:] {
-				if slices.ContainsFunc(spans, func(w [2]int) bool { return f.matchStart >= w[0] && f.matchEnd <= w[1] }) {
-					kept = append(kept, f)
-				}
-			}
-			out = kept
-			continue
-		}
-		slices.SortFunc(spans, func(a, b [2]int) int { return a[0] - b[0] })
-		from := 0 // text before from was covered by earlier matches
-		for j := 0; j < len(spans); {
-			w := spans[j]
-			for j++; j < len(spans) && spans[j][0] <= w[1]; j++ {
-				w[1] = max(w[1], spans[j][1])
-			}
-			if w[1] <= from {
-				continue
-			}
-			n := len(out)
-			out = r.scan(out, text, max(w[0], from), w[1], rs.Allowlist)
-			for _, f := range out[n:] {
-				from = max(from, f.matchEnd)
-			}
+		default:
+			out = r.scanNear(out, text, occ, windowed, rs.Allowlist)
 		}
 	}
 	slices.SortFunc(out, func(a, b Finding) int {
@@ -259,10 +248,58 @@ func scan(text string, windowed bool) []Finding {
 	return out
 }
 
+// scanNear appends the findings of a rule whose matches span at most
+// maxLen bytes that lie within maxLen bytes of one of its keywords'
+// occurrences, running its expression only there unless windowed is false.
+func (r *rule) scanNear(out []Finding, text string, occ *occurrences, windowed bool, global *allowlist) []Finding {
+	var spans [][2]int
+	for _, id := range r.ids {
+		for j := occ.at[id]; j < occ.at[id+1]; j++ {
+			spans = append(spans, [2]int{max(0, int(occ.starts[j])-r.maxLen), min(len(text), int(occ.ends[j])+r.maxLen)})
+		}
+	}
+	if !windowed { // the reference: the whole text, then the proximity rule
+		n := len(out)
+		out = r.scan(out, text, 0, len(text), global)
+		kept := out[:n]
+		for _, f := range out[n:] {
+			if slices.ContainsFunc(spans, func(w [2]int) bool { return f.matchStart >= w[0] && f.matchEnd <= w[1] }) {
+				kept = append(kept, f)
+			}
+		}
+		return kept
+	}
+	slices.SortFunc(spans, func(a, b [2]int) int { return a[0] - b[0] })
+	from := 0 // text before from was covered by earlier matches
+	for j := 0; j < len(spans); {
+		w := spans[j]
+		for j++; j < len(spans) && spans[j][0] <= w[1]; j++ {
+			w[1] = max(w[1], spans[j][1])
+		}
+		if w[1] <= from {
+			continue
+		}
+		n := len(out)
+		out = r.scan(out, text, max(w[0], from), w[1], global)
+		for _, f := range out[n:] {
+			from = max(from, f.matchEnd)
+		}
+	}
+	return out
+}
+
 // scan appends the rule's findings in text[from:to] to out.
 func (r *rule) scan(out []Finding, text string, from, to int, global *allowlist) []Finding {
-	for _, m := range r.re.FindAllStringIndex(text[from:to], -1) {
+	ms := r.re.FindAllStringIndex(text[from:to], -1)
+	for _, m := range ms {
 		m[0], m[1] = m[0]+from, m[1]+from
+	}
+	return r.findings(out, text, ms, global)
+}
+
+// findings appends the findings the rule's matches ms in text make.
+func (r *rule) findings(out []Finding, text string, ms [][]int, global *allowlist) []Finding {
+	for _, m := range ms {
 		match := strings.Trim(text[m[0]:m[1]], "\n")
 		mStart := m[0] + strings.Index(text[m[0]:m[1]], match)
 		start, end := mStart, mStart+len(match)

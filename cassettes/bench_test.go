@@ -16,7 +16,7 @@ import (
 
 // benchCassette writes a cassette of n LLM-like interactions, each with its
 // own URL and a ~1 KiB JSON body, and returns its name (without .yaml).
-func benchCassette(b *testing.B, n int) string {
+func benchCassette(b testing.TB, n int) string {
 	b.Helper()
 	name := filepath.Join(b.TempDir(), fmt.Sprintf("bench%d", n))
 	c := cassette.New(name)

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/codegenie/codegenie/cassettes/internal/vcryaml"
 	"github.com/codegenie/codegenie/events"
 	"gopkg.in/dnaeon/go-vcr.v3/cassette"
 	"gopkg.in/yaml.v3"
@@ -95,21 +96,60 @@ func parseCassette(path string, raw []byte, refresh string) (*parsed, error) {
 	if refresh == "" {
 		refresh = "a new recording"
 	}
-	invalid := func(line int, format string, args ...any) error {
+	invalid := invalidFunc(path, refresh)
+	c, lines, headers, err := decodeCassette(path, raw, refresh)
+	if err != nil {
+		return nil, err
+	}
+	p := &parsed{path: path, raw: raw, c: c, lines: lines, headers: headers,
+		index: map[key][]int{}, raw2i: map[string][]int{}, urls: map[urlKey]string{}}
+	h, scratch := newHasher(), []byte(nil)
+	for i, in := range c.Interactions {
+		if problem := p.add(i, in, h, &scratch); problem != "" {
+			return nil, invalid(p.lines[i], "interaction %d %s", i, problem)
+		}
+	}
+	p.digest = digestOf(c)
+	return p, nil
+}
+
+// decodeCassette decodes raw, with package vcryaml when raw is in the
+// YAML subset it reads (what go-vcr writes), else with yaml.v3, which
+// decodes such text alike and reports what is wrong with the rest.
+func decodeCassette(path string, raw []byte, refresh string) (*cassette.Cassette, []int, []headerRef, error) {
+	if doc, ok := vcryaml.Decode(string(raw)); ok {
+		c := cassette.New("")
+		c.IsNew = false
+		c.Interactions = doc.Interactions
+		return c, doc.Lines, doc.Headers, nil
+	}
+	return decodeYAML(path, raw, refresh)
+}
+
+// invalidFunc returns a function making the ErrInvalidCassette errors of
+// the cassette at path.
+func invalidFunc(path, refresh string) func(line int, format string, args ...any) error {
+	return func(line int, format string, args ...any) error {
 		return newErr(path, line, "parse", detailf(ErrInvalidCassette,
 			"%v: %s; replace it with a new recording rather than editing it by hand: %s",
 			ErrInvalidCassette, fmt.Sprintf(format, args...), refresh))
 	}
+}
+
+// decodeYAML decodes raw with yaml.v3, returning the cassette, the line
+// of each interaction and every header and trailer value.
+func decodeYAML(path string, raw []byte, refresh string) (*cassette.Cassette, []int, []headerRef, error) {
+	invalid := invalidFunc(path, refresh)
 	var doc yaml.Node
 	if err := yaml.Unmarshal(raw, &doc); err != nil {
-		return nil, invalid(lineOf(err), "%v (the file is truncated or is not YAML)", err)
+		return nil, nil, nil, invalid(lineOf(err), "%v (the file is truncated or is not YAML)", err)
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
-		return nil, invalid(1, "empty file")
+		return nil, nil, nil, invalid(1, "empty file")
 	}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
-		return nil, invalid(root.Line, "top level is not a mapping")
+		return nil, nil, nil, invalid(root.Line, "top level is not a mapping")
 	}
 	var versionNode, interactionsNode *yaml.Node
 	for i := 0; i+1 < len(root.Content); i += 2 {
@@ -121,49 +161,40 @@ func parseCassette(path string, raw []byte, refresh string) (*parsed, error) {
 		}
 	}
 	if versionNode == nil {
-		return nil, newErr(path, root.Line, "parse", detailf(ErrUnsupportedVersion,
+		return nil, nil, nil, newErr(path, root.Line, "parse", detailf(ErrUnsupportedVersion,
 			"%v: no version field; go-vcr v3 reads format version %d", ErrUnsupportedVersion, cassette.CassetteFormatV2))
 	}
 	var version int
 	if err := versionNode.Decode(&version); err != nil || version != cassette.CassetteFormatV2 {
-		return nil, newErr(path, versionNode.Line, "parse", detailf(ErrUnsupportedVersion,
+		return nil, nil, nil, newErr(path, versionNode.Line, "parse", detailf(ErrUnsupportedVersion,
 			"%v: version %q, want %d (go-vcr v3 format); re-record it: %s",
 			ErrUnsupportedVersion, versionNode.Value, cassette.CassetteFormatV2, refresh))
 	}
 	c := cassette.New("")
 	c.IsNew = false
 	if err := root.Decode(c); err != nil {
-		return nil, invalid(lineOf(err), "%v", err)
+		return nil, nil, nil, invalid(lineOf(err), "%v", err)
 	}
-	p := &parsed{path: path, raw: raw, c: c, index: map[key][]int{}, raw2i: map[string][]int{}, urls: map[urlKey]string{}}
+	var lines []int
+	var headers []headerRef
 	if interactionsNode != nil {
 		if interactionsNode.Kind != yaml.SequenceNode && !(interactionsNode.Kind == yaml.ScalarNode && interactionsNode.Tag == "!!null") {
-			return nil, invalid(interactionsNode.Line, "interactions is not a list")
+			return nil, nil, nil, invalid(interactionsNode.Line, "interactions is not a list")
 		}
 		for _, n := range interactionsNode.Content {
-			p.lines = append(p.lines, n.Line)
-			p.headers = appendHeaderRefs(p.headers, n)
+			lines = append(lines, n.Line)
+			headers = appendHeaderRefs(headers, n)
 		}
 	}
-	if len(p.lines) != len(c.Interactions) {
-		return nil, invalid(0, "decoded %d interactions from %d list items", len(c.Interactions), len(p.lines))
+	if len(lines) != len(c.Interactions) {
+		return nil, nil, nil, invalid(0, "decoded %d interactions from %d list items", len(c.Interactions), len(lines))
 	}
-	for i, in := range c.Interactions {
-		if problem := p.add(i, in); problem != "" {
-			return nil, invalid(p.lines[i], "interaction %d %s", i, problem)
-		}
-	}
-	d, err := digestOf(c)
-	if err != nil {
-		return nil, invalid(0, "digest: %v", err)
-	}
-	p.digest = d
-	return p, nil
+	return c, lines, headers, nil
 }
 
-// add checks interaction i and indexes it for replay; it returns what is
-// wrong with it, or "".
-func (p *parsed) add(i int, in *cassette.Interaction) string {
+// add checks interaction i and indexes it for replay, hashing with h and
+// canonicalizing in scratch; it returns what is wrong with it, or "".
+func (p *parsed) add(i int, in *cassette.Interaction, h *hasher, scratch *[]byte) string {
 	switch {
 	case in == nil:
 		return "is empty (the file looks truncated)"
@@ -182,8 +213,8 @@ func (p *parsed) add(i int, in *cassette.Interaction) string {
 	if err := p.resps[i].offsetsErr; err != nil {
 		return "has unusable frame offsets: " + err.Error()
 	}
-	cr.setBody([]byte(in.Request.Body))
-	k := cr.key()
+	cr.setBodyString(in.Request.Body, scratch)
+	k := cr.keyWith(h)
 	p.canon = append(p.canon, cr)
 	p.keys = append(p.keys, k)
 	p.index[k] = append(p.index[k], i)
@@ -218,10 +249,10 @@ func appendHeaderRefs(out []headerRef, in *yaml.Node) []headerRef {
 			for i := 0; i+1 < len(hs.Content); i += 2 {
 				name, vals := hs.Content[i], hs.Content[i+1]
 				if vals.Kind == yaml.ScalarNode {
-					out = append(out, headerRef{name: name.Value, value: vals.Value, line: vals.Line})
+					out = append(out, headerRef{Name: name.Value, Value: vals.Value, Line: vals.Line})
 				}
 				for _, v := range vals.Content {
-					out = append(out, headerRef{name: name.Value, value: v.Value, line: v.Line})
+					out = append(out, headerRef{Name: name.Value, Value: v.Value, Line: v.Line})
 				}
 			}
 		}

@@ -1,6 +1,7 @@
 package cassettes
 
 import (
+	"encoding/binary"
 	"mime"
 	"net/http"
 	"net/url"
@@ -8,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/codegenie/codegenie/events"
-	"lukechampine.com/blake3"
 )
 
 // matchHeaders are the request headers that change the meaning of an LLM
@@ -37,28 +37,22 @@ type canonRequest struct {
 	isJSON  bool
 }
 
-func (c *canonRequest) key() key {
-	h := blake3.New(32, nil)
-	w := func(s string) {
-		var n [8]byte
-		l := uint64(len(s))
-		for i := range n {
-			n[i] = byte(l >> (8 * i))
-		}
-		h.Write(n[:])
-		h.Write([]byte(s))
-	}
-	w(c.method)
-	w(c.url)
+func (c *canonRequest) key() key { return c.keyWith(newHasher()) }
+
+// keyWith is key computed with h, which it resets first.
+func (c *canonRequest) keyWith(h *hasher) key {
+	h.reset()
+	kind := "bytes"
 	if c.isJSON {
-		w("json")
-	} else {
-		w("bytes")
+		kind = "json"
 	}
-	w(string(c.body))
-	var k key
-	h.Sum(k[:0])
-	return k
+	for _, s := range []string{c.method, c.url, kind} {
+		h.write(binary.LittleEndian.AppendUint64(h.chunk[:0], uint64(len(s))))
+		h.writeString(s)
+	}
+	h.write(binary.LittleEndian.AppendUint64(h.chunk[:0], uint64(len(c.body))))
+	h.write(c.body)
+	return key(h.sum())
 }
 
 // bodyDigest is the hex blake3-256 of the canonical body, shown in misses.
@@ -106,6 +100,16 @@ func (c *canonRequest) setBody(body []byte) {
 		}
 	}
 	c.body, c.isJSON = body, false
+}
+
+// setBodyString is setBody for a body held in a string; scratch is
+// reused from call to call.
+func (c *canonRequest) setBodyString(body string, scratch *[]byte) {
+	*scratch = append((*scratch)[:0], body...)
+	c.setBody(*scratch)
+	if !c.isJSON {
+		c.body = []byte(body)
+	}
 }
 
 // canonicalHeader is the value a header is compared by: Anthropic-Beta and

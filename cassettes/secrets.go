@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/codegenie/codegenie/cassettes/internal/secrets"
+	"github.com/codegenie/codegenie/cassettes/internal/vcryaml"
 	"github.com/codegenie/codegenie/events"
 )
 
@@ -38,10 +39,7 @@ type secretFinding struct {
 }
 
 // headerRef is one header value of a parsed cassette, with its line.
-type headerRef struct {
-	name, value string
-	line        int
-}
+type headerRef = vcryaml.Header
 
 // scanCache holds the ruleset's verdict on a cassette's content by digest:
 // the rules run once per content however often it is opened.
@@ -86,8 +84,8 @@ func findSecret(p *parsed, apiKey string, deep bool) *secretFinding {
 // but a placeholder.
 func credentialHeader(p *parsed) *secretFinding {
 	for _, h := range p.headers {
-		if slices.Contains(credentialHeaders, http.CanonicalHeaderKey(h.name)) && !isMasked(h.value) {
-			return &secretFinding{what: fmt.Sprintf("a credential in the %s header", http.CanonicalHeaderKey(h.name)), line: h.line}
+		if slices.Contains(credentialHeaders, http.CanonicalHeaderKey(h.Name)) && !isMasked(h.Value) {
+			return &secretFinding{what: fmt.Sprintf("a credential in the %s header", http.CanonicalHeaderKey(h.Name)), line: h.Line}
 		}
 	}
 	return nil
@@ -101,8 +99,8 @@ func scanParsed(p *parsed) *secretFinding {
 		}
 	}
 	for _, h := range p.headers {
-		if fs := secrets.Scan(h.name + ": " + h.value + "\n"); len(fs) > 0 {
-			keep(&secretFinding{what: fs[0].Description + " (rule " + fs[0].Rule + ") in the " + http.CanonicalHeaderKey(h.name) + " header", line: h.line})
+		if fs := secrets.Scan(h.Name + ": " + h.Value + "\n"); len(fs) > 0 {
+			keep(&secretFinding{what: fs[0].Description + " (rule " + fs[0].Rule + ") in the " + http.CanonicalHeaderKey(h.Name) + " header", line: h.Line})
 		}
 	}
 	if fs := secrets.Scan(string(p.raw)); len(fs) > 0 {

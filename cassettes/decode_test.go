@@ -1,0 +1,195 @@
+package cassettes
+
+import (
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/codegenie/codegenie/cassettes/internal/vcryaml"
+	"github.com/stretchr/testify/require"
+	"gopkg.in/dnaeon/go-vcr.v3/cassette"
+	"gopkg.in/yaml.v3"
+	"pgregory.net/rapid"
+)
+
+// requireDecodedAlike fails unless vcryaml, when it accepts text, decodes
+// what yaml.v3 decodes: the interactions, their lines and the header values
+// the secret scan reads.
+func requireDecodedAlike(t require.TestingT, text string) bool {
+	doc, ok := vcryaml.Decode(text)
+	if !ok {
+		return false
+	}
+	c, lines, headers, err := decodeYAML("f.yaml", []byte(text), "")
+	require.NoError(t, err, "vcryaml accepted text yaml.v3 rejects:\n%s", text)
+	require.Equal(t, c.Interactions, doc.Interactions, "%s", text)
+	require.Equal(t, lines, doc.Lines, "%s", text)
+	require.Equal(t, headers, doc.Headers, "%s", text)
+	return true
+}
+
+// committedTexts are the committed cassettes and their YAML shapes.
+func committedTexts(t testing.TB) []string {
+	t.Helper()
+	var out []string
+	for _, glob := range []string{"testdata/*.yaml", "testdata/recorders/*.yaml"} {
+		files, err := filepath.Glob(glob)
+		require.NoError(t, err)
+		require.NotEmpty(t, files, glob)
+		for _, f := range files {
+			raw, err := os.ReadFile(f)
+			require.NoError(t, err)
+			out = append(out, string(raw))
+		}
+	}
+	return out
+}
+
+// TestDecodeReadsCommittedCassettes: the fast path reads every committed
+// cassette, go-vcr v3's and v4's, as yaml.v3 does.
+func TestDecodeReadsCommittedCassettes(t *testing.T) {
+	for _, text := range committedTexts(t) {
+		require.True(t, requireDecodedAlike(t, text), "vcryaml refused a committed cassette:\n%.300s", text)
+	}
+}
+
+// yamlEdgeCases are texts in and out of vcryaml's subset that exercise how
+// YAML reads scalars, indentation and collections.
+var yamlEdgeCases = []string{
+	"version: 2\ninteractions: []\n",
+	"---\nversion: 2\n",
+	"version: 2\ninteractions:\n- id: 0\n  request:\n    body: |-\n      a\n\n       b\n\n\n    method: POST\n",
+	"version: 2\ninteractions:\n    - id: 1\n      request:\n        body: |+\n            x\n\n      response:\n        code: 200\n",
+	"version: 2\ninteractions:\n    - request:\n        body: |2\n            lead\n          x\n        url: u\n",
+	"version: 2\ninteractions:\n    - request:\n        body: |\n\n          after a blank\n        url: u\n",
+	"version: 2\ninteractions:\n    - request:\n        body: |\n          tab\tinside\n        url: u\n",
+	"version: 2\ninteractions:\n    - request:\n        body: |\n          last line without newline",
+	"version: 2\ninteractions:\n    - request:\n        headers:\n            A:\n                - 'it''s'\n                - \"\\x41\\u00e9\\U0001F600\\t\\\\\\\"\\N\\_\\L\\P\\0\\e\"\n            B: []\n          \n            C:\n            - plain value  \n        form: {}\n        trailer:\n            X:\n                - \"\"\n",
+	"version: 2\ninteractions:\n    - response:\n        code: -1\n        content_length: 123456789012345678\n        uncompressed: True\n        duration: 1.5s\n    - response:\n        duration: \"0\"\n        uncompressed: FALSE\n",
+	"version: 2\ninteractions:\n    - response:\n        duration: 0\n",
+	"version: 2\ninteractions:\n    - response:\n        headers:\n            \"N\": []\n            'Y':\n                - :a\n                - -b\n        status: |4+\n        code: 200\n",
+	"version: 2\ninteractions:\n    - response:\n        status: |+\n\n\n        code: 200\n",
+	"version: 2\ninteractions:\n    - response:\n        status: |\n            \t\n        code: 200\n",
+	"version: 2\ninteractions:\n    - response:\n        status: |2\n          \tx\n        code: 200\n",
+	"version: 2\ninteractions:\n    - response:\n        headers:\n            A:\n                - |4\n                   #event: x\n",
+	"version: 2\ninteractions:\n    - response:\n        headers:\n            A:\n                - |\n                  two\n                  lines\n",
+	"version: 2\ninteractions:\n    - response:\n        code: 010\n",
+	"version: 2\ninteractions:\n    - response:\n        code: 0x10\n",
+	"version: 2\ninteractions:\n    - response:\n        uncompressed: yes\n",
+	"version: 2\ninteractions:\n    - request:\n        body: ~\n",
+	"version: 2\ninteractions:\n    - request:\n        body:\n        url: u\n",
+	"version: 2\ninteractions:\n    - request:\n        body: a # comment\n",
+	"version: 2\ninteractions:\n    - request:\n        body: multi\n          line\n",
+	"version: 2\ninteractions:\n    - request:\n        body: 'unclosed\n          line'\n",
+	"version: 2\ninteractions:\n    - request:\n        url: a\n        url: b\n",
+	"version: 2\ninteractions:\n    - request:\n        headers:\n            A: [x]\n",
+	"version: 2\ninteractions:\n    - request:\n        headers:\n            A:\n                - x\n            A:\n                - y\n",
+	"version: 2\ninteractions:\n    - request:\n        headers:\n            A:\n                - ~\n",
+	"version: 2\ninteractions:\n    - request:\n        method: &a POST\n",
+	"version: 2\ninteractions:\n    - request:\n        method: !!str POST\n",
+	"version: 2\ninteractions:\n    - request:\n        unknown: x\n",
+	"version: 2\ninteractions:\n    - ~\n",
+	"version: 3\ninteractions: []\n",
+	"version: 2\r\ninteractions: []\r\n",
+	"version: 2\ninteractions: []\n---\nversion: 2\n",
+	"version: 2\ninteractions: []\n...\n",
+	"\tversion: 2\n",
+	"interactions: []\n",
+	"",
+}
+
+func FuzzDecode(f *testing.F) {
+	for _, text := range committedTexts(f) {
+		f.Add(text)
+	}
+	for _, text := range yamlEdgeCases {
+		f.Add(text)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		requireDecodedAlike(t, text)
+	})
+}
+
+func TestDecodeEdgeCases(t *testing.T) {
+	accepted := 0
+	for _, text := range yamlEdgeCases {
+		if requireDecodedAlike(t, text) {
+			accepted++
+		}
+	}
+	require.Greater(t, accepted, 8, "the edge cases exercise the fast path")
+}
+
+// genField draws a string rich in what makes yaml.v3 quote, escape or
+// fold: spaces at either end, quotes, colons, hashes, line breaks, tabs,
+// controls and non-ASCII text.
+func genField(t *rapid.T, label string) string {
+	parts := rapid.SliceOfN(rapid.SampledFrom([]string{
+		"a", "Z", "0", "7", " ", "  ", "\n", "\n\n", "\t", "'", "\"", ":", ": ", "#", " #", "-", "- ", "|", ">",
+		"\\", "{", "}", "[", "]", ",", "&", "*", "!", "%", "@", "`", "~", "null", "true", "1.5", "0x1f", "---",
+		"é", "中", "😀", "\x00", "\x01", "\r", "\x7f", "\u0085", "\u00a0", "data: {\"a\":1}", "event: x\n",
+	}), 0, 12).Draw(t, label)
+	return strings.Join(parts, "")
+}
+
+func genHeader(t *rapid.T, label string) http.Header {
+	if rapid.IntRange(0, 4).Draw(t, label+" kind") == 0 {
+		return nil
+	}
+	h := http.Header{}
+	for range rapid.IntRange(0, 3).Draw(t, label+" size") {
+		name := rapid.StringMatching(`[A-Z][a-z]{0,5}(-[A-Z][a-z]{0,5}){0,2}`).Draw(t, label+" name")
+		value := rapid.Custom(func(t *rapid.T) string { return strings.ReplaceAll(genField(t, "value"), "\n", " ") })
+		h[name] = rapid.SliceOfN(value, 0, 2).Draw(t, label+" values")
+	}
+	return h
+}
+
+// TestDecodeAcceptsWhatGoVCRWrites: every cassette go-vcr writes that
+// yaml.v3 reads back is in vcryaml's subset, and vcryaml reads it as
+// yaml.v3 does. Header values hold no line break: HTTP has none, and
+// yaml.v3 misreads, or cannot read, some literal block scalars it writes
+// in sequences.
+func TestDecodeAcceptsWhatGoVCRWrites(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		c := cassette.New("")
+		for range rapid.IntRange(0, 3).Draw(t, "interactions") {
+			c.AddInteraction(&cassette.Interaction{
+				Request: cassette.Request{
+					Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+					ContentLength:    int64(rapid.IntRange(-1, 1<<20).Draw(t, "request length")),
+					TransferEncoding: rapid.SliceOfN(rapid.SampledFrom([]string{"chunked", "gzip"}), 0, 2).Draw(t, "transfer encoding"),
+					Trailer:          genHeader(t, "request trailer"),
+					Host:             genField(t, "host"),
+					Body:             genField(t, "request body"),
+					Form:             url.Values(genHeader(t, "form")),
+					Headers:          genHeader(t, "request headers"),
+					URL:              "https://api.example.com/v1?q=" + url.QueryEscape(genField(t, "query")),
+					Method:           rapid.SampledFrom([]string{"GET", "POST"}).Draw(t, "method"),
+				},
+				Response: cassette.Response{
+					Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+					ContentLength: int64(rapid.IntRange(-1, 1<<20).Draw(t, "response length")),
+					Uncompressed:  rapid.Bool().Draw(t, "uncompressed"),
+					Trailer:       genHeader(t, "response trailer"),
+					Body:          genField(t, "response body"),
+					Headers:       genHeader(t, "response headers"),
+					Status:        genField(t, "status"),
+					Code:          rapid.IntRange(100, 599).Draw(t, "code"),
+					Duration:      time.Duration(rapid.Int64Range(-1e12, 1e12).Draw(t, "duration")),
+				},
+			})
+		}
+		data, err := yaml.Marshal(c)
+		require.NoError(t, err)
+		text := "---\n" + string(data)
+		accepted := requireDecodedAlike(t, text)
+		if _, _, _, err := decodeYAML("f.yaml", []byte(text), ""); err == nil {
+			require.True(t, accepted, "vcryaml refused what go-vcr writes:\n%s", text)
+		}
+	})
+}

@@ -28,7 +28,7 @@ func mapPrompt(cassette string) harness.Scenario {
 		for k, v := range map[string]string{"lang": "go", "task": "bump"} {
 			fmt.Fprintf(&sb, "%s=%s;", k, v)
 		}
-		if _, err := run.Recorder().Emit("prompt.built", sb.String()); err != nil {
+		if _, err := run.Recorder().Emit("text.composed", sb.String()); err != nil {
 			return nil, err
 		}
 		text, err := complete(ctx, client, sb.String())

@@ -22,10 +22,10 @@ import (
 func pipeline(band string) harness.Scenario {
 	return func(ctx context.Context, run *harness.Run) ([]byte, error) {
 		rec := run.Recorder()
-		if _, err := rec.Emit("run.started", map[string]string{"scenario": "npm"}); err != nil {
+		if _, err := rec.Emit("job.started", map[string]string{"scenario": "npm"}); err != nil {
 			return nil, err
 		}
-		if _, err := rec.Emit("band.classified", map[string]any{"band": band}); err != nil {
+		if _, err := rec.Emit("step.scored", map[string]any{"band": band}); err != nil {
 			return nil, err
 		}
 		return []byte("--- a/package.json\n"), nil
@@ -89,7 +89,7 @@ func ExampleConfig_Iterate_nondeterministic() {
 	// NONDETERMINISTIC
 	// class 1: 40 runs, first run 0
 	// class 2: 10 runs, first run 3
-	// event 1 band.classified Payload at byte 9
+	// event 1 step.scored Payload at byte 9
 	// ["band"]: "accept" != "borderline"
 }
 
@@ -188,7 +188,7 @@ func ExampleReadTape() {
 	})
 	fmt.Println(rep.Verdict)
 	// Output:
-	// <nil> 2 band.classified {"band":"accept"}
+	// <nil> 2 step.scored {"band":"accept"}
 	// PASS
 }
 

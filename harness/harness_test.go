@@ -21,8 +21,8 @@ import (
 	"github.com/codegenie/codegenie/replay"
 )
 
-// linear returns a scenario whose run i emits a run.started and a
-// band.classified event; band(i) decides the band and out(i) the output.
+// linear returns a scenario whose run i emits a job.started and a
+// step.scored event; band(i) decides the band and out(i) the output.
 func linear(band func(i int) string, out func(i int) string) harness.Scenario {
 	var n atomic.Int64
 	return func(ctx context.Context, run *harness.Run) ([]byte, error) {
@@ -30,10 +30,10 @@ func linear(band func(i int) string, out func(i int) string) harness.Scenario {
 			Clock: func() time.Time { return time.Unix(n.Add(1), 0) },
 			NewID: func() string { return fmt.Sprint("id-", n.Add(1)) },
 		})
-		if _, err := r.Emit("run.started", map[string]any{"scenario": "npm"}); err != nil {
+		if _, err := r.Emit("job.started", map[string]any{"scenario": "npm"}); err != nil {
 			return nil, err
 		}
-		if _, err := r.Emit("band.classified", map[string]any{"band": band(run.Index()), "score": 0.8}); err != nil {
+		if _, err := r.Emit("step.scored", map[string]any{"band": band(run.Index()), "score": 0.8}); err != nil {
 			return nil, err
 		}
 		run.SetEvents(r.Events())
@@ -92,7 +92,7 @@ func TestIterateDivergence(t *testing.T) {
 	require.Equal(t, 5, d.Output.Offset)
 	require.Equal(t, "diff a", d.Output.ExcerptA)
 	require.Equal(t, 1, d.Event.Index)
-	require.Equal(t, events.Kind("band.classified"), d.Event.Kind)
+	require.Equal(t, events.Kind("step.scored"), d.Event.Kind)
 	require.Equal(t, []string{`["band"]: "accept" != "borderline"`}, d.Event.PayloadDiff)
 	require.False(t, d.RequestVaries, "no request was made")
 
@@ -363,9 +363,9 @@ func TestBubbleChild(t *testing.T) {
 func stuckWorker(ch chan int) { <-ch }
 
 func TestReadTapeErrors(t *testing.T) {
-	e := events.Event{Seq: 1, Kind: "run.started", Payload: []byte(`{}`)}
+	e := events.Event{Seq: 1, Kind: "job.started", Payload: []byte(`{}`)}
 	e.PayloadDigest = events.Sum(e.Payload)
-	good := harness.AppendTape(nil, []events.Event{e, {Seq: 2, Parent: 1, Kind: "prompt.built", Payload: []byte(`1`), PayloadDigest: events.Sum([]byte(`1`))}})
+	good := harness.AppendTape(nil, []events.Event{e, {Seq: 2, Parent: 1, Kind: "text.composed", Payload: []byte(`1`), PayloadDigest: events.Sum([]byte(`1`))}})
 	evs, err := harness.ReadTape(good)
 	require.NoError(t, err)
 	require.Len(t, evs, 2)
@@ -376,7 +376,7 @@ func TestReadTapeErrors(t *testing.T) {
 	require.Equal(t, 1, te.Record)
 	require.ErrorIs(t, err, events.ErrCorruptRecord)
 
-	bad := harness.AppendTape(nil, []events.Event{{Seq: 1, Kind: "run.started", Payload: []byte(`{}`)}})
+	bad := harness.AppendTape(nil, []events.Event{{Seq: 1, Kind: "job.started", Payload: []byte(`{}`)}})
 	_, err = harness.ReadTape(bad)
 	require.ErrorIs(t, err, harness.ErrCorruptTape)
 	require.ErrorContains(t, err, "payload digest")

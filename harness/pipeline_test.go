@@ -55,20 +55,20 @@ var toyExamples = []struct {
 
 // The toy pipeline's event kinds, and the index of each in its tape.
 const (
-	toyRunStarted = events.Kind("run.started")
-	toyQueried    = events.Kind("retrieval.queried")
-	toyRanked     = events.Kind("retrieval.ranked")
-	toyBand       = events.Kind("band.classified")
-	toyPrompt     = events.Kind("prompt.built")
-	toyRequested  = events.Kind("llm.requested")
-	toyResponded  = events.Kind("llm.responded")
-	toyTransform  = events.Kind("transform.produced")
+	toyStarted  = events.Kind("job.started")
+	toyQueried  = events.Kind("search.queried")
+	toyRanked   = events.Kind("search.ranked")
+	toyScored   = events.Kind("match.scored")
+	toyComposed = events.Kind("text.composed")
+	toySent     = events.Kind("request.sent")
+	toyReceived = events.Kind("reply.received")
+	toyPatched  = events.Kind("patch.produced")
 
-	toyIdxQueried   = 1
-	toyIdxRanked    = 2
-	toyIdxPrompt    = 4
-	toyIdxRequested = 5
-	toyIdxTransform = 7
+	toyIdxQueried  = 1
+	toyIdxRanked   = 2
+	toyIdxComposed = 4
+	toyIdxSent     = 5
+	toyIdxPatched  = 7
 )
 
 // toyEnvVar is the variable the "env" bug reads; it is unset in CI.
@@ -85,7 +85,7 @@ func (e *emitter) emit(k events.Kind, v any) {
 
 func (p toyPipeline) run(ctx context.Context, run *Run) ([]byte, error) {
 	e := &emitter{rec: run.Recorder()}
-	e.emit(toyRunStarted, map[string]any{"scenario": "toy-npm", "advisory": "GHSA-toy"})
+	e.emit(toyStarted, map[string]any{"scenario": "toy-npm", "advisory": "GHSA-toy"})
 	query := map[string]any{"text": "lodash prototype pollution", "k": 4}
 	if p.bug == "cache" {
 		toyCacheMu.Lock()
@@ -99,17 +99,17 @@ func (p toyPipeline) run(ctx context.Context, run *Run) ([]byte, error) {
 	e.emit(toyQueried, query)
 	ids, sum := p.rank()
 	e.emit(toyRanked, map[string]any{"ids": ids, "score_sum": sum})
-	e.emit(toyBand, map[string]any{"band": "accept", "score": 0.83})
-	e.emit(toyPrompt, map[string]any{"prompt": p.prompt(), "template": "v1"})
+	e.emit(toyScored, map[string]any{"band": "accept", "score": 0.83})
+	e.emit(toyComposed, map[string]any{"prompt": p.prompt(), "template": "v1"})
 	req := map[string]any{"model": "claude-toy", "temperature": 0}
 	if p.bug == "clock" {
 		req["sent_at"] = time.Now().Format(time.RFC3339Nano)
 	}
-	e.emit(toyRequested, req)
+	e.emit(toySent, req)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	e.emit(toyResponded, map[string]any{"text": "bump lodash to 4.17.21", "stop_reason": "end_turn"})
+	e.emit(toyReceived, map[string]any{"text": "bump lodash to 4.17.21", "stop_reason": "end_turn"})
 	diff := "--- a/package.json\n+++ b/package.json\n@@ -3 +3 @@\n-    \"lodash\": \"4.17.20\"\n+    \"lodash\": \"4.17.21\"\n"
 	tr := map[string]any{"files": []string{"package.json"}}
 	if note := p.processNote(); note != "" {
@@ -121,7 +121,7 @@ func (p toyPipeline) run(ctx context.Context, run *Run) ([]byte, error) {
 		tr["transform_id"] = id
 	}
 	tr["diff_digest"] = events.Sum([]byte(diff)).String()
-	e.emit(toyTransform, tr)
+	e.emit(toyPatched, tr)
 	return []byte(diff), nil
 }
 

@@ -47,10 +47,10 @@ func TestSensitivity(t *testing.T) {
 		output    bool // the output bytes differ too
 		payloadAt string
 	}{
-		{"map-iteration-into-prompt", "map", toyIdxPrompt, toyPrompt, false, `["prompt"]`},
-		{"time-now-in-payload", "clock", toyIdxRequested, toyRequested, false, `["sent_at"]`},
+		{"map-iteration-into-prompt", "map", toyIdxComposed, toyComposed, false, `["prompt"]`},
+		{"time-now-in-payload", "clock", toyIdxSent, toySent, false, `["sent_at"]`},
 		{"package-cache-across-runs", "cache", toyIdxQueried, toyQueried, false, `["cached"]`},
-		{"random-id-in-output", "random", toyIdxTransform, toyTransform, true, `["diff_digest"]`},
+		{"random-id-in-output", "random", toyIdxPatched, toyPatched, true, `["diff_digest"]`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/codegenie/codegenie/events"
 	"github.com/codegenie/codegenie/fallback"
+	"github.com/codegenie/codegenie/internal/tapetest"
 )
 
 const benchEvents = 200_000
@@ -290,7 +291,7 @@ func realisticTape(t testing.TB, runs int) []events.Event {
 	var out []events.Event
 	for i := range runs {
 		base := uint64(len(out))
-		for _, e := range realisticRunOf(t, i%len(packages), i) {
+		for _, e := range realisticRunOf(t, i%tapetest.Scenarios, i) {
 			e.Seq += base
 			if e.Parent != 0 {
 				e.Parent += base
@@ -328,7 +329,7 @@ func BenchmarkCompression(b *testing.B) {
 		b.Run(fmt.Sprintf("runs=%d", runs), func(b *testing.B) {
 			tapes := make([][]events.Event, runs)
 			for i := range tapes {
-				tapes[i] = realisticRunOf(b, i%len(packages), i)
+				tapes[i] = realisticRunOf(b, i%tapetest.Scenarios, i)
 			}
 			bd := manyRuns(tapes...)
 			raw := RawSize(bd)

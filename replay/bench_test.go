@@ -15,7 +15,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/codegenie/codegenie/events"
-	"github.com/codegenie/codegenie/fallback"
 	"github.com/codegenie/codegenie/internal/tapetest"
 )
 
@@ -30,8 +29,6 @@ var (
 
 // benchBundles writes one bundle of one run of benchEvents events with
 // 256-byte payloads, in both forms, shared by the benchmarks of this file.
-// The events have the fallback pipeline's kinds in turn, so that replaying
-// them into fallback.State does the work a real tape asks of it.
 func benchBundles(b *testing.B) (string, string) {
 	b.Helper()
 	benchOnce.Do(func() {
@@ -41,22 +38,11 @@ func benchBundles(b *testing.B) (string, string) {
 			return
 		}
 		benchDir, benchFile = filepath.Join(root, "b.bundle"), filepath.Join(root, "b"+FileExt)
-		bd := single(fallbackKinds(syntheticTape(b, benchEvents, 256)))
+		bd := single(syntheticTape(b, benchEvents, 256))
 		benchErr = errors.Join(Write(context.Background(), benchDir, bd), WriteFile(context.Background(), benchFile, bd))
 	})
 	require.NoError(b, benchErr)
 	return benchDir, benchFile
-}
-
-// fallbackKinds gives evs the fallback pipeline's kinds in the order of a
-// run, over and over.
-func fallbackKinds(evs []events.Event) []events.Event {
-	kinds := []events.Kind{fallback.KindRunStarted, fallback.KindRetrievalQueried, fallback.KindRetrievalRanked, fallback.KindBandClassified,
-		fallback.KindPromptBuilt, fallback.KindLLMRequested, fallback.KindLLMResponded, fallback.KindTransformProduced}
-	for i := range evs {
-		evs[i].Kind = kinds[i%len(kinds)]
-	}
-	return evs
 }
 
 func TestMain(m *testing.M) {
@@ -178,130 +164,6 @@ func BenchmarkLoad(b *testing.B) {
 			reportRate(b, benchEvents)
 		})
 	}
-}
-
-// plainReplay streams the directory bundle's events into a fresh
-// fallback.State with no check (plainStream): replay without validation,
-// the baseline of BenchmarkReplay.
-func plainReplay(path string) (*fallback.State, error) {
-	st := fallback.NewState()
-	return st, plainStream(path, st.Apply)
-}
-
-// validatedReplay is ReplayTo into a fresh fallback.State.
-func validatedReplay(path string) (*fallback.State, error) {
-	st := fallback.NewState()
-	return st, ReplayTo(context.Background(), RunRef{Path: path}, 0, st)
-}
-
-// BenchmarkReplay is validated replay into state against replay without
-// validation: both stream the bundle's events into fallback.State, one
-// event at a time, without collecting them. validated is ReplayTo (every
-// check of Verify, run ahead of the fold on the Reader's goroutine); plain
-// reads events.log with no check at all. Run with -cpu 1 for the figure
-// on one core, where validation cannot overlap the fold. tape=256B is the
-// bundle of 256-byte payloads of the other benchmarks; tape=realistic is
-// 1000 runs shaped like a real pipeline's (prompts as blobs), one run per
-// bundle run.
-func BenchmarkReplay(b *testing.B) {
-	dir256, _ := benchBundles(b)
-	real := filepath.Join(b.TempDir(), "realistic.bundle")
-	realEvs := fallbackKinds(realisticTape(b, 1000))
-	require.NoError(b, Write(context.Background(), real, single(realEvs)))
-	for _, tape := range []struct {
-		name, dir string
-		n         int
-	}{{"256B", dir256, benchEvents}, {"realistic", real, len(realEvs)}} {
-		var want *fallback.State
-		for _, tc := range []struct {
-			name string
-			run  func(string) (*fallback.State, error)
-		}{{"plain", plainReplay}, {"validated", validatedReplay}} {
-			b.Run("tape="+tape.name+"/"+tc.name, func(b *testing.B) {
-				var st *fallback.State
-				var err error
-				for b.Loop() {
-					if st, err = tc.run(tape.dir); err != nil {
-						b.Fatal(err)
-					}
-				}
-				if want == nil {
-					want = st
-				}
-				require.Equal(b, want, st, "both reach the same state")
-				reportRate(b, tape.n)
-			})
-		}
-	}
-}
-
-// BenchmarkValidationOverhead measures the overhead directly: each round
-// replays the same bundle into fallback.State once without validation
-// (plainReplay) and once with it (ReplayTo), in alternating order, so that
-// the two share the machine's state and drift; overhead-% is
-// validated/plain - 1 over all rounds. procs=1 runs at GOMAXPROCS 1, where
-// validation cannot overlap the fold (its CPU cost); procs=N at the
-// default, where it runs beside it (the wall time a user sees).
-func BenchmarkValidationOverhead(b *testing.B) {
-	root := b.TempDir()
-	tapes := []struct {
-		name string
-		evs  []events.Event
-	}{{"256B", fallbackKinds(syntheticTape(b, 50_000, 256))}, {"realistic", fallbackKinds(realisticTape(b, 1000))}}
-	procs := []int{1}
-	if n := runtime.GOMAXPROCS(0); n > 1 {
-		procs = append(procs, n)
-	}
-	for _, tape := range tapes {
-		dir := filepath.Join(root, tape.name+".bundle")
-		require.NoError(b, Write(context.Background(), dir, single(tape.evs)))
-		for _, p := range procs {
-			b.Run(fmt.Sprintf("tape=%s/procs=%d", tape.name, p), func(b *testing.B) {
-				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(p))
-				var plain, validated time.Duration
-				timed := func(d *time.Duration, f func(string) (*fallback.State, error)) {
-					start := time.Now()
-					if _, err := f(dir); err != nil {
-						b.Fatal(err)
-					}
-					*d += time.Since(start)
-				}
-				round := 0
-				for b.Loop() {
-					if round%2 == 0 {
-						timed(&plain, plainReplay)
-						timed(&validated, validatedReplay)
-					} else {
-						timed(&validated, validatedReplay)
-						timed(&plain, plainReplay)
-					}
-					round++
-				}
-				b.ReportMetric(100*(float64(validated)/float64(plain)-1), "overhead-%")
-				b.ReportMetric(float64(len(tape.evs))*float64(round)/validated.Seconds(), "validated-events/s")
-			})
-		}
-	}
-}
-
-// realisticTape is many realistic runs back to back, renumbered into one
-// tape.
-func realisticTape(t testing.TB, runs int) []events.Event {
-	t.Helper()
-	var out []events.Event
-	for i := range runs {
-		base := uint64(len(out))
-		for _, e := range realisticRunOf(t, i%tapetest.Scenarios, i) {
-			e.Seq += base
-			if e.Parent != 0 {
-				e.Parent += base
-			}
-			e.AuditEventID = fmt.Sprintf("audit-%d-%s", i, e.AuditEventID)
-			e.EmittedAt = e.EmittedAt.Add(time.Duration(i) * time.Second)
-			out = append(out, e)
-		}
-	}
-	return out
 }
 
 // TreeSize is the total size of the regular files under dir (exported for

@@ -146,8 +146,9 @@
 // error are those of a sequential read (one producer, in log order; a test
 // checks it), and Close stops the goroutine and waits for it. Verify,
 // which has nothing to overlap, validates on the caller's goroutine.
-// BenchmarkVerify, BenchmarkReplay, BenchmarkValidationOverhead and
-// BenchmarkHashFloor measure the cost; BenchmarkCompression and
+// BenchmarkVerify, BenchmarkLoad and BenchmarkHashFloor measure the cost
+// (package fallback's BenchmarkReplay and BenchmarkValidationOverhead the
+// cost of replay into its state); BenchmarkCompression and
 // BenchmarkCompressionTier (real runs of the fallback tier) the size.
 //
 // # Bounds on untrusted bundles

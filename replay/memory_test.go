@@ -11,11 +11,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/codegenie/codegenie/events"
-	"github.com/codegenie/codegenie/fallback"
 )
 
 // TestVerifyMemory1M verifies a bundle of one run of 1,000,000 events
-// (256-byte payloads), then replays it into fallback.State, and checks
+// (256-byte payloads), then replays it into a fold (tallyFold), and checks
 // that the heap stays under 64 MiB while it does. It writes ~330 MB, so
 // it is opt-in: REPLAY_BIG=1 go test -run Memory1M -v ./replay
 // With REPLAY_BIG_OUT=DIR the bundles are kept in DIR, so that the peak
@@ -37,7 +36,7 @@ func TestVerifyMemory1M(t *testing.T) {
 		base := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 		for i := range evs {
 			p := syntheticPayload(i, 256)
-			evs[i] = events.Event{Seq: uint64(i + 1), Parent: uint64(i), Kind: fallback.KindLLMResponded, Payload: p, PayloadDigest: events.Sum(p), EmittedAt: base.Add(time.Duration(i))}
+			evs[i] = events.Event{Seq: uint64(i + 1), Parent: uint64(i), Kind: kindResponded, Payload: p, PayloadDigest: events.Sum(p), EmittedAt: base.Add(time.Duration(i))}
 		}
 		p, err := makePlan(single(evs))
 		require.NoError(t, err)
@@ -61,13 +60,13 @@ func TestVerifyMemory1M(t *testing.T) {
 			runtime.GC()
 			stop = samplePeakHeap()
 			start = time.Now()
-			st := fallback.NewState()
+			st := newTally()
 			err = ReplayTo(context.Background(), RunRef{Path: path}, 0, st)
 			el = time.Since(start)
 			top = stop()
 			require.NoError(t, err)
 			require.Equal(t, uint64(n), st.At)
-			t.Logf("%s form: replayed %d events into fallback.State in %v (%.0f events/s); peak heap %.1f MiB", form, n, el, float64(n)/el.Seconds(), float64(top)/(1<<20))
+			t.Logf("%s form: replayed %d events into a fold in %v (%.0f events/s); peak heap %.1f MiB", form, n, el, float64(n)/el.Seconds(), float64(top)/(1<<20))
 			require.Less(t, top, uint64(64<<20), "peak heap during ReplayTo")
 		})
 	}

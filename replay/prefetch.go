@@ -16,7 +16,8 @@ import (
 // log order); only the time changes: validation, which is mostly hashing,
 // runs while the caller works on the records before, so on a machine with
 // a spare core a replay costs little more than decoding alone
-// (BenchmarkReplay). Close stops the goroutine and waits for it.
+// (package fallback's BenchmarkReplay). Close stops the goroutine and
+// waits for it.
 //
 // Memory stays bounded: a batch holds at most batchEvents records and
 // about batchBytes of payloads (plus one large blob), and at most

@@ -144,7 +144,7 @@ func (r *Reader) payload() error {
 	n := int64(len(rr.Payload) + len(v.payload))
 	if r.delivered += n; r.delivered > r.maxPayload {
 		return r.fail(EventsFile, idx, "read", &LimitError{Limit: "MaxPayloadBytes", Value: r.maxPayload,
-			What: "the payloads of the events read so far total"})
+			What: fmt.Sprintf("the payloads of the events read so far total %d bytes", r.delivered)})
 	}
 	return nil
 }

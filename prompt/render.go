@@ -162,14 +162,18 @@ func encodeBase64(b []byte) []byte {
 // fenceFor returns a run of backticks one longer than the longest run in
 // body, and at least three long.
 func fenceFor(body []byte) string {
-	longest, run := 0, 0
-	for _, c := range body {
-		if c == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
+	longest := 0
+	for i := bytes.IndexByte(body, '`'); i >= 0; {
+		j := i + 1
+		for j < len(body) && body[j] == '`' {
+			j++
 		}
+		longest = max(longest, j-i)
+		next := bytes.IndexByte(body[j:], '`')
+		if next < 0 {
+			break
+		}
+		i = j + next
 	}
 	return strings.Repeat("`", max(3, longest+1))
 }

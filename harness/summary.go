@@ -38,7 +38,7 @@ func WriteSummary(w io.Writer, rs []Result) error {
 	}
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "== determinism gate: %s ==\n", gate)
-	fmt.Fprintf(&sb, "%-32s %-16s %-9s %-12s %-16s %-16s %s\n", "scenario", "verdict", "runs", "classes", "output digest", "chain digest", "key")
+	fmt.Fprintf(&sb, "%-32s %-16s %-9s %-12s %-16s %-16s %s\n", "scenario", "verdict", "runs", "class sizes", "output digest", "chain digest", "key")
 	for _, r := range rs {
 		v := string(r.Verdict)
 		if r.Verdict == Pass && !r.OK() {

@@ -4,6 +4,7 @@ STATICCHECK_VERSION := v0.8.2
 STATICCHECK := $(shell $(GO) env GOPATH)/bin/staticcheck
 DETVET_PKGS := ./events/... ./rag/... ./prompt/... ./llm/... ./fallback/...
 FUZZTIME ?= 10s
+FUZZMINIMIZETIME ?= 5s
 
 .PHONY: check test gate bench fuzz fmt vet staticcheck tidy-check race detvet
 
@@ -48,7 +49,8 @@ bench:
 # target per run). Targets are found with go test -list in the packages
 # whose tests declare one, so new ones are picked up. A failing input is
 # written to the package's testdata/fuzz; commit it as a regression seed
-# once fixed.
+# once fixed. Minimising an input (a new one or a failing one) is bounded by
+# FUZZMINIMIZETIME, so that one slow minimisation cannot use up FUZZTIME.
 fuzz:
 	@pkgs=$$(grep -rl --include='*_test.go' --exclude-dir=testdata --exclude-dir=.git '^func Fuzz' . | xargs -n1 dirname | sort -u); \
 	list=$$(mktemp); trap 'rm -f "$$list"' EXIT; \
@@ -56,5 +58,5 @@ fuzz:
 	awk '/^Fuzz/ { n[++c] = $$1; next } /^ok/ { for (i = 1; i <= c; i++) print $$2, n[i] } { c = 0 }' "$$list" | \
 	while read -r pkg target; do \
 		echo "fuzz: $$pkg $$target for $(FUZZTIME)"; \
-		$(GO) test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) "$$pkg" || exit 1; \
+		$(GO) test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZETIME) "$$pkg" || exit 1; \
 	done

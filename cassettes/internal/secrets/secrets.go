@@ -218,6 +218,20 @@ const maxWindow = 1 << 10
 // Scan returns every secret in text, ordered by Start then End.
 func Scan(text string) []Finding { return scan(text, true) }
 
+// dense reports whether windows cover more than an eighth of a text of n
+// bytes. Each search from a window runs the expression over up to
+// searchWidth runes of starts plus its longest attempt, so where keywords
+// are that close together one pass over the whole text (which finds the
+// same matches) costs several times less, and its cost stays linear in n
+// whatever the text holds.
+func dense(windows [][2]int, n int) bool {
+	covered := 0
+	for _, w := range windows {
+		covered += w[1] - w[0] + 1
+	}
+	return covered > n/8
+}
+
 // scan is Scan; windowed false runs every expression over the whole text.
 func scan(text string, windowed bool) []Finding {
 	rs, err := load()
@@ -236,7 +250,12 @@ func scan(text string, windowed bool) []Finding {
 		}
 		switch {
 		case r.anch != nil && anchors:
-			out = r.findings(out, text, r.anch.matches(text, r.anch.windows(text, occ, r.ids)), rs.Allowlist)
+			ws := r.anch.windows(text, occ, r.ids)
+			if dense(ws, len(text)) {
+				out = r.scan(out, text, 0, len(text), rs.Allowlist)
+				continue
+			}
+			out = r.findings(out, text, r.anch.matches(text, ws), rs.Allowlist)
 		case len(r.Keywords) == 0 || r.maxLen < 0:
 			out = r.scan(out, text, 0, len(text), rs.Allowlist)
 		default:

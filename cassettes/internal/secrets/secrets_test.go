@@ -134,6 +134,18 @@ func BenchmarkScan(b *testing.B) {
 	}
 }
 
+// BenchmarkScanDenseKeywords scans text made to be costly: keywords of the
+// generic rules every few bytes, each followed by an assignment, so that
+// every window holds a possible start and no match ever ends.
+func BenchmarkScanDenseKeywords(b *testing.B) {
+	text := strings.Repeat("key=token=password=x,secret ", 1<<18/28)
+	Scan(text) // load the rules
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		Scan(text)
+	}
+}
+
 // TestWindowedScanFindsLongMatches: a match longer than the window around
 // its keyword is found whole.
 func TestWindowedScanFindsLongMatches(t *testing.T) {

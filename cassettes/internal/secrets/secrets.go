@@ -416,8 +416,28 @@ func entropy(s string) float64 {
 }
 
 // Mask returns text with every secret Scan finds, and every occurrence of
-// each literal at least 8 bytes long, replaced by repl.
+// each literal at least 8 bytes long, replaced by repl. Replacing a secret
+// can join what surrounds it into something Scan takes for one (repl
+// followed by a long token, after a keyword), so Mask masks its own result
+// again until nothing changes, at most maxMaskPasses times: masking what
+// Mask returned returns it unchanged.
 func Mask(text, repl string, literals ...string) string {
+	for range maxMaskPasses {
+		masked := maskOnce(text, repl, literals)
+		if masked == text {
+			break
+		}
+		text = masked
+	}
+	return text
+}
+
+// maxMaskPasses bounds Mask's passes; each pass that changes the text
+// replaced at least one more span by repl.
+const maxMaskPasses = 8
+
+// maskOnce is one pass of Mask.
+func maskOnce(text, repl string, literals []string) string {
 	type span struct{ start, end int }
 	var spans []span
 	for _, lit := range literals {

@@ -301,6 +301,23 @@ var foldOnly = func() map[rune]bool {
 	return m
 }()
 
+// hasFoldOnly reports whether the valid UTF-8 text holds a rune of
+// foldOnly. Every such rune is above ASCII, so only the bytes from
+// utf8.RuneSelf up are decoded.
+func hasFoldOnly(text string) bool {
+	for i := 0; i < len(text); i++ {
+		if text[i] < utf8.RuneSelf {
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if foldOnly[r] {
+			return true
+		}
+		i += size - 1
+	}
+	return false
+}
+
 // anchored is a rule's expression prepared to find, from a given offset of
 // a text, its leftmost match as a search over the whole text would: it
 // tries each start in turn over searchWidth+1 runes, with the rune before

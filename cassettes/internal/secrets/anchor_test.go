@@ -127,3 +127,16 @@ func TestAnchorOf(t *testing.T) {
 		})
 	}
 }
+
+// TestHasFoldOnly: hasFoldOnly agrees with a rune-by-rune search, and
+// every rune of foldOnly is above ASCII (which it relies on).
+func TestHasFoldOnly(t *testing.T) {
+	for r := range foldOnly {
+		require.GreaterOrEqual(t, r, rune(utf8.RuneSelf), "%q", r)
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		text := rapid.StringOf(rapid.SampledFrom([]rune("aKk\u212a\u017fsé😀 \u00c5\u212b"))).Draw(t, "text")
+		want := strings.ContainsFunc(text, func(r rune) bool { return foldOnly[r] })
+		require.Equal(t, want, hasFoldOnly(text), "%q", text)
+	})
+}

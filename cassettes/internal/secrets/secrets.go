@@ -239,7 +239,7 @@ func scan(text string, windowed bool) []Finding {
 		panic(err) // the embedded rules are part of the build
 	}
 	occ := rs.keywords.find(text)
-	anchors := windowed && utf8.ValidString(text) && !strings.ContainsFunc(text, func(r rune) bool { return foldOnly[r] })
+	anchors := windowed && utf8.ValidString(text) && !hasFoldOnly(text)
 	var out []Finding
 	for _, r := range rs.Rules {
 		if r.re == nil {

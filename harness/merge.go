@@ -21,19 +21,27 @@ var (
 type scenarioID struct{ pkg, test, scenario string }
 
 func (id scenarioID) String() string {
-	return fmt.Sprintf("%s (test %s, package %s)", id.scenario, id.test, id.pkg)
+	return fmt.Sprintf("%s (test %s, package %s)", quoteName(id.scenario), quoteName(id.test), quoteName(id.pkg))
 }
 
 // MergeResults combines the results of the shards of one gate into the
 // results an unsharded gate would have written. Results are ordered by
 // scenario, then test and package, then identity (the digest of the
-// result's canonical JSON); identical results are kept once; Skipped
-// results only say a scenario exists. It fails, naming each problem, when
-// a scenario some shard skipped has no result (its shard is missing),
-// when a scenario has two different results (ErrConflict), or when the
-// shards disagree on the number of shards. The merge of a merge is the
-// same merge.
+// result's canonical JSON without its wall time); identical results are
+// kept once (of results that differ only in wall time, the fastest);
+// Skipped results only say a scenario exists. It fails, naming each
+// problem, when a result is malformed (ErrBadResult: no scenario or
+// verdict, a bad shard, a negative count), when a scenario some shard
+// skipped has no result (its shard is missing), when a scenario has two
+// different results (ErrConflict), or when the shards disagree on the
+// number of shards. The merge of a merge is the same merge. Whether the
+// merged gate passed is each result's Err.
 func MergeResults(rs []Result) ([]Result, error) {
+	for _, r := range rs {
+		if err := r.validate(); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrBadResult, err)
+		}
+	}
 	type keyed struct {
 		Result
 		id    scenarioID
@@ -45,7 +53,7 @@ func MergeResults(rs []Result) ([]Result, error) {
 	}
 	slices.SortFunc(all, func(a, b keyed) int {
 		return cmp.Or(strings.Compare(a.Scenario, b.Scenario), strings.Compare(a.Test, b.Test),
-			strings.Compare(a.Package, b.Package), strings.Compare(a.ident, b.ident))
+			strings.Compare(a.Package, b.Package), strings.Compare(a.ident, b.ident), cmp.Compare(a.Wall, b.Wall))
 	})
 	var errs []error
 	if err := sameShardCount(rs); err != nil {

@@ -9,7 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/codegenie/codegenie/events"
 	"github.com/codegenie/codegenie/internal/atomicfile"
@@ -55,8 +58,89 @@ type Result struct {
 	Wall            time.Duration `json:"wall_ns"`
 }
 
-// OK reports whether the result passed (a skipped scenario passes).
-func (r Result) OK() bool { return r.Failure == "" }
+// OK reports whether the result passed (a skipped scenario passes): see
+// Err.
+func (r Result) OK() bool { return r.Err() == nil }
+
+// ErrNotPassed is wrapped by Result.Err.
+var ErrNotPassed = errors.New("not a pass")
+
+// Err says why the result is not a pass, naming the scenario and the
+// field, or returns nil. A result passes only when its verdict is PASS,
+// it carries no failure, it made at least one run and at least its floor
+// (a floor of at least 1), and its one class holds every run and no
+// error. The verdict decides, never the failure text alone: a result of
+// another verdict, or of a verdict this harness does not know, fails.
+// A skipped result passes: it only says the scenario exists.
+func (r Result) Err() error {
+	if r.Verdict == Skipped {
+		return nil
+	}
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("scenario %s: %w: %s", quoteName(r.Scenario), ErrNotPassed, fmt.Sprintf(format, args...))
+	}
+	switch {
+	case r.Verdict != Pass:
+		return bad("verdict is %s, want %s", quoteName(string(r.Verdict)), Pass)
+	case r.Failure != "":
+		return bad("failure is %s", quoteName(firstLine(r.Failure)))
+	case r.Runs < 1:
+		return bad("runs is %d, want at least 1", r.Runs)
+	case r.Floor < 1:
+		return bad("floor is %d, want at least 1", r.Floor)
+	case r.Runs < r.Floor:
+		return bad("runs is %d, below the floor of %d", r.Runs, r.Floor)
+	case len(r.Classes) != 1:
+		return bad("classes has %d entries, want 1", len(r.Classes))
+	case r.Classes[0].Size != r.Runs:
+		return bad("classes[0].size is %d, want runs (%d)", r.Classes[0].Size, r.Runs)
+	case r.Classes[0].ErrorKind != "":
+		return bad("classes[0].error_kind is %s, want none", quoteName(r.Classes[0].ErrorKind))
+	}
+	return nil
+}
+
+// validate checks what a result file must hold whatever its verdict:
+// a scenario and a verdict, a valid shard, no negative count.
+func (r Result) validate() error {
+	if r.Scenario == "" || r.Verdict == "" {
+		return errors.New("no scenario or verdict")
+	}
+	if _, err := parseShard(r.Shard); err != nil {
+		return fmt.Errorf("scenario %s: shard is %s, want i/n with 0 <= i < n", quoteName(r.Scenario), quoteName(r.Shard))
+	}
+	counts := []struct {
+		field string
+		n     int
+	}{{"iterations", r.Iterations}, {"runs", r.Runs}, {"process_runs", r.ProcessRuns}, {"floor", r.Floor}, {"events", r.Events}}
+	for i, c := range r.Classes {
+		counts = append(counts, struct {
+			field string
+			n     int
+		}{fmt.Sprintf("classes[%d].size", i), c.Size})
+	}
+	for _, c := range counts {
+		if c.n < 0 {
+			return fmt.Errorf("scenario %s: %s is %d, want at least 0", quoteName(r.Scenario), c.field, c.n)
+		}
+	}
+	return nil
+}
+
+// quoteName returns s as it is when every rune is a printable character
+// other than a space or a quote, else quoted with Go's escapes: a name
+// read from a file never reaches a terminal as raw control bytes.
+func quoteName(s string) string {
+	if s == "" {
+		return `""`
+	}
+	for _, c := range s {
+		if c == utf8.RuneError || !unicode.IsPrint(c) || unicode.IsSpace(c) || c == '"' || c == '\\' {
+			return strconv.Quote(s)
+		}
+	}
+	return s
+}
 
 // Result returns the report's result.
 func (r *Report) Result() Result {
@@ -79,9 +163,11 @@ func (r *Report) Result() Result {
 	return res
 }
 
-// identity is the blake3 of the result's canonical JSON: equal results
-// (the same file read twice) have equal identities.
+// identity is the blake3 of the result's canonical JSON without its wall
+// time: equal results (the same file read twice, or a retried shard that
+// only took longer) have equal identities.
 func (r Result) identity() events.Digest {
+	r.Wall = 0
 	b, err := events.Canonical(r)
 	if err != nil {
 		panic("harness: result encoding: " + err.Error())
@@ -120,15 +206,32 @@ var ErrBadResult = errors.New("bad result file")
 // maxResultFile bounds one result file.
 const maxResultFile = 64 << 20
 
-// ReadResult reads one result file: strict JSON of ResultFormat, at most
-// 64 MiB.
+// ReadResult reads one result file: a regular file (not a symbolic link,
+// a FIFO or a device) of at most 64 MiB holding strict JSON of
+// ResultFormat with a scenario, a verdict, a valid shard and no negative
+// count.
 func ReadResult(path string) (Result, error) {
 	var r Result
+	// Lstat first: opening a FIFO for reading would block until a writer
+	// comes.
+	if err := regularFile(path); err != nil {
+		return r, err
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return r, err
 	}
 	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return r, err
+	}
+	if !fi.Mode().IsRegular() {
+		return r, fmt.Errorf("%w: %s is not a regular file (%s)", ErrBadResult, path, fi.Mode().Type())
+	}
+	if fi.Size() > maxResultFile {
+		return r, fmt.Errorf("%w: %s is over %d bytes", ErrBadResult, path, maxResultFile)
+	}
 	b, err := io.ReadAll(io.LimitReader(f, maxResultFile+1))
 	if err != nil {
 		return r, fmt.Errorf("%w: %s: %w", ErrBadResult, path, err)
@@ -147,10 +250,22 @@ func ReadResult(path string) (Result, error) {
 	if r.Format != ResultFormat {
 		return r, fmt.Errorf("%w: %s: format %q, want %q (written by another version of the harness? re-run the gate with this one)", ErrBadResult, path, r.Format, ResultFormat)
 	}
-	if r.Scenario == "" || r.Verdict == "" {
-		return r, fmt.Errorf("%w: %s: no scenario or verdict", ErrBadResult, path)
+	if err := r.validate(); err != nil {
+		return r, fmt.Errorf("%w: %s: %w", ErrBadResult, path, err)
 	}
 	return r, nil
+}
+
+// regularFile refuses path unless it is a regular file itself.
+func regularFile(path string) error {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%w: %s is not a regular file (%s); a result file is one", ErrBadResult, path, fi.Mode().Type())
+	}
+	return nil
 }
 
 // ReadResults reads every *.json result file in dir, in file name order.

@@ -9,7 +9,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -167,4 +169,132 @@ func TestBadShardFlag(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	require.Error(t, err)
 	require.Contains(t, string(out), "want i/n with 0 <= i < n")
+}
+
+// passResult is a result that passes: verdict PASS, 50 runs in one
+// class, floor 20.
+func passResult(scenario string) harness.Result {
+	return harness.Result{Format: harness.ResultFormat, Scenario: scenario, Test: "T/" + scenario, Package: "p",
+		Verdict: harness.Pass, Iterations: 50, Runs: 50, Floor: 20, Classes: []harness.Class{{Size: 50}}}
+}
+
+// TestResultErr: the verdict decides, not the failure text: every result
+// that is not PASS over at least its floor fails, naming the field.
+func TestResultErr(t *testing.T) {
+	tests := []struct {
+		name  string
+		edit  func(r *harness.Result)
+		field string // "" when the result passes
+	}{
+		{"pass", func(r *harness.Result) {}, ""},
+		{"skipped", func(r *harness.Result) { r.Verdict, r.Runs, r.Classes = harness.Skipped, 0, nil }, ""},
+		{"nondeterministic", func(r *harness.Result) { r.Verdict = harness.Nondeterministic }, `verdict is NONDETERMINISTIC`},
+		{"broken", func(r *harness.Result) { r.Verdict = harness.Broken }, `verdict is BROKEN`},
+		{"unknown-word", func(r *harness.Result) { r.Verdict = "FINE" }, `verdict is FINE, want PASS`},
+		{"escaped-word", func(r *harness.Result) { r.Verdict = "PASS\x1b[2J" }, `verdict is "PASS\x1b[2J"`},
+		{"failure-text", func(r *harness.Result) { r.Failure = "boom\nmore" }, `failure is boom`},
+		{"zero-runs", func(r *harness.Result) { r.Runs, r.Classes[0].Size = 0, 0 }, "runs is 0, want at least 1"},
+		{"below-floor", func(r *harness.Result) { r.Runs, r.Classes[0].Size = 19, 19 }, "runs is 19, below the floor of 20"},
+		{"zero-floor", func(r *harness.Result) { r.Floor = 0 }, "floor is 0"},
+		{"two-classes", func(r *harness.Result) { r.Classes = append(r.Classes, harness.Class{Size: 1}) }, "classes has 2 entries"},
+		{"class-size", func(r *harness.Result) { r.Classes[0].Size = 49 }, "classes[0].size is 49, want runs (50)"},
+		{"class-error", func(r *harness.Result) { r.Classes[0].ErrorKind = "panic" }, "classes[0].error_kind is panic"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := passResult("s\x1b]0;x\x07")
+			tt.edit(&r)
+			err := r.Err()
+			if tt.field == "" {
+				require.NoError(t, err)
+				require.True(t, r.OK())
+				return
+			}
+			require.ErrorIs(t, err, harness.ErrNotPassed)
+			require.False(t, r.OK())
+			require.Contains(t, err.Error(), tt.field)
+			require.Contains(t, err.Error(), `scenario "s\x1b]0;x\a"`, "the name is quoted")
+			require.NotContains(t, err.Error(), "\x1b", "no raw escape")
+			var sb strings.Builder
+			require.NoError(t, harness.WriteSummary(&sb, []harness.Result{r}))
+			require.Contains(t, sb.String(), "== determinism gate: FAIL ==")
+			require.NotContains(t, sb.String(), "\x1b", "no raw escape in the summary")
+		})
+	}
+}
+
+// TestReadResultRefuses: a result file is a regular file of valid shape:
+// bad shards and negative counts are refused naming the field, a FIFO or
+// a symbolic link is refused without being opened.
+func TestReadResultRefuses(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		edit func(r *harness.Result)
+		want string
+	}{
+		{"shard-7/2", func(r *harness.Result) { r.Shard = "7/2" }, "shard is 7/2"},
+		{"shard-0/0", func(r *harness.Result) { r.Shard = "0/0" }, "shard is 0/0"},
+		{"shard-junk", func(r *harness.Result) { r.Shard = "a/b" }, "shard is a/b"},
+		{"negative-runs", func(r *harness.Result) { r.Runs = -5 }, "runs is -5"},
+		{"negative-floor", func(r *harness.Result) { r.Floor = -1 }, "floor is -1"},
+		{"negative-class", func(r *harness.Result) { r.Classes[0].Size = -50 }, "classes[0].size is -50"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := passResult("a")
+			tt.edit(&r)
+			dir := t.TempDir()
+			p, err := harness.WriteResult(dir, r)
+			require.NoError(t, err)
+			_, err = harness.ReadResult(p)
+			require.ErrorIs(t, err, harness.ErrBadResult)
+			require.ErrorContains(t, err, tt.want)
+			_, err = harness.MergeResults([]harness.Result{r})
+			require.ErrorIs(t, err, harness.ErrBadResult)
+		})
+	}
+	t.Run("fifo", func(t *testing.T) {
+		dir := t.TempDir()
+		_, err := harness.WriteResult(dir, passResult("a"))
+		require.NoError(t, err)
+		fifo := filepath.Join(dir, "zz.json")
+		if out, err := exec.Command("mkfifo", fifo).CombinedOutput(); err != nil {
+			t.Skipf("no mkfifo here: %v %s", err, out)
+		}
+		done := make(chan error, 1)
+		go func() { _, err := harness.ReadResults(dir); done <- err }()
+		select {
+		case err := <-done:
+			require.ErrorIs(t, err, harness.ErrBadResult)
+			require.ErrorContains(t, err, "zz.json is not a regular file")
+		case <-time.After(10 * time.Second):
+			// Unblock the reader so that no goroutine outlives the test.
+			w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+			require.NoError(t, err)
+			w.Close()
+			<-done
+			t.Fatal("ReadResults blocked on a FIFO")
+		}
+	})
+	t.Run("symlink", func(t *testing.T) {
+		dir := t.TempDir()
+		p, err := harness.WriteResult(t.TempDir(), passResult("a"))
+		require.NoError(t, err)
+		require.NoError(t, os.Symlink(p, filepath.Join(dir, "a.json")))
+		_, err = harness.ReadResults(dir)
+		require.ErrorIs(t, err, harness.ErrBadResult)
+		require.ErrorContains(t, err, "not a regular file")
+	})
+}
+
+// TestMergeRetriedShard: a retried shard whose result differs only in
+// wall time is the same result; the faster one is kept, whatever the
+// order of the inputs.
+func TestMergeRetriedShard(t *testing.T) {
+	a, b := passResult("a"), passResult("a")
+	a.Wall, b.Wall = 3*time.Second, 2*time.Second
+	for _, in := range [][]harness.Result{{a, b}, {b, a}} {
+		merged, err := harness.MergeResults(in)
+		require.NoError(t, err)
+		require.Equal(t, []harness.Result{b}, merged)
+	}
 }

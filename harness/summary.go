@@ -14,7 +14,8 @@ import (
 // WriteSummary writes the one-screen gate summary of rs to w: the gate's
 // verdict, then one line per scenario (verdict, runs, class sizes,
 // digests and key) in scenario order, then totals. Skipped results are
-// left out. It depends only on what the results say about the runs (no
+// left out; names are quoted when they hold anything but printable
+// characters; a result passes as Result.Err says. It depends only on what the results say about the runs (no
 // wall times, no process ids), so a merge of shards prints exactly what
 // the unsharded gate prints.
 func WriteSummary(w io.Writer, rs []Result) error {
@@ -40,22 +41,27 @@ func WriteSummary(w io.Writer, rs []Result) error {
 	fmt.Fprintf(&sb, "== determinism gate: %s ==\n", gate)
 	fmt.Fprintf(&sb, "%-32s %-16s %-9s %-12s %-16s %-16s %s\n", "scenario", "verdict", "runs", "class sizes", "output digest", "chain digest", "key")
 	for _, r := range rs {
-		v := string(r.Verdict)
+		v := quoteName(string(r.Verdict))
 		if r.Verdict == Pass && !r.OK() {
 			v = "FAIL"
 		}
 		key := r.Key
 		if len(key) > 16 {
-			key = key[:16]
+			key = quoteName(key[:16])
 		}
-		fmt.Fprintf(&sb, "%-32s %-16s %-9s %-12s %-16s %-16s %s\n", r.Scenario, v, fmt.Sprintf("%d/%d", r.Runs, r.Iterations),
+		fmt.Fprintf(&sb, "%-32s %-16s %-9s %-12s %-16s %-16s %s\n", quoteName(r.Scenario), v, fmt.Sprintf("%d/%d", r.Runs, r.Iterations),
 			classSizes(r.Classes), short(r.OutputDigest), short(r.ChainDigest), cmp.Or(key, "-"))
 	}
 	var vs []string
+	known := 0
 	for _, v := range []Verdict{Pass, Nondeterministic, Broken} {
 		if counts[v] > 0 {
 			vs = append(vs, fmt.Sprintf("%d %s", counts[v], v))
+			known += counts[v]
 		}
+	}
+	if n := len(rs) - known; n > 0 {
+		vs = append(vs, fmt.Sprintf("%d of another verdict", n))
 	}
 	fmt.Fprintf(&sb, "scenarios: %d (%s), runs: %d, of them in child processes: %d\n", len(rs), strings.Join(vs, ", "), runs, procs)
 	_, err := io.WriteString(w, sb.String())

@@ -7,10 +7,14 @@
 //	gate-merge [-out DIR] DIR...
 //
 // Each DIR holds the *.json result files of one or more shards
-// (harness.ReadResults). The merge (harness.MergeResults) orders results
-// by scenario and identity, keeps identical results once, and fails on a
+// (harness.ReadResults: regular files only, each bounded in size, shards
+// and counts validated). The merge (harness.MergeResults) orders results
+// by scenario and identity, keeps identical results once (a retried shard
+// that differs only in wall time is the same result), and fails on a
 // scenario with two different results or without a result (its shard is
-// missing). With -out the merged results are written to DIR, one file per
+// missing). The gate passes only when every scenario's one result has
+// verdict PASS with at least its floor of runs (harness.Result.Err);
+// otherwise each failing scenario is named with the field that failed. With -out the merged results are written to DIR, one file per
 // scenario, as the unsharded gate would write them.
 //
 // Exit status: 0 when the merge succeeded and every scenario passed; 1
@@ -40,7 +44,7 @@ type usageError struct{ msg string }
 func (e *usageError) Error() string { return e.msg }
 
 // errFailed: the merged gate did not pass (the summary says which).
-var errFailed = errors.New("the gate did not pass (see the summary above)")
+var errFailed = errors.New("the gate did not pass")
 
 func run(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("gate-merge", flag.ContinueOnError)
@@ -75,10 +79,14 @@ func run(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer
 			}
 		}
 	}
+	var failed []error
 	for _, r := range merged {
-		if !r.OK() {
-			return errFailed
+		if err := r.Err(); err != nil {
+			failed = append(failed, err)
 		}
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("%w:\n%w", errFailed, errors.Join(failed...))
 	}
 	return nil
 }

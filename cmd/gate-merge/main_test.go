@@ -3,10 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -16,7 +19,7 @@ import (
 // result is a result of scenario in shard ("" unsharded).
 func result(scenario, shard string, v harness.Verdict) harness.Result {
 	r := harness.Result{Format: harness.ResultFormat, Scenario: scenario, Test: "TestGate/" + scenario, Package: "example.com/m",
-		Shard: shard, Verdict: v, Iterations: 50, Runs: 50, Classes: []harness.Class{{Size: 50}}}
+		Shard: shard, Verdict: v, Iterations: 50, Runs: 50, Floor: 20, Classes: []harness.Class{{Size: 50}}}
 	switch v {
 	case harness.Skipped:
 		r.Runs, r.Classes = 0, nil
@@ -93,4 +96,77 @@ func TestOut(t *testing.T) {
 	entries, err := os.ReadDir(out)
 	require.NoError(t, err)
 	require.Len(t, entries, 2)
+}
+
+// TestVerdictDecides: results that did not pass fail the merged gate,
+// each named with the field, even when they carry no failure text; a
+// retried shard that differs only in wall time is no conflict.
+func TestVerdictDecides(t *testing.T) {
+	edit := func(v harness.Verdict, f func(r *harness.Result)) []harness.Result {
+		r := result("a", "", harness.Pass)
+		r.Verdict = v
+		f(&r)
+		return []harness.Result{r}
+	}
+	same := func(r *harness.Result) {}
+	tests := []struct {
+		name   string
+		shards [][]harness.Result
+		code   int
+		stderr string
+	}{
+		{"nondeterministic", [][]harness.Result{edit(harness.Nondeterministic, same)}, 1, "verdict is NONDETERMINISTIC, want PASS"},
+		{"broken", [][]harness.Result{edit(harness.Broken, same)}, 1, "verdict is BROKEN, want PASS"},
+		{"unknown", [][]harness.Result{edit("GREEN", same)}, 1, "verdict is GREEN, want PASS"},
+		{"zero-runs", [][]harness.Result{edit(harness.Pass, func(r *harness.Result) { r.Runs, r.Classes = 0, []harness.Class{{Size: 0}} })}, 1, "runs is 0"},
+		{"below-floor", [][]harness.Result{edit(harness.Pass, func(r *harness.Result) { r.Runs, r.Classes = 3, []harness.Class{{Size: 3}} })}, 1, "runs is 3, below the floor of 20"},
+		{"negative", [][]harness.Result{edit(harness.Pass, func(r *harness.Result) { r.Runs = -1 })}, 1, "runs is -1"},
+		{"shard-7/2", [][]harness.Result{edit(harness.Pass, func(r *harness.Result) { r.Shard = "7/2" })}, 1, "shard is 7/2"},
+		{"shard-0/0", [][]harness.Result{edit(harness.Pass, func(r *harness.Result) { r.Shard = "0/0" })}, 1, "shard is 0/0"},
+		{"escape", [][]harness.Result{edit(harness.Nondeterministic, func(r *harness.Result) { r.Scenario = "a\x1b[31m" })}, 1, `scenario "a\x1b[31m"`},
+		{"retried-wall", [][]harness.Result{
+			edit(harness.Pass, func(r *harness.Result) { r.Wall = time.Second }),
+			edit(harness.Pass, func(r *harness.Result) { r.Wall = 2 * time.Second }),
+		}, 0, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			err := run(context.Background(), shardDirs(t, tt.shards...), nil, &stdout, &stderr)
+			code := exitCode(err, &stderr)
+			require.Equal(t, tt.code, code, "stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+			require.Contains(t, stderr.String(), tt.stderr)
+			require.NotContains(t, stdout.String()+stderr.String(), "\x1b", "no raw escape reaches the terminal")
+			if code != 0 {
+				require.NotContains(t, stdout.String(), "gate: PASS")
+			}
+		})
+	}
+}
+
+// TestFIFO: a FIFO named *.json is refused, not opened (opening it would
+// block until a writer came).
+func TestFIFO(t *testing.T) {
+	dir := shardDirs(t, []harness.Result{result("a", "", harness.Pass)})[0]
+	fifo := filepath.Join(dir, "fifo.json")
+	if out, err := exec.Command("mkfifo", fifo).CombinedOutput(); err != nil {
+		t.Skipf("no mkfifo here: %v %s", err, out)
+	}
+	done := make(chan int, 1)
+	var stderr bytes.Buffer
+	go func() {
+		err := run(context.Background(), []string{dir}, nil, io.Discard, &stderr)
+		done <- exitCode(err, &stderr)
+	}()
+	select {
+	case code := <-done:
+		require.Equal(t, 1, code)
+		require.Contains(t, stderr.String(), "fifo.json is not a regular file")
+	case <-time.After(10 * time.Second):
+		w, err := os.OpenFile(fifo, os.O_WRONLY, 0) // unblock the reader
+		require.NoError(t, err)
+		w.Close()
+		<-done
+		t.Fatal("gate-merge blocked on a FIFO")
+	}
 }

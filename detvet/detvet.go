@@ -13,10 +13,16 @@ import (
 	"golang.org/x/tools/go/ast/inspector"
 )
 
-// DefaultPackages is the import-path pattern of the pipeline packages that
-// detvet checks when Config.Packages is nil: codegenie's events, rag,
-// prompt, llm and fallback packages and everything below them.
+// DefaultPackages is the import-path pattern of codegenie's own pipeline
+// packages: its events, rag, prompt, llm and fallback packages and
+// everything below them. When Config.Packages is nil, detvet checks these
+// in codegenie's module (its other packages are the gate's own machinery,
+// which reads clocks and the environment on purpose) and every package of
+// any other module.
 const DefaultPackages = `^github\.com/codegenie/codegenie/(events|rag|prompt|llm|fallback)(/|$)`
+
+// codegenieModule is the module DefaultPackages narrows.
+const codegenieModule = "github.com/codegenie/codegenie"
 
 // Diagnostic categories, one per kind of finding.
 const (
@@ -35,13 +41,30 @@ const (
 // non-test files of the packages matching DefaultPackages.
 type Config struct {
 	// Packages selects, by import path, the packages to check; other
-	// packages are skipped. Nil means DefaultPackages. The "_test" suffix of
-	// an external test package is removed before matching.
+	// packages are skipped. Nil means every package, except that in
+	// codegenie's own module only those matching DefaultPackages are
+	// checked. The "_test" suffix of an external test package is removed
+	// before matching.
 	Packages *regexp.Regexp
 	// Tests also checks _test.go files. Tests may use the wall clock and
 	// randomness freely, so they are skipped by default.
 	Tests bool
 }
+
+// Checks reports whether cfg selects the package with the given import
+// path.
+func (cfg Config) Checks(path string) bool {
+	path = strings.TrimSuffix(path, "_test")
+	if cfg.Packages != nil {
+		return cfg.Packages.MatchString(path)
+	}
+	if path == codegenieModule || strings.HasPrefix(path, codegenieModule+"/") {
+		return defaultPackages.MatchString(path)
+	}
+	return true
+}
+
+var defaultPackages = regexp.MustCompile(DefaultPackages)
 
 // Analyzer is detvet with the zero Config. Its flags are -pkgs (a regular
 // expression replacing DefaultPackages) and -tests.
@@ -61,9 +84,6 @@ or the line above; the reason is required.`
 // override cfg.
 func New(cfg Config) *analysis.Analyzer {
 	c := &cfg
-	if c.Packages == nil {
-		c.Packages = regexp.MustCompile(DefaultPackages)
-	}
 	a := &analysis.Analyzer{
 		Name:     "detvet",
 		Doc:      doc,
@@ -72,7 +92,7 @@ func New(cfg Config) *analysis.Analyzer {
 		Run:      func(pass *analysis.Pass) (any, error) { return run(c, pass) },
 	}
 	a.Flags.Init("detvet", flag.ContinueOnError)
-	a.Flags.Var(regexpFlag{&c.Packages}, "pkgs", "regular expression selecting the import paths of the packages to check")
+	a.Flags.Var(regexpFlag{&c.Packages}, "pkgs", "regular expression selecting the import paths of the packages to check (default: every package; in codegenie's module, DefaultPackages)")
 	a.Flags.BoolVar(&c.Tests, "tests", c.Tests, "also check _test.go files")
 	return a
 }
@@ -81,7 +101,7 @@ type regexpFlag struct{ re **regexp.Regexp }
 
 func (f regexpFlag) String() string {
 	if f.re == nil || *f.re == nil {
-		return DefaultPackages
+		return ""
 	}
 	return (*f.re).String()
 }
@@ -113,7 +133,7 @@ type lineKey struct {
 }
 
 func run(cfg *Config, pass *analysis.Pass) (any, error) {
-	if !cfg.Packages.MatchString(strings.TrimSuffix(pass.Pkg.Path(), "_test")) {
+	if !cfg.Checks(pass.Pkg.Path()) {
 		return nil, nil
 	}
 	ins := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)

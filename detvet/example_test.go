@@ -87,15 +87,15 @@ func ExampleConfig() {
 }
 
 func ExampleAnalyzer() {
-	// Analyzer checks only codegenie's pipeline packages; example.com/p is
-	// not one of them until -pkgs says so.
-	analyze(detvet.Analyzer, exampleSrc)
-	fmt.Println("---")
+	// Analyzer checks every package outside codegenie's own module; -pkgs
+	// narrows it.
 	a := detvet.New(detvet.Config{})
-	if err := a.Flags.Set("pkgs", `^example\.com/`); err != nil {
+	if err := a.Flags.Set("pkgs", `^example\.com/other$`); err != nil {
 		fmt.Println(err)
 	}
-	analyze(a, "package p\n\nimport \"os\"\n\nvar Key = os.Getenv(\"KEY\") //detvet:ignore read once by the command, never on the pipeline path\n\nvar Home = os.Getenv(\"HOME\")\n")
+	analyze(a, exampleSrc)
+	fmt.Println("---")
+	analyze(detvet.Analyzer, "package p\n\nimport \"os\"\n\nvar Key = os.Getenv(\"KEY\") //detvet:ignore read once by the command, never on the pipeline path\n\nvar Home = os.Getenv(\"HOME\")\n")
 	// Output:
 	// ---
 	// p.go:7: [env] os.Getenv reads the environment; pass configuration and API keys in explicitly

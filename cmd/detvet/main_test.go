@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -42,6 +43,7 @@ func build(t *testing.T) (bin, mod string) {
 	require.NoError(t, os.Mkdir(mod, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(mod, "go.mod"), []byte("module example.com/p\n\ngo 1.26\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(mod, "p.go"), []byte(src), 0o644))
+	require.NoError(t, os.Mkdir(filepath.Join(mod, "empty"), 0o755))
 	return bin, mod
 }
 
@@ -72,10 +74,14 @@ func TestCommand(t *testing.T) {
 		wantCode int
 		want     string
 	}{
+		{name: "no arguments checks the module", cmd: bin, wantCode: 3, want: "p.go:5:38: time.Now reads the wall clock"},
+		{name: "no arguments counts", cmd: bin, wantCode: 3, want: "detvet: checked 1 package: 1 finding\n"},
 		{name: "standalone finds", cmd: bin, args: []string{"-pkgs=^example.com/p$", "./..."}, wantCode: 3, want: "p.go:5:38: time.Now reads the wall clock"},
-		{name: "standalone default pattern skips", cmd: bin, args: []string{"./..."}, wantCode: 0},
-		{name: "go vet finds", cmd: "go", args: []string{"vet", "-vettool=" + bin, "-pkgs=^example.com/p$", "./..."}, wantCode: 1, want: "p.go:5:38: time.Now reads the wall clock"},
-		{name: "go vet default pattern skips", cmd: "go", args: []string{"vet", "-vettool=" + bin, "./..."}, wantCode: 0},
+		{name: "pattern selecting nothing", cmd: bin, args: []string{"-pkgs=^other$", "./..."}, wantCode: 0, want: "detvet: checked 0 packages (1 more matched but are not selected; -pkgs=. checks them): 0 findings\n"},
+		{name: "package pattern matching nothing", cmd: bin, args: []string{"./empty/..."}, wantCode: 1, want: `detvet: pattern "./empty/..." matches no package; run detvet in your module's directory`},
+		{name: "missing directory", cmd: bin, args: []string{"./nosuch"}, wantCode: 1, want: `detvet: pattern "./nosuch" matches no package (`},
+		{name: "go vet finds", cmd: "go", args: []string{"vet", "-vettool=" + bin, "./..."}, wantCode: 1, want: "p.go:5:38: time.Now reads the wall clock"},
+		{name: "go vet selecting nothing", cmd: "go", args: []string{"vet", "-vettool=" + bin, "-pkgs=^other$", "./..."}, wantCode: 0},
 		{name: "bad pattern", cmd: bin, args: []string{"-pkgs=(", "./..."}, wantCode: 2},
 	}
 	for _, tt := range tests {
@@ -87,4 +93,62 @@ func TestCommand(t *testing.T) {
 			}
 		})
 	}
+}
+
+const userMod = `module example.com/user
+
+go 1.26
+
+require github.com/codegenie/codegenie v0.0.0
+
+replace github.com/codegenie/codegenie => REPLACE
+`
+
+// userSrc assembles its output by ranging over a map: the bug a user's
+// pipeline brings to detvet.
+const userSrc = `package summarise
+
+import "strings"
+
+// Join renders the scores, in whatever order the map yields them.
+func Join(scores map[string]string) string {
+	var parts []string
+	for name, s := range scores {
+		parts = append(parts, name+"="+s)
+	}
+	return strings.Join(parts, ",")
+}
+`
+
+// TestGoRunInAnotherModule runs the command as a user would, through go
+// run with no arguments in a module that requires this one.
+func TestGoRunInAnotherModule(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the command in another module")
+	}
+	wd, err := os.Getwd()
+	require.NoError(t, err)
+	root := filepath.Dir(filepath.Dir(wd))
+	require.FileExists(t, filepath.Join(root, "go.mod"))
+	mod := t.TempDir()
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	require.NoError(t, err)
+	for name, content := range map[string]string{
+		"go.mod":                 strings.Replace(userMod, "REPLACE", filepath.ToSlash(root), 1),
+		"go.sum":                 string(sum),
+		"summarise/summarise.go": userSrc,
+	} {
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(mod, name)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(mod, name), []byte(content), 0o644))
+	}
+	t.Setenv("GOPROXY", "off")
+	out, code := runIn(t, mod, "go", "run", "github.com/codegenie/codegenie/cmd/detvet")
+	require.Equal(t, 1, code, "go run exits 1 when the command fails; output:\n%s", out)
+	require.Contains(t, out, "exit status 3")
+	require.Contains(t, out, filepath.Join("summarise", "summarise.go")+":9:11: append to parts inside a range over a map")
+	require.Contains(t, out, "detvet: checked 1 package: 1 finding\n")
+
+	out, code = runIn(t, mod, "go", "run", "github.com/codegenie/codegenie/cmd/detvet", "./nosuch")
+	require.Equal(t, 1, code, "output:\n%s", out)
+	require.Contains(t, out, `detvet: pattern "./nosuch" matches no package`)
 }

@@ -186,6 +186,9 @@ func OpenT(t testing.TB, path string, opts Options) *Cassette {
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, n := range c.Notes() {
+		t.Log(n)
+	}
 	t.Cleanup(func() {
 		if err := c.Close(); err != nil {
 			t.Error(err)
@@ -211,6 +214,16 @@ func (c *Cassette) ID() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.id
+}
+
+// Notes returns what Open accepted but a reader should know, once per
+// cassette, such as the Content-Type it infers for responses recorded
+// without one. OpenT logs them.
+func (c *Cassette) Notes() []string {
+	if c.p == nil {
+		return nil
+	}
+	return inferredNotes(c.path, c.p.resps)
 }
 
 // Client returns an *http.Client whose transport is the cassette.

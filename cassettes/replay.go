@@ -151,6 +151,9 @@ type respTemplate struct {
 	// header no longer holds); offsetsErr says why they are unusable.
 	offsets    []time.Duration
 	offsetsErr error
+	// inferred is the Content-Type the body evidently has, served because
+	// the recording kept none ("" when it kept one).
+	inferred string
 }
 
 func newRespTemplate(r *cassette.Response) respTemplate {
@@ -162,6 +165,12 @@ func newRespTemplate(r *cassette.Response) respTemplate {
 	}
 	if t.header == nil {
 		t.header = http.Header{}
+	}
+	if t.header.Get("Content-Type") == "" {
+		if mt := sniffMedia(r.Body); mt != "" {
+			t.header.Set("Content-Type", mt)
+			t.inferred = mt
+		}
 	}
 	t.sse = isSSE(t.header)
 	t.offsets, t.offsetsErr = takeOffsets(t.header, r.Body, t.sse)

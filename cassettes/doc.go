@@ -38,8 +38,10 @@
 //
 // OpenT(t, path, opts) opens for a test, fails it on error and closes the
 // cassette when the test ends; its errors name the go test line that
-// re-records the cassette from that test
-// (go test -run '^TestX$' -count=1 '-cassettes.record=name\.yaml$' ./pkg).
+// re-records the cassette from that test, from the module root, with the
+// package before the flags (go test stops reading packages at the first
+// flag it does not know):
+// cd MODULE && go test ./pkg -run '^TestX$' -count=1 '-cassettes.record=name\.yaml$'.
 // Options.Hint replaces that command.
 //
 // # Matching

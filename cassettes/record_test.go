@@ -143,7 +143,7 @@ func TestOpenTHintNamesTheTest(t *testing.T) {
 	c := OpenT(t, path, Options{AllowUnused: true})
 	_, err := send(c.Client(), srv.URL, plainReq{method: "POST", path: "/other", body: `{}`})
 	require.ErrorIs(t, err, ErrInteractionNotFound)
-	require.ErrorContains(t, err, "go test -run '^TestOpenTHintNamesTheTest$' -count=1 '-cassettes.record=h\\.yaml$' .")
+	require.ErrorContains(t, err, "go test ./cassettes -run '^TestOpenTHintNamesTheTest$' -count=1 '-cassettes.record=h\\.yaml$'", "the package before the flags")
 	require.NotContains(t, err.Error(), "./cmd/")
 }
 

@@ -95,8 +95,17 @@ func TestAlwaysMissIsBroken(t *testing.T) {
 	require.Len(t, rep.Classes, 1)
 	require.Equal(t, harness.ErrorKindCassetteMiss, rep.Classes[0].ErrorKind)
 	require.Equal(t, 50, rep.Classes[0].Size)
-	require.True(t, strings.HasPrefix(rep.ReRecordCommand, cfg.ReproCommand+" "), rep.ReRecordCommand)
+	require.True(t, strings.HasSuffix(rep.ReRecordCommand, " && "+cfg.ReproCommand+` '-cassettes.record=recorded\.yaml$'`), rep.ReRecordCommand)
 	require.Contains(t, rep.String(), "re-record it: "+rep.ReRecordCommand)
+	require.Equal(t, 1, strings.Count(rep.String(), "-cassettes.record="), "one re-record command, none in the miss text:\n%s", rep)
+	var rr []harness.Command
+	for _, c := range rep.Commands {
+		if c.Purpose == harness.PurposeReRecord {
+			rr = append(rr, c)
+		}
+	}
+	require.Len(t, rr, 1)
+	require.Equal(t, []string{"go", "test", "-run", "^TestX$", "./pipeline", `-cassettes.record=recorded\.yaml$`}, rr[0].Argv)
 }
 
 // TestSwallowedMissStillFails: a run whose pipeline ignores the miss

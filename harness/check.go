@@ -49,13 +49,14 @@ func (c Config) check(t testing.TB, name string, s Scenario, fail bool) *Report 
 	} else if spec != nil {
 		return c.checkAsChild(t, spec, name, s)
 	}
-	if c.ReproCommand == "" {
-		c.ReproCommand = ReproCommand(t)
-	}
 	rc, err := c.resolve()
 	if err != nil {
 		t.Fatalf("harness.Check %s: %v", name, err)
 		return nil
+	}
+	if rc.repro == nil {
+		repro := reproCommand(t)
+		rc.repro = &repro
 	}
 	rc.test = t.Name()
 	gf, err := gateFlags()

@@ -52,7 +52,7 @@ func readChildReport(path string, spec *childSpec) (*childReport, error) {
 // knownErrorKind reports whether k is an error kind the harness gives.
 func knownErrorKind(k string) bool {
 	switch k {
-	case ErrorKindCassetteMiss, ErrorKindCassetteUnused, ErrorKindCassette, ErrorKindPanic, ErrorKindDeadlock,
+	case ErrorKindCassetteMiss, ErrorKindCassetteUnused, ErrorKindCassetteAbsent, ErrorKindCassette, ErrorKindPanic, ErrorKindDeadlock,
 		ErrorKindLeak, ErrorKindCanceled, ErrorKindChild, ErrorKindPin:
 		return true
 	}

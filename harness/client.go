@@ -6,14 +6,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"path/filepath"
-	"regexp"
 	"sync"
 	"time"
 
 	"github.com/codegenie/codegenie/cassettes"
 	"github.com/codegenie/codegenie/events"
-	"github.com/codegenie/codegenie/internal/hint"
 )
 
 // runClient is the transport of a Run's client: one cassette, opened for
@@ -40,9 +37,7 @@ func openRunClient(r *Run, path string) (*runClient, error) {
 	opts.RealTransport = closingTransport{next: opts.RealTransport}
 	_, seen := o.paths[path]
 	opts.ReplayOnly = seen
-	if opts.Hint == "" && r.rc.test != "" {
-		opts.Hint = hint.GoTest(r.rc.test, false, "-"+cassettes.RecordFlag+"="+regexp.QuoteMeta(filepath.Base(path))+"$")
-	}
+	opts.Hint = cassettePointer
 	c, err := cassettes.Open(path, opts)
 	if err != nil {
 		return nil, fmt.Errorf("harness: run %d: %w", r.index, err)

@@ -103,8 +103,9 @@ type Config struct {
 	// "" means t.ArtifactDir(); in Iterate, a new directory under
 	// os.TempDir().
 	ArtifactDir string
-	// ReproCommand is the exact command that reproduces a failure. In
-	// Check, "" means the current test's own go test command.
+	// ReproCommand is the exact command that reproduces a failure, run
+	// from the module root. In Check, "" means the current test's own go
+	// test command (see ReproCommand).
 	ReproCommand string
 	// Procs is the GOMAXPROCS schedule: run i uses Procs[i%len(Procs)].
 	// nil means 1, 2, ..., max(DefaultMaxProcs, NumCPU). GOMAXPROCS is
@@ -132,6 +133,8 @@ type resolved struct {
 	// opened is the cassettes the gate's runs opened, and whether a test
 	// flag made the first opening record.
 	opened *openedCassettes
+	// repro is the command that reproduces a failure; nil for none.
+	repro *Command
 }
 
 // openedCassettes records, per cassette path, whether its first opening
@@ -194,6 +197,10 @@ func (c Config) resolve() (resolved, error) {
 	}
 	if r.Now == nil {
 		r.Now = time.Now
+	}
+	if r.ReproCommand != "" {
+		c := command(PurposeReproduce, r.ReproCommand)
+		r.repro = &c
 	}
 	return r, nil
 }

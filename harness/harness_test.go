@@ -97,7 +97,7 @@ func TestIterateDivergence(t *testing.T) {
 	require.False(t, d.RequestVaries, "no request was made")
 
 	text := rep.String()
-	for _, want := range []string{"NONDETERMINISTIC", "16+14", "class 1 (run 0) against class 2 (run 3)", "offset 5", `"accept" != "borderline"`, "causal chain", "reproduce: go test -run X", "EmittedAt:"} {
+	for _, want := range []string{"NONDETERMINISTIC", "16+14", "class 1 (run 0) against class 2 (run 3)", "offset 5", `"accept" != "borderline"`, "causal chain", "reproduce: cd " + hint.ModuleRoot() + " && go test -run X", "EmittedAt:"} {
 		require.Contains(t, text, want)
 	}
 	require.NotContains(t, text, "re-record")
@@ -121,7 +121,7 @@ func TestIterateDivergence(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, d.Event, rd.Divergence, "replay's diff agrees with the gate")
 	require.NotNil(t, rd.Output, "and finds the output difference")
-	require.Equal(t, hint.Tool("replay", "diff", bundles[0], "-runs", "run-000,run-003"), d.CompareCommand)
+	require.Equal(t, "cd "+hint.ModuleRoot()+" && "+hint.Tool("replay", "diff", bundles[0], "-runs", "run-000,run-003"), d.CompareCommand)
 
 	js, err := json.Marshal(rep)
 	require.NoError(t, err)
@@ -385,7 +385,7 @@ func TestReadTapeErrors(t *testing.T) {
 func TestReproCommand(t *testing.T) {
 	t.Run("sub test", func(t *testing.T) {
 		cmd := harness.ReproCommand(t)
-		require.Contains(t, cmd, `go test -run '^TestReproCommand$/^sub_test$' -count=1 -artifacts ./harness`)
+		require.Contains(t, cmd, ` && go test ./harness -run '^TestReproCommand$/^sub_test$' -count=1 -artifacts`)
 		require.True(t, strings.HasPrefix(cmd, "cd /"), "it runs from the module root, wherever that is: %s", cmd)
 	})
 }

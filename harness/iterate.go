@@ -54,14 +54,17 @@ func (c Config) Iterate(ctx context.Context, name string, s Scenario) (*Report, 
 }
 
 func newReport(rc *resolved, name string) *Report {
-	return &Report{
-		Scenario:     name,
-		Iterations:   rc.Iterations,
-		Floor:        rc.Floor,
-		Budget:       rc.Budget,
-		Allowlist:    rc.Allowlist,
-		ReproCommand: rc.ReproCommand,
+	rep := &Report{
+		Scenario:   name,
+		Iterations: rc.Iterations,
+		Floor:      rc.Floor,
+		Budget:     rc.Budget,
+		Allowlist:  rc.Allowlist,
 	}
+	if rc.repro != nil {
+		rep.ReproCommand = rc.repro.String()
+	}
+	return rep
 }
 
 // iterate makes the runs (in this process and, through e.children, in
@@ -163,11 +166,12 @@ func judge(rc *resolved, rep *Report, g *grouper) []*group {
 	if len(classes) > 1 {
 		rep.Divergence = compare(rc, classes[0], classes[1])
 	}
-	if rep.Verdict == Broken && top.ErrorKind == ErrorKindCassetteMiss {
-		rep.ReRecordCommand = reRecordCommand(rep, rc.opened.list())
-		if rc.Cassette.Hint != "" {
-			// The caller named the command that re-records its cassettes.
-			rep.ReRecordCommand = rc.Cassette.Hint
+	if !rep.OK() && rc.repro != nil {
+		rep.addCommand(*rc.repro)
+	}
+	if rep.Verdict == Broken && reRecordFixes(top.ErrorKind) {
+		if c, ok := reRecordCommand(rc, rep, rc.opened.list()); ok {
+			rep.addCommand(c)
 		}
 	}
 	return classes

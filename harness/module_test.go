@@ -1,6 +1,7 @@
 package harness_test
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -269,8 +270,26 @@ func TestAnotherModule(t *testing.T) {
 
 	// Every command the report prints runs in the module: none names a
 	// path of this repository or a package the module does not have.
+	// report.json lists the same commands as data.
 	cmds := reportCommands(out)
 	require.NotEmpty(t, cmds)
+	var rep harness.Report
+	js, err := os.ReadFile(evidencePath(t, out, "report-json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(js, &rep))
+	require.Len(t, rep.Commands, len(cmds), "report.json lists what the text prints")
+	for _, c := range rep.Commands {
+		require.Contains(t, cmds, c.String())
+		require.Equal(t, dir, c.Dir, "%s runs in the module root", c)
+		if c.Purpose == harness.PurposeReproduce {
+			cmd := exec.CommandContext(t.Context(), c.Argv[0], c.Argv[1:]...)
+			cmd.Dir = c.Dir
+			cmd.Env = append(os.Environ(), "GOPROXY=off", "GOFLAGS=-mod=mod", "CODEGENIE_GATE_SHARD=", "CODEGENIE_GATE_RESULTS=")
+			got, err := cmd.CombinedOutput()
+			require.Error(t, err, "argv of %s reproduces the failure:\n%s", c, got)
+			require.Contains(t, string(got), "NONDETERMINISTIC")
+		}
+	}
 	for _, c := range cmds {
 		require.NotContains(t, c, "./cmd/", c)
 		require.NotContains(t, c, "@latest", "a replaced module resolves through go.mod: %s", c)
@@ -286,6 +305,20 @@ func TestAnotherModule(t *testing.T) {
 		}
 		t.Logf("ran in the module: %s (exit %d)", c, code)
 	}
+}
+
+// evidencePath returns the path a gate report's evidence line names for
+// what ("report-json", "bundle").
+func evidencePath(t *testing.T, out, what string) string {
+	t.Helper()
+	for _, l := range strings.Split(out, "\n") {
+		if p, ok := strings.CutPrefix(strings.TrimSpace(l), what+": "); ok {
+			p, _, _ = strings.Cut(p, "  (")
+			return p
+		}
+	}
+	t.Fatalf("no %s in the report:\n%s", what, out)
+	return ""
 }
 
 // reportCommands returns the commands a gate report prints (after

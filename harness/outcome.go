@@ -16,6 +16,7 @@ import (
 const (
 	ErrorKindCassetteMiss   = "cassette-miss"   // a request the cassette did not record, or the cassette exhausted
 	ErrorKindCassetteUnused = "cassette-unused" // recorded interactions left unused
+	ErrorKindCassetteAbsent = "cassette-absent" // the cassette file does not exist
 	ErrorKindCassette       = "cassette"        // the cassette could not be opened or verified
 	ErrorKindPanic          = "panic"           // the scenario panicked
 	ErrorKindDeadlock       = "deadlock"        // every goroutine of the run blocked
@@ -70,11 +71,21 @@ func errorKind(err error) string {
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return ErrorKindCanceled
 	}
+	if errors.Is(err, cassettes.ErrCassetteNotFound) {
+		return ErrorKindCassetteAbsent
+	}
 	var cerr *cassettes.CassetteError
 	if errors.As(err, &cerr) {
 		return ErrorKindCassette
 	}
 	return fmt.Sprintf("%s (%T)", ErrorKindError, innermost(err))
+}
+
+// reRecordFixes reports whether recording the cassettes again is the
+// answer when every run failed with error kind k: the requests changed
+// (a miss, or interactions left unused) or the cassette does not exist.
+func reRecordFixes(k string) bool {
+	return k == ErrorKindCassetteMiss || k == ErrorKindCassetteUnused || k == ErrorKindCassetteAbsent
 }
 
 // innermost follows Unwrap to the error at the bottom of a chain of

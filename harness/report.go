@@ -73,10 +73,18 @@ type Report struct {
 	// why they could not be written.
 	Evidence      []Evidence `json:"evidence,omitempty"`
 	EvidenceError string     `json:"evidence_error,omitempty"`
-	ReproCommand  string     `json:"repro_command,omitempty"`
-	// ReRecordCommand re-records the cassette. It is set only for a
-	// Broken verdict caused by a cassette miss: re-recording never fixes a
-	// nondeterminism, it bakes one variant into the cassette.
+	// Commands lists, as data, every command the report prints (Text
+	// prints each as Command.String renders it): reproduce when the gate
+	// failed, compare when a bundle holds the two largest classes, and
+	// re-record only for a Broken verdict whose runs all missed the
+	// cassette, left interactions unused or found no cassette:
+	// re-recording never fixes a nondeterminism, it bakes one variant
+	// into the cassette.
+	Commands []Command `json:"commands,omitempty"`
+	// ReproCommand and ReRecordCommand are the reproduce and re-record
+	// commands of Commands as text ("" for none); ReproCommand is set even
+	// when the gate passed.
+	ReproCommand    string `json:"repro_command,omitempty"`
 	ReRecordCommand string `json:"rerecord_command,omitempty"`
 }
 

@@ -17,13 +17,17 @@ import (
 )
 
 // ReproCommand returns the go test command that reruns exactly the test t
-// (anchored -run pattern, -count=1, -artifacts to keep the evidence), from
-// the root of the module the test belongs to: it runs in the user's
-// module, wherever that is. It is the default Config.ReproCommand in
-// Check.
+// (its package, an anchored -run pattern, -count=1, -artifacts to keep
+// the evidence), from the root of the module the test belongs to: it
+// runs in the user's module, wherever that is. It is the default
+// Config.ReproCommand in Check.
 func ReproCommand(t testing.TB) string {
+	return reproCommand(t).String()
+}
+
+func reproCommand(t testing.TB) Command {
 	_, bench := t.(*testing.B)
-	return hint.GoTest(t.Name(), bench, "-artifacts")
+	return Command(hint.GoTestCommand(PurposeReproduce, t.Name(), bench, "-artifacts"))
 }
 
 // runPattern is the -test.run pattern that selects exactly the test
@@ -74,11 +78,15 @@ func packageOf() (dir, importPath string) {
 	return dir, mod + "/" + filepath.ToSlash(rel)
 }
 
-// reRecordCommand is what a Broken verdict caused by a cassette miss
-// suggests: the test's own go test line with the cassettes' record switch
-// selecting the cassettes the runs opened (or the configured reproduce
-// command with it, outside a test).
-func reRecordCommand(rep *Report, paths []string) string {
+// reRecordCommand is what a Broken verdict caused by the cassettes
+// suggests: the caller's Config.Cassette.Hint, else the test's own go
+// test line with the cassettes' record switch selecting the cassettes the
+// runs opened, else the configured reproduce command with it; false
+// outside a test without either.
+func reRecordCommand(rc *resolved, rep *Report, paths []string) (Command, bool) {
+	if rc.Cassette.Hint != "" {
+		return command(PurposeReRecord, rc.Cassette.Hint), true
+	}
 	bases := make([]string, 0, len(paths))
 	for _, p := range paths {
 		bases = append(bases, regexp.QuoteMeta(filepath.Base(p)))
@@ -91,9 +99,16 @@ func reRecordCommand(rep *Report, paths []string) string {
 	}
 	switch {
 	case rep.Test != "":
-		return hint.GoTest(rep.Test, false, sel)
-	case rep.ReproCommand != "":
-		return rep.ReproCommand + " " + shell.Quote(sel)
+		return Command(hint.GoTestCommand(PurposeReRecord, rep.Test, false, sel)), true
+	case rc.repro != nil:
+		c := *rc.repro
+		c.Purpose = PurposeReRecord
+		if len(c.Argv) == 3 && c.Argv[0] == "sh" && c.Argv[1] == "-c" {
+			c.Argv = []string{"sh", "-c", c.Argv[2] + " " + shell.Quote(sel)}
+		} else {
+			c.Argv = append(slices.Clip(c.Argv), sel)
+		}
+		return c, true
 	}
-	return "go test -run '<the test that runs this gate>' " + shell.Quote(sel) + " in that test's package"
+	return Command{}, false
 }

@@ -69,17 +69,32 @@ func (r *Report) Text(w io.Writer) error {
 	if r.EvidenceError != "" {
 		fmt.Fprintf(&sb, "evidence could not be written: %s\n", r.EvidenceError)
 	}
-	if d := r.Divergence; d != nil && d.CompareCommand != "" {
-		fmt.Fprintf(&sb, "compare the two runs: %s\n", d.CompareCommand)
-	}
-	if !r.OK() && r.ReproCommand != "" {
-		fmt.Fprintf(&sb, "reproduce: %s\n", r.ReproCommand)
-	}
-	if r.ReRecordCommand != "" {
-		fmt.Fprintf(&sb, "every run missed the cassette the same way: if the requests changed on purpose, re-record it: %s\n", r.ReRecordCommand)
-	}
+	writeCommands(&sb, r)
 	_, err := io.WriteString(w, sb.String())
 	return err
+}
+
+// writeCommands prints r.Commands, each with what it is for.
+func writeCommands(sb *strings.Builder, r *Report) {
+	for _, c := range r.Commands {
+		switch c.Purpose {
+		case PurposeCompare:
+			fmt.Fprintf(sb, "compare the two runs: %s\n", c)
+		case PurposeReproduce:
+			fmt.Fprintf(sb, "reproduce: %s\n", c)
+		case PurposeReRecord:
+			why := "every run missed the cassette the same way: if the requests changed on purpose"
+			switch r.Classes[0].ErrorKind {
+			case ErrorKindCassetteAbsent:
+				why = "the cassette does not exist: to record it"
+			case ErrorKindCassetteUnused:
+				why = "every run left the same recorded interactions unused: if the requests changed on purpose"
+			}
+			fmt.Fprintf(sb, "%s, re-record it: %s\n", why, c)
+		default:
+			fmt.Fprintf(sb, "%s: %s\n", c.Purpose, c)
+		}
+	}
 }
 
 func writeAllowlist(sb *strings.Builder, al []AllowEntry) {

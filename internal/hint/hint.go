@@ -9,16 +9,24 @@ import (
 	"strings"
 
 	"golang.org/x/mod/modfile"
-
-	"github.com/codegenie/codegenie/internal/shell"
 )
 
 // Module is codegenie's module path.
 const Module = "github.com/codegenie/codegenie"
 
 // Tool returns the command line that runs codegenie's command cmd/name
-// with args (each quoted for a shell) from the caller's module.
+// with args (each quoted for a shell) from the caller's module root.
 func Tool(name string, args ...string) string {
+	return Join(toolArgv(name, args...))
+}
+
+// ToolCommand is Tool as a Command that runs in the module root above the
+// working directory.
+func ToolCommand(purpose, name string, args ...string) Command {
+	return Command{Purpose: purpose, Argv: toolArgv(name, args...), Dir: ModuleRoot()}
+}
+
+func toolArgv(name string, args ...string) []string {
 	info, _ := debug.ReadBuildInfo()
 	if info != nil && info.Main.Path != Module && len(info.Deps) == 0 {
 		// A go test binary records no dependencies: the go.mod of the
@@ -63,7 +71,7 @@ func goModDep() *debug.Module {
 	return d
 }
 
-func toolFor(info *debug.BuildInfo, name string, args ...string) string {
+func toolFor(info *debug.BuildInfo, name string, args ...string) []string {
 	pkg := Module + "/cmd/" + name
 	switch v := moduleVersion(info); v {
 	case "":
@@ -73,10 +81,7 @@ func toolFor(info *debug.BuildInfo, name string, args ...string) string {
 	default:
 		pkg += "@" + v
 	}
-	if len(args) == 0 {
-		return "go run " + pkg
-	}
-	return "go run " + pkg + " " + shell.Join(args...)
+	return append([]string{"go", "run", pkg}, args...)
 }
 
 // moduleVersion returns "" when the go command resolves Module from the
@@ -107,9 +112,18 @@ func moduleVersion(info *debug.BuildInfo) string {
 
 // GoTest returns the command that reruns the test or benchmark named name
 // (testing.TB.Name()) of the package in the working directory, from its
-// module root: an anchored -run (or -bench) pattern, -count=1, then flags
-// as given (each quoted for a shell).
+// module root (see GoTestCommand), as a shell line.
 func GoTest(name string, bench bool, flags ...string) string {
+	return GoTestCommand("", name, bench, flags...).String()
+}
+
+// GoTestCommand returns the command that reruns the test or benchmark
+// named name (testing.TB.Name()) of the package in the working directory:
+// in its module root, go test, the package, an anchored -run (or -bench)
+// pattern, -count=1, then flags as given. The package comes before every
+// flag: go test stops reading packages at the first flag it does not
+// know, so a package after -cassettes.record would go to the test binary.
+func GoTestCommand(purpose, name string, bench bool, flags ...string) Command {
 	parts := strings.Split(name, "/")
 	for i, p := range parts {
 		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
@@ -118,25 +132,33 @@ func GoTest(name string, bench bool, flags ...string) string {
 	if bench {
 		kind = "-bench"
 	}
-	args := []string{"go", "test", kind, strings.Join(parts, "/"), "-count=1"}
-	args = append(args, flags...)
+	pkg, root := ".", ""
+	if wd, err := os.Getwd(); err == nil {
+		if r, err := moduleRoot(wd); err == nil {
+			if rel, err := filepath.Rel(r, wd); err == nil {
+				root = r
+				if rel != "." {
+					pkg = "./" + filepath.ToSlash(rel)
+				}
+			}
+		}
+	}
+	args := []string{"go", "test", pkg, kind, strings.Join(parts, "/"), "-count=1"}
+	return Command{Purpose: purpose, Argv: append(args, flags...), Dir: root}
+}
+
+// ModuleRoot returns the module root above the working directory, ""
+// when there is none.
+func ModuleRoot() string {
 	wd, err := os.Getwd()
 	if err != nil {
-		return shell.Join(append(args, ".")...)
+		return ""
 	}
-	root, err := moduleRoot(wd)
+	r, err := moduleRoot(wd)
 	if err != nil {
-		return shell.Join(append(args, ".")...)
+		return ""
 	}
-	rel, err := filepath.Rel(root, wd)
-	if err != nil {
-		return shell.Join(append(args, ".")...)
-	}
-	pkg := "./" + filepath.ToSlash(rel)
-	if rel == "." {
-		pkg = "."
-	}
-	return "cd " + shell.Quote(root) + " && " + shell.Join(append(args, pkg)...)
+	return r
 }
 
 func moduleRoot(dir string) (string, error) {

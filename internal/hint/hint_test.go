@@ -1,7 +1,9 @@
 package hint
 
 import (
+	"flag"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime/debug"
 	"testing"
@@ -28,10 +30,10 @@ func TestTool(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			require.Equal(t, tt.want, toolFor(tt.info, "replay", "diff", "a b", "c"))
+			require.Equal(t, tt.want, Join(toolFor(tt.info, "replay", "diff", "a b", "c")))
 		})
 	}
-	require.Equal(t, "go run github.com/codegenie/codegenie/cmd/ledger", toolFor(&debug.BuildInfo{Main: debug.Module{Path: Module}}, "ledger"))
+	require.Equal(t, "go run github.com/codegenie/codegenie/cmd/ledger", Join(toolFor(&debug.BuildInfo{Main: debug.Module{Path: Module}}, "ledger")))
 	require.Contains(t, Tool("replay"), "go run "+Module+"/cmd/replay", "this test binary is built in this module")
 }
 
@@ -47,7 +49,7 @@ func TestToolInTestBinaryOfAnotherModule(t *testing.T) {
 		t.Chdir(dir)
 		d := goModDep()
 		require.NotNil(t, d)
-		require.Equal(t, tt.want, toolFor(&debug.BuildInfo{Main: debug.Module{Path: "example.com/m"}, Deps: []*debug.Module{d}}, "replay"))
+		require.Equal(t, tt.want, Join(toolFor(&debug.BuildInfo{Main: debug.Module{Path: "example.com/m"}, Deps: []*debug.Module{d}}, "replay")))
 	}
 }
 
@@ -56,6 +58,52 @@ func TestGoTest(t *testing.T) {
 	require.NoError(t, err)
 	root := filepath.Dir(filepath.Dir(wd))
 	got := GoTest("TestX/case one", false, "-artifacts")
-	require.Equal(t, "cd "+root+" && go test -run '^TestX$/^case one$' -count=1 -artifacts ./internal/hint", got)
+	require.Equal(t, "cd "+root+" && go test ./internal/hint -run '^TestX$/^case one$' -count=1 -artifacts", got)
 	require.Contains(t, GoTest("BenchmarkY", true), "-bench '^BenchmarkY$'")
+	c := GoTestCommand("re-record", "TestX", false, `-cassettes.record=x\.yaml$`)
+	require.Equal(t, Command{Purpose: "re-record", Dir: root,
+		Argv: []string{"go", "test", "./internal/hint", "-run", "^TestX$", "-count=1", `-cassettes.record=x\.yaml$`}}, c)
+}
+
+// probe is a flag only this test binary knows, as -cassettes.record is
+// known only to test binaries that import package cassettes.
+var probe = flag.Bool("hint.probe", false, "set by TestGoTestPackageBeforeFlags")
+
+// TestGoTestPackageBeforeFlags runs the printed line in a shell: go test
+// stops reading packages at the first flag it does not know, so a
+// package after -hint.probe would go to the test binary and the module
+// root would be tested instead.
+func TestGoTestPackageBeforeFlags(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the go command")
+	}
+	line := GoTest("TestProbed", false, "-hint.probe")
+	out, err := exec.CommandContext(t.Context(), "sh", "-c", line).CombinedOutput()
+	require.NoError(t, err, "%s\n%s", line, out)
+	require.Contains(t, string(out), "ok  \tgithub.com/codegenie/codegenie/internal/hint", line)
+}
+
+// TestProbed passes only when run by TestGoTestPackageBeforeFlags's line.
+func TestProbed(t *testing.T) {
+	if !*probe {
+		t.Skip("run by TestGoTestPackageBeforeFlags")
+	}
+}
+
+func TestLine(t *testing.T) {
+	for _, tt := range []struct {
+		line string
+		want []string
+	}{
+		{"go run x/cmd/replay diff 'a b' c", []string{"go", "run", "x/cmd/replay", "diff", "a b", "c"}},
+		{`go test -run '^it'\''s$' ./p`, []string{"go", "test", "-run", "^it's$", "./p"}},
+		{"go test $X ./p", []string{"sh", "-c", "go test $X ./p"}},
+		{"a && b", []string{"sh", "-c", "a && b"}},
+		{"'unclosed", []string{"sh", "-c", "'unclosed"}},
+	} {
+		require.Equal(t, tt.want, Line("p", tt.line, "/m").Argv, tt.line)
+	}
+	c := Command{Argv: []string{"go", "run", "x", "a b", "it's", ""}, Dir: "/my mod"}
+	require.Equal(t, c.Argv, Line("p", Join(c.Argv), "").Argv, "Line reads back what Join writes")
+	require.Equal(t, `cd '/my mod' && go run x 'a b' 'it'\''s' ''`, c.String())
 }

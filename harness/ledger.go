@@ -11,7 +11,10 @@ import (
 
 // appendToLedger appends rep's verdict to the ledger at dsn (ledger.Open:
 // a file path for the embedded store, postgres://... for PostgreSQL). A
-// skipped scenario is not a verdict and is not appended.
+// skipped scenario is not a verdict and is not appended. harness links no
+// database driver: a postgres:// DSN needs the user's test package to
+// import github.com/codegenie/codegenie/ledger/postgres, and ledger.Open's
+// error says so.
 func appendToLedger(ctx context.Context, dsn string, rep *Report) error {
 	if rep.Verdict == Skipped || rep.Verdict == "" {
 		return nil

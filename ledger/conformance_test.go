@@ -14,6 +14,7 @@ import (
 
 	"github.com/codegenie/codegenie/internal/pgtest"
 	"github.com/codegenie/codegenie/ledger"
+	"github.com/codegenie/codegenie/ledger/postgres"
 )
 
 // backend makes fresh empty ledgers of one store.
@@ -42,10 +43,10 @@ func postgresBackend(t *testing.T) (backend, *pgtest.Server) {
 	return backend{name: "postgres", fresh: func(t *testing.T) (string, string) {
 		db := fmt.Sprintf("ledger_%d", n.Add(1))
 		require.NoError(t, srv.Exec(ctx, "postgres", "CREATE DATABASE "+db))
-		require.NoError(t, ledger.Install(ctx, srv.DSN(pgtest.Superuser, db)))
+		require.NoError(t, postgres.Install(ctx, srv.DSN(pgtest.Superuser, db)))
 		once.Do(func() {
-			require.NoError(t, srv.Exec(ctx, "postgres", "CREATE ROLE ci_app LOGIN IN ROLE "+ledger.PostgresAppRole))
-			require.NoError(t, srv.Exec(ctx, "postgres", "CREATE ROLE ci_admin LOGIN IN ROLE "+ledger.PostgresAdminRole))
+			require.NoError(t, srv.Exec(ctx, "postgres", "CREATE ROLE ci_app LOGIN IN ROLE "+postgres.AppRole))
+			require.NoError(t, srv.Exec(ctx, "postgres", "CREATE ROLE ci_admin LOGIN IN ROLE "+postgres.AdminRole))
 		})
 		return srv.DSN("ci_app", db), srv.DSN("ci_admin", db)
 	}}, srv
@@ -323,18 +324,20 @@ func testFlakes(t *testing.T, b backend) {
 		_, err := s.Append(ctx, e)
 		require.NoError(t, err)
 	}
-	got, err := ledger.Flakes(ctx, s, 0)
+	rep, err := ledger.Flakes(ctx, s, 0)
 	require.NoError(t, err)
+	require.Zero(t, rep.UnknownSchema)
+	require.Zero(t, rep.UnknownVerdict)
 	require.Equal(t, []ledger.Flake{
 		{Scenario: "go", Path: "fallback", Verdicts: []ledger.Tally{
 			{Verdict: ledger.Pass, Count: 1, First: 2, Last: 2}, {Verdict: ledger.Nondeterministic}, {Verdict: ledger.Broken, Count: 1, First: 5, Last: 5}}},
 		{Scenario: "npm", Path: "fallback", Verdicts: []ledger.Tally{
 			{Verdict: ledger.Pass, Count: 3, First: 1, Last: 6}, {Verdict: ledger.Nondeterministic, Count: 1, First: 3, Last: 3}, {Verdict: ledger.Broken}}},
-	}, got)
-	got, err = ledger.Flakes(ctx, s, 4)
+	}, rep.Flakes)
+	rep, err = ledger.Flakes(ctx, s, 4)
 	require.NoError(t, err)
-	require.Equal(t, ledger.Tally{Verdict: ledger.Pass, Count: 2, First: 4, Last: 6}, got[1].Verdicts[0])
-	require.Equal(t, 0, got[1].Verdicts[1].Count)
+	require.Equal(t, ledger.Tally{Verdict: ledger.Pass, Count: 2, First: 4, Last: 6}, rep.Flakes[1].Verdicts[0])
+	require.Equal(t, 0, rep.Flakes[1].Verdicts[1].Count)
 }
 
 func testReplay(t *testing.T, b backend) {

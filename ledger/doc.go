@@ -46,8 +46,12 @@
 //
 // # Stores
 //
-// Open takes a DSN: a postgres:// or postgresql:// URL opens PostgreSQL,
-// anything else is the path of an embedded store.
+// Open takes a DSN: a URL opens the store whose driver registered its
+// scheme (Register); anything else is the path of an embedded store. The
+// PostgreSQL store is package ledger/postgres, linked only by programs
+// that import it (cmd/ledger does; a gated test that wants it adds
+// import _ "github.com/codegenie/codegenie/ledger/postgres"), so a
+// program that only uses the embedded store links no database driver.
 //
 // The embedded store is one file of entries, one canonical JSON object a
 // line. Append takes an exclusive flock(2) on the file, reads the head
@@ -63,16 +67,9 @@
 // partial line. A file that does not end in a newline (an append cut
 // short by a crash) is refused for appending and reported by Verify.
 //
-// PostgreSQL is for runners that share one ledger. Install creates, in
-// the current schema, the table codegenie_ledger (seq primary key, prev
-// and hash unique, kind, scenario, recorded_at, body: the canonical
-// bytes), BEFORE UPDATE, DELETE and TRUNCATE triggers that raise, so that
-// not even the owner edits a row by accident, and two roles:
-// codegenie_ledger_app may only SELECT and INSERT, codegenie_ledger_admin
-// may SELECT and call the retention procedure. Append runs in a
-// transaction holding a transaction-scoped advisory lock: read the head,
-// insert after it; the unique seq and prev columns would refuse a fork
-// even without the lock.
+// PostgreSQL is for runners that share one ledger; package ledger/postgres
+// documents its table, triggers and roles. The database itself refuses
+// any row that does not continue the chain, and any edit.
 //
 // # Retention
 //
@@ -80,10 +77,8 @@
 // before a seq and appends an admin entry recording the range, the hash of
 // the last dropped entry (the boundary the first kept entry names as prev)
 // and the reason, in one act. The embedded store rewrites its file
-// atomically under the lock; PostgreSQL calls codegenie_ledger_retain, a
-// SECURITY DEFINER procedure only the admin role may execute, which
-// checks the admin entry, disables the delete trigger, deletes, re-enables
-// it and inserts the entry in one transaction.
+// atomically under the lock; PostgreSQL calls a procedure only its admin
+// role may execute.
 //
 // # Verify
 //
@@ -105,5 +100,7 @@
 // Every re-evaluation is appended as a replay entry pointing at the
 // original; nothing is modified. Flakes tallies PASS, NONDETERMINISTIC and
 // BROKEN verdicts per scenario and path with the first and last seq of
-// each.
+// each; a verdict it does not know and an entry of a schema it does not
+// know (both written by a newer version) are counted and reported, never
+// guessed at.
 package ledger

@@ -82,8 +82,8 @@ func ExampleFlakes() {
 	for _, v := range []ledger.Verdict{ledger.Pass, ledger.Nondeterministic, ledger.Pass} {
 		s.Append(ctx, ledger.Entry{Kind: ledger.KindVerdict, Scenario: "npm", Verdict: v})
 	}
-	flakes, _ := ledger.Flakes(ctx, s, 0)
-	ledger.FlakesText(os.Stdout, flakes)
+	rep, _ := ledger.Flakes(ctx, s, 0)
+	rep.Text(os.Stdout)
 	// Output:
 	// SCENARIO  PATH  PASS          NONDETERMINISTIC  BROKEN
 	// npm             2 (seq 1..3)  1 (seq 2..2)      0
@@ -149,15 +149,6 @@ func ExampleStore_retain() {
 	// Output:
 	// 5 admin 1 2
 	// 3 5 <nil>
-}
-
-// Install needs a role that may create tables and roles; CI then appends
-// as a log-in role that is a member of codegenie_ledger_app.
-func ExampleInstall() {
-	ctx := context.Background()
-	if err := ledger.Install(ctx, os.Getenv("LEDGER_OWNER_DSN")); err != nil {
-		fmt.Println(err)
-	}
 }
 
 func ExampleRedactDSN() {

@@ -13,6 +13,22 @@ import (
 	"unicode"
 )
 
+// FlakeReport is what Flakes found: the tallies, and what it read but
+// could not tally, so that a ledger written by a newer version is counted
+// rather than misread.
+type FlakeReport struct {
+	// Flakes has one Flake per scenario and path, sorted by scenario then
+	// path.
+	Flakes []Flake `json:"flakes"`
+	// UnknownSchema counts the verdict entries of a schema this version
+	// does not know (not SchemaVersion): their fields were read leniently,
+	// and they are tallied when their verdict is known.
+	UnknownSchema int `json:"unknown_schema,omitempty"`
+	// UnknownVerdict counts the verdict entries whose verdict is none of
+	// the three this version knows; each is counted in its Flake's Unknown.
+	UnknownVerdict int `json:"unknown_verdict,omitempty"`
+}
+
 // Flake is the verdict history of one scenario and path: how many gate
 // verdicts of each kind, and the first and last seq of each.
 type Flake struct {
@@ -21,6 +37,9 @@ type Flake struct {
 	// Verdicts has one Tally per verdict, PASS, NONDETERMINISTIC, BROKEN,
 	// with zero counts included.
 	Verdicts []Tally `json:"verdicts"`
+	// Unknown counts verdicts that are none of the three (written by a
+	// newer schema).
+	Unknown int `json:"unknown,omitempty"`
 }
 
 // Tally counts one verdict; First and Last are 0 when Count is.
@@ -31,28 +50,44 @@ type Tally struct {
 	Last    uint64  `json:"last,omitempty"`
 }
 
-// Flaky reports whether the scenario has had more than one kind of
-// verdict or any verdict but PASS.
+// knownVerdicts are the verdicts a Flake tallies, in its order.
+var knownVerdicts = [...]Verdict{Pass, Nondeterministic, Broken}
+
+// Flaky reports whether the scenario has had any verdict but PASS.
 func (f Flake) Flaky() bool {
-	return f.Verdicts[1].Count > 0 || f.Verdicts[2].Count > 0
+	return f.Unknown > 0 || slices.ContainsFunc(f.Verdicts, func(t Tally) bool { return t.Verdict != Pass && t.Count > 0 })
 }
 
 // Flakes tallies the gate verdicts (kind verdict; replays and admin entries
-// are not verdicts of the gate) with seq >= since, per scenario and path,
-// sorted by scenario then path.
-func Flakes(ctx context.Context, s Store, since uint64) ([]Flake, error) {
+// are not verdicts of the gate) with seq >= since, per scenario and path.
+// Entries of a newer schema and verdicts it does not know are counted in
+// the report, never guessed at.
+func Flakes(ctx context.Context, s Store, since uint64) (*FlakeReport, error) {
+	rep := &FlakeReport{}
 	by := map[[2]string]*Flake{}
 	err := Entries(ctx, s, since, 0, func(e Entry) error {
 		if e.Kind != KindVerdict {
 			return nil
 		}
+		if e.Schema != SchemaVersion {
+			rep.UnknownSchema++
+		}
 		k := [2]string{e.Scenario, e.Path}
 		f := by[k]
 		if f == nil {
-			f = &Flake{Scenario: e.Scenario, Path: e.Path, Verdicts: []Tally{{Verdict: Pass}, {Verdict: Nondeterministic}, {Verdict: Broken}}}
+			f = &Flake{Scenario: e.Scenario, Path: e.Path}
+			for _, v := range knownVerdicts {
+				f.Verdicts = append(f.Verdicts, Tally{Verdict: v})
+			}
 			by[k] = f
 		}
-		t := &f.Verdicts[slices.IndexFunc(f.Verdicts, func(t Tally) bool { return t.Verdict == e.Verdict })]
+		i := slices.Index(knownVerdicts[:], e.Verdict)
+		if i < 0 {
+			f.Unknown++
+			rep.UnknownVerdict++
+			return nil
+		}
+		t := &f.Verdicts[i]
 		t.Count++
 		if t.First == 0 {
 			t.First = e.Seq
@@ -63,22 +98,28 @@ func Flakes(ctx context.Context, s Store, since uint64) ([]Flake, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Flake, 0, len(by))
+	rep.Flakes = make([]Flake, 0, len(by))
 	for _, f := range by {
-		out = append(out, *f)
+		rep.Flakes = append(rep.Flakes, *f)
 	}
-	slices.SortFunc(out, func(a, b Flake) int {
+	slices.SortFunc(rep.Flakes, func(a, b Flake) int {
 		return cmp.Or(strings.Compare(a.Scenario, b.Scenario), strings.Compare(a.Path, b.Path))
 	})
-	return out, nil
+	return rep, nil
 }
 
-// FlakesText writes a table of flakes for people.
-func FlakesText(w io.Writer, flakes []Flake) error {
+// Text writes the report for people: a table, with an UNKNOWN column when
+// some verdict was unknown, then a note for each count of what was not
+// tallied.
+func (r *FlakeReport) Text(w io.Writer) error {
 	var b bytes.Buffer
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SCENARIO\tPATH\tPASS\tNONDETERMINISTIC\tBROKEN")
-	for _, f := range flakes {
+	head := "SCENARIO\tPATH\tPASS\tNONDETERMINISTIC\tBROKEN"
+	if r.UnknownVerdict > 0 {
+		head += "\tUNKNOWN"
+	}
+	fmt.Fprintln(tw, head)
+	for _, f := range r.Flakes {
 		cells := []string{display(f.Scenario), display(f.Path)}
 		for _, t := range f.Verdicts {
 			c := "0"
@@ -87,9 +128,18 @@ func FlakesText(w io.Writer, flakes []Flake) error {
 			}
 			cells = append(cells, c)
 		}
+		if r.UnknownVerdict > 0 {
+			cells = append(cells, strconv.Itoa(f.Unknown))
+		}
 		fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}
 	tw.Flush()
+	if r.UnknownSchema > 0 {
+		fmt.Fprintf(&b, "note: %d verdict entries have a schema other than %d; their fields were read leniently (a newer ledger command reads them fully)\n", r.UnknownSchema, SchemaVersion)
+	}
+	if r.UnknownVerdict > 0 {
+		fmt.Fprintf(&b, "note: %d verdicts are not PASS, NONDETERMINISTIC or BROKEN; they are counted under UNKNOWN (a newer ledger command knows them)\n", r.UnknownVerdict)
+	}
 	_, err := w.Write(b.Bytes())
 	return err
 }

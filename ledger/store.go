@@ -75,17 +75,17 @@ func Open(ctx context.Context, dsn string) (Store, error) {
 	return Config{}.Open(ctx, dsn)
 }
 
-// Open opens the ledger named by dsn: a postgres:// or postgresql:// URL
-// opens PostgreSQL (whose schema Install must have created); anything
-// else is the path of an embedded store file, created on first append.
+// Open opens the ledger named by dsn: a URL (scheme://...) opens the
+// store whose driver registered that scheme (postgres:// and
+// postgresql:// once the program imports ledger/postgres, see Register);
+// anything else is the path of an embedded store file, created on first
+// append.
 func (c Config) Open(ctx context.Context, dsn string) (Store, error) {
 	switch {
 	case dsn == "":
 		return nil, fmt.Errorf("%w: empty; give a file path or a postgres:// URL", ErrBadDSN)
-	case IsPostgres(dsn):
-		return openPostgres(ctx, dsn, c.now())
 	case strings.Contains(dsn, "://"):
-		return nil, fmt.Errorf("%w: scheme of %q is not postgres:// or postgresql://; a plain path opens the embedded store", ErrBadDSN, RedactDSN(dsn))
+		return openDriver(ctx, dsn, c.now())
 	}
 	return openFile(dsn, c.now())
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/codegenie/codegenie/ledger"
+	"github.com/codegenie/codegenie/ledger/postgres"
 )
 
 // flags is a subcommand's flag set with the shared -ledger flag.
@@ -87,14 +88,14 @@ func (a app) flakes(ctx context.Context, args []string, stdout, _ io.Writer) err
 		return err
 	}
 	defer s.Close()
-	fl, err := ledger.Flakes(ctx, s, *since)
+	rep, err := ledger.Flakes(ctx, s, *since)
 	if err != nil {
 		return err
 	}
 	if *asJSON {
-		return writeJSON(stdout, fl)
+		return writeJSON(stdout, rep)
 	}
-	return ledger.FlakesText(stdout, fl)
+	return rep.Text(stdout)
 }
 
 // retain drops old entries; it refuses a ledger that does not verify, so
@@ -138,10 +139,10 @@ func (a app) install(ctx context.Context, args []string, stdout, _ io.Writer) er
 	if !ledger.IsPostgres(*f.dsn) {
 		return usagef("install: the embedded store needs no install; give a postgres:// URL of a role that may create tables and roles")
 	}
-	if err := ledger.Install(ctx, *f.dsn); err != nil {
+	if err := postgres.Install(ctx, *f.dsn); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintf(stdout, "installed %s; grant %s to the role CI appends as, %s to the role that runs retention\n",
-		ledger.PostgresTable, ledger.PostgresAppRole, ledger.PostgresAdminRole)
+		postgres.Table, postgres.AppRole, postgres.AdminRole)
 	return err
 }

@@ -114,10 +114,10 @@ func TestFlakes(t *testing.T) {
 	require.Contains(t, out, "npm             2 (seq 1..3)")
 	code, out, _ = invoke(t, testApp(nil), "flakes", "-ledger", path, "-since", "2", "-json")
 	require.Equal(t, 0, code)
-	var fl []ledger.Flake
-	require.NoError(t, json.Unmarshal([]byte(out), &fl))
-	require.Len(t, fl, 2)
-	require.Equal(t, ledger.Tally{Verdict: ledger.Pass, Count: 1, First: 3, Last: 3}, fl[1].Verdicts[0])
+	var rep ledger.FlakeReport
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	require.Len(t, rep.Flakes, 2)
+	require.Equal(t, ledger.Tally{Verdict: ledger.Pass, Count: 1, First: 3, Last: 3}, rep.Flakes[1].Verdicts[0])
 }
 
 func TestReplay(t *testing.T) {

@@ -1,4 +1,4 @@
-package ledger
+package postgres
 
 import (
 	"context"
@@ -6,19 +6,21 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/codegenie/codegenie/ledger"
 )
 
 // The PostgreSQL objects Install creates; see the package documentation.
 const (
-	// PostgresTable is the ledger table.
-	PostgresTable = "codegenie_ledger"
-	// PostgresAppRole may only SELECT and INSERT: the role CI appends as.
-	PostgresAppRole = "codegenie_ledger_app"
-	// PostgresAdminRole may SELECT and call the retention procedure.
-	PostgresAdminRole = "codegenie_ledger_admin"
-	// postgresLock is the transaction-scoped advisory lock key that
+	// Table is the ledger table.
+	Table = "codegenie_ledger"
+	// AppRole may only SELECT and INSERT: the role CI appends as.
+	AppRole = "codegenie_ledger_app"
+	// AdminRole may SELECT and call the retention procedure.
+	AdminRole = "codegenie_ledger_admin"
+	// appendLock is the transaction-scoped advisory lock key that
 	// serialises appends ("codegeni" as big-endian bytes).
-	postgresLock int64 = 0x636f646567656e69
+	appendLock int64 = 0x636f646567656e69
 )
 
 // installSQL creates everything idempotently. %[1]s is the quoted schema.
@@ -93,19 +95,19 @@ GRANT EXECUTE ON PROCEDURE %[1]s.codegenie_ledger_retain(bigint, bigint, text, t
 // Log-in roles get their rights by membership: GRANT codegenie_ledger_app
 // TO ci_user.
 func Install(ctx context.Context, dsn string) error {
-	if !IsPostgres(dsn) {
-		return fmt.Errorf("%w: Install needs a postgres:// URL, not %q", ErrBadDSN, RedactDSN(dsn))
+	if !ledger.IsPostgres(dsn) {
+		return fmt.Errorf("%w: Install needs a postgres:// URL, not %q", ledger.ErrBadDSN, ledger.RedactDSN(dsn))
 	}
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
-		return fmt.Errorf("ledger: connect to %s: %w", RedactDSN(dsn), err)
+		return fmt.Errorf("ledger: connect to %s: %w", ledger.RedactDSN(dsn), err)
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	var schema string
 	if err := conn.QueryRow(ctx, "SELECT current_schema()").Scan(&schema); err != nil {
 		return fmt.Errorf("ledger: install: %w", err)
 	}
-	sql := fmt.Sprintf(installSQL, pgx.Identifier{schema}.Sanitize(), postgresLock)
+	sql := fmt.Sprintf(installSQL, pgx.Identifier{schema}.Sanitize(), appendLock)
 	// The simple protocol runs the statements in one implicit transaction.
 	if _, err := conn.Exec(ctx, strings.TrimSpace(sql), pgx.QueryExecModeSimpleProtocol); err != nil {
 		return fmt.Errorf("ledger: install into schema %s: %w", schema, err)

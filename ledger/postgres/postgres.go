@@ -1,0 +1,148 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/codegenie/codegenie/ledger"
+)
+
+func init() {
+	ledger.Register("postgres", open)
+	ledger.Register("postgresql", open)
+}
+
+// store is the PostgreSQL ledger.Backend. Appends serialise on a
+// transaction-scoped advisory lock; the database itself refuses any row
+// that is not the next seq after the head chained to its hash.
+type store struct {
+	pool *pgxpool.Pool
+	dsn  string // redacted, for messages
+}
+
+func open(ctx context.Context, dsn string) (ledger.Backend, error) {
+	red := ledger.RedactDSN(dsn)
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: cannot parse it as a PostgreSQL URL", ledger.ErrBadDSN, red)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("ledger: connect to %s: %w", red, err)
+	}
+	var table *string
+	if err := pool.QueryRow(ctx, "SELECT to_regclass($1)::text", Table).Scan(&table); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("ledger: connect to %s: %w", red, err)
+	}
+	if table == nil {
+		pool.Close()
+		return nil, fmt.Errorf("ledger: %s has no %s table: install the schema with an owner role (postgres.Install, or the ledger command's install)", red, Table)
+	}
+	return &store{pool: pool, dsn: red}, nil
+}
+
+func (s *store) Close() error {
+	s.pool.Close()
+	return nil
+}
+
+// head reads the last entry's seq and hash inside tx.
+func head(ctx context.Context, tx pgx.Tx) (uint64, string, error) {
+	var seq int64
+	var hash string
+	err := tx.QueryRow(ctx, "SELECT seq, hash FROM "+Table+" ORDER BY seq DESC LIMIT 1").Scan(&seq, &hash)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, "", nil
+	}
+	return uint64(seq), hash, err
+}
+
+// locked runs fn in a transaction holding the append lock.
+func (s *store) locked(ctx context.Context, fn func(tx pgx.Tx, seq uint64, hash string) error) error {
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", appendLock); err != nil {
+			return err
+		}
+		seq, hash, err := head(ctx, tx)
+		if err != nil {
+			return err
+		}
+		return fn(tx, seq, hash)
+	})
+}
+
+func (s *store) Append(ctx context.Context, seal func(uint64, string) (ledger.Entry, []byte, error)) error {
+	err := s.locked(ctx, func(tx pgx.Tx, seq uint64, hash string) error {
+		e, b, err := seal(seq, hash)
+		if err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, "INSERT INTO "+Table+" (seq, prev, hash, kind, scenario, recorded_at, body) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+			int64(e.Seq), e.Prev, e.Hash, string(e.Kind), e.Scenario, e.RecordedAt, string(b))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("ledger: append to %s: %w", s.dsn, err)
+	}
+	return nil
+}
+
+func (s *store) Scan(ctx context.Context, from, to uint64, fn func(ledger.Record) error) error {
+	// substr bounds what a hostile row can make us hold: a longer body
+	// is cut and then reported as too long.
+	rows, err := s.pool.Query(ctx, "SELECT seq, prev, hash, substr(body, 1, $3) FROM "+Table+
+		" WHERE seq >= $1 AND ($2 = 0 OR seq <= $2) ORDER BY seq", int64(from), int64(to), ledger.MaxEntryBytes+1)
+	if err != nil {
+		return fmt.Errorf("ledger: read %s: %w", s.dsn, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var seq int64
+		var r ledger.Record
+		var body string
+		if err := rows.Scan(&seq, &r.Prev, &r.Hash, &body); err != nil {
+			return fmt.Errorf("ledger: read %s: %w", s.dsn, err)
+		}
+		r.Seq, r.Body = uint64(seq), []byte(body)
+		if err := fn(r); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("ledger: read %s: %w", s.dsn, err)
+	}
+	return nil
+}
+
+// Retain calls the retention procedure, which only the admin role may run:
+// it deletes with the delete trigger disabled and inserts the admin entry
+// sealed here, in the same transaction.
+func (s *store) Retain(ctx context.Context, before uint64, seal func(first, headSeq uint64, headHash, boundary string) (ledger.Entry, []byte, error)) error {
+	err := s.locked(ctx, func(tx pgx.Tx, headSeq uint64, headHash string) error {
+		var first int64
+		var boundary string
+		if err := tx.QueryRow(ctx, "SELECT coalesce(min(seq), 0) FROM "+Table).Scan(&first); err != nil {
+			return err
+		}
+		err := tx.QueryRow(ctx, "SELECT hash FROM "+Table+" WHERE seq = $1", int64(before)-1).Scan(&boundary)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
+		e, b, err := seal(uint64(first), headSeq, headHash, boundary)
+		if err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, "CALL codegenie_ledger_retain($1, $2, $3, $4, $5, $6)",
+			int64(before), int64(e.Seq), e.Prev, e.Hash, e.RecordedAt, string(b))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("ledger: retain in %s: %w", s.dsn, err)
+	}
+	return nil
+}

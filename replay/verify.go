@@ -1,8 +1,8 @@
 package replay
 
 import (
-	"context"
 	"cmp"
+	"context"
 	"errors"
 	"io"
 	"reflect"

@@ -5,9 +5,12 @@ import (
 	"context"
 	"errors"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -121,5 +124,81 @@ func TestBombsStayBounded(t *testing.T) {
 				require.Less(t, peak, uint64(256<<20))
 			})
 		}
+	}
+}
+
+// stringBombPlan plans a bundle of one run of n events whose lane and
+// audit ID are 4,000 bytes each, identical on every event: the single
+// file compresses them to about 43 bytes an event, and a read that held
+// them all would hold 8 KB an event.
+func stringBombPlan(t testing.TB, n int) *plan {
+	t.Helper()
+	meta, err := events.Canonical(testMeta())
+	require.NoError(t, err)
+	p := &plan{files: []planFile{{name: MetadataFile, data: meta}}}
+	lane, id := strings.Repeat("L", 4000), strings.Repeat("I", 4000)
+	evs := make([]events.Event, n)
+	for i := range evs {
+		evs[i] = events.Event{Seq: uint64(i + 1), Parent: uint64(i), Kind: "bomb", Lane: lane, AuditEventID: id, PayloadDigest: emptyDigest}
+	}
+	p.runs = []Run{{ID: "run-000", Events: evs}}
+	require.NoError(t, p.seal())
+	return p
+}
+
+// TestStringBombs diffs and merges string bombs (see stringBombPlan) with
+// a copy of themselves under the default Options: each fails with a
+// *LimitError naming MaxLoadedBytes, and the heap stays under 256 MiB.
+// The bomb of 20,000 events (850 KB, 160 MB of strings) runs always; with
+// REPLAY_BIG=1 the 8 MB and 16 MB bombs (190,000 and 380,000 events) run
+// too, and with REPLAY_BOMB_OUT=DIR they are kept in DIR, to measure the
+// command:
+//
+//	/usr/bin/time -f %M replay diff DIR/strings-8MB.bundle.zst DIR/strings-8MB-copy.bundle.zst
+func TestStringBombs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("hashes hundreds of MB")
+	}
+	sizes := map[string]int{"strings-850KB": 20_000}
+	if os.Getenv("REPLAY_BIG") != "" {
+		sizes["strings-8MB"], sizes["strings-16MB"] = 190_000, 380_000
+	}
+	root := os.Getenv("REPLAY_BOMB_OUT")
+	if root == "" {
+		root = t.TempDir()
+	}
+	for _, name := range slices.Sorted(maps.Keys(sizes)) {
+		t.Run(name, func(t *testing.T) {
+			p := filepath.Join(root, name+FileExt)
+			cp := filepath.Join(root, name+"-copy"+FileExt)
+			func() { // the plan is dropped before anything is measured
+				plan := stringBombPlan(t, sizes[name])
+				require.NoError(t, plan.writeFile(context.Background(), p, true))
+			}()
+			raw, err := os.ReadFile(p)
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(cp, raw, 0o644))
+			t.Logf("%s: %d bytes", p, len(raw))
+			for op, f := range map[string]func() error{
+				"diff": func() error {
+					_, err := Diff(context.Background(), RunRef{Path: p}, RunRef{Path: cp})
+					return err
+				},
+				"merge": func() error {
+					_, err := Options{}.Merge(context.Background(), p, cp)
+					return err
+				},
+			} {
+				runtime.GC()
+				stop := samplePeakHeap()
+				err := f()
+				peak := stop()
+				t.Logf("%s: peak heap %.0f MiB; %v", op, float64(peak)/(1<<20), err)
+				var le *LimitError
+				require.ErrorAs(t, err, &le, op)
+				require.Equal(t, "MaxLoadedBytes", le.Limit, op)
+				require.Less(t, peak, uint64(256<<20), op)
+			}
+		})
 	}
 }

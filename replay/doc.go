@@ -159,7 +159,11 @@
 // (DefaultMaxBufferedBlobs, 128 MiB; Diff counts both bundles together),
 // and the payloads Next hands out total at most MaxPayloadBytes
 // (DefaultMaxPayloadBytes, 1 GiB), counting a blob once per event that
-// refers to it. A blob's bytes are shared by every event (and output)
+// refers to it; the bundles held whole (Load, Diff, Merge) total at most
+// MaxLoadedBytes (DefaultMaxLoadedBytes, 64 MiB): every event's fixed size,
+// kind, lane, audit ID and inline payload, and the metadata, runs and
+// snapshot files, so strings repeated on every event count every time,
+// however well they compress. A blob's bytes are shared by every event (and output)
 // that refers to it, so a blob referred to many times costs its size
 // once; payloads are read-only. A read that would pass a bound fails with
 // a *LimitError naming it (cmd/replay names the flag that raises it).

@@ -103,16 +103,21 @@ func infoDiff(a, b *Run) string {
 func MergeTapes(inputs ...[]events.Event) ([]events.Event, error) {
 	type keyed struct {
 		e   events.Event
-		rec []byte
 		in  int
 		idx int
 	}
-	var all []keyed
+	n := 0
+	for _, evs := range inputs {
+		n += len(evs)
+	}
+	all := make([]keyed, 0, n)
 	for in, evs := range inputs {
 		for i, e := range evs {
-			all = append(all, keyed{e: e, rec: events.AppendRecord(nil, e), in: in, idx: i})
+			all = append(all, keyed{e: e, in: in, idx: i})
 		}
 	}
+	// The record bytes are encoded only to order and compare events of
+	// one identity (rare), so memory stays that of the events.
 	slices.SortStableFunc(all, func(a, b keyed) int {
 		if c := cmp.Compare(a.e.Seq, b.e.Seq); c != 0 {
 			return c
@@ -120,18 +125,18 @@ func MergeTapes(inputs ...[]events.Event) ([]events.Event, error) {
 		if c := strings.Compare(a.e.Lane, b.e.Lane); c != 0 {
 			return c
 		}
-		return bytes.Compare(a.rec, b.rec)
+		return bytes.Compare(events.AppendRecord(nil, a.e), events.AppendRecord(nil, b.e))
 	})
 	out := make([]events.Event, 0, len(all))
 	for i, k := range all {
 		if i > 0 {
 			p := all[i-1]
 			if p.e.Seq == k.e.Seq && p.e.Lane == k.e.Lane {
-				if bytes.Equal(p.rec, k.rec) {
+				if bytes.Equal(events.AppendRecord(nil, p.e), events.AppendRecord(nil, k.e)) {
 					continue
 				}
-				return nil, fmt.Errorf("%w: seq %d lane %q: input %d event %d (%s, payload %s) and input %d event %d (%s, payload %s) differ; find which source is wrong with: replay diff",
-					ErrConflict, k.e.Seq, k.e.Lane, p.in, p.idx, excerpt.Quote(string(p.e.Kind)), p.e.PayloadDigest, k.in, k.idx, excerpt.Quote(string(k.e.Kind)), k.e.PayloadDigest)
+				return nil, fmt.Errorf("%w: seq %d lane %s: input %d event %d (%s, payload %s) and input %d event %d (%s, payload %s) differ; find which source is wrong with: replay diff",
+					ErrConflict, k.e.Seq, excerpt.Quote(k.e.Lane), p.in, p.idx, excerpt.Quote(string(p.e.Kind)), p.e.PayloadDigest, k.in, k.idx, excerpt.Quote(string(k.e.Kind)), k.e.PayloadDigest)
 			}
 		}
 		out = append(out, k.e)

@@ -8,6 +8,8 @@ const (
 	DefaultMaxBufferedBlobs = 128 << 20
 	// DefaultMaxPayloadBytes is the default of Options.MaxPayloadBytes.
 	DefaultMaxPayloadBytes = 1 << 30
+	// DefaultMaxLoadedBytes is the default of Options.MaxLoadedBytes.
+	DefaultMaxLoadedBytes = 64 << 20
 )
 
 // Options bounds the memory and work a read of an untrusted bundle may
@@ -26,6 +28,14 @@ type Options struct {
 	// bounds what a caller does with the events, whatever few bytes they
 	// were stored in. Zero means DefaultMaxPayloadBytes.
 	MaxPayloadBytes int64
+	// MaxLoadedBytes bounds the memory of the bundles a read holds whole
+	// (Load, Diff, Merge): for every event its fixed size, its kind, lane,
+	// audit ID and inline payload; for every bundle its metadata, runs and
+	// snapshot files, which hold its other strings. Strings repeated on
+	// every event count every time, however well they compress. Diff and
+	// Merge count all their bundles together; blobs count against
+	// MaxBufferedBlobs instead. Zero means DefaultMaxLoadedBytes.
+	MaxLoadedBytes int64
 }
 
 func (o Options) maxPayload() int64 {
@@ -36,16 +46,30 @@ func (o Options) maxPayload() int64 {
 }
 
 func (o Options) newBudget() *budget {
-	b := &budget{limit: o.MaxBufferedBlobs}
+	b := &budget{limit: o.MaxBufferedBlobs, loadLimit: o.MaxLoadedBytes}
 	if b.limit <= 0 {
 		b.limit = DefaultMaxBufferedBlobs
+	}
+	if b.loadLimit <= 0 {
+		b.loadLimit = DefaultMaxLoadedBytes
 	}
 	return b
 }
 
-// budget counts the blob bytes held against Options.MaxBufferedBlobs; one
-// budget may be shared by several Readers (Diff).
-type budget struct{ limit, used int64 }
+// budget counts the blob bytes held against Options.MaxBufferedBlobs, and
+// the other bytes of bundles held whole against Options.MaxLoadedBytes;
+// one budget may be shared by several Readers (Diff, Merge).
+type budget struct{ limit, used, loadLimit, loaded int64 }
+
+// load counts n more bytes of a bundle held whole.
+func (b *budget) load(n int64) error {
+	if b.loaded+n > b.loadLimit {
+		return &LimitError{Limit: "MaxLoadedBytes", Value: b.loadLimit,
+			What: fmt.Sprintf("the bundles held in memory would total %d bytes", b.loaded+n)}
+	}
+	b.loaded += n
+	return nil
+}
 
 func (b *budget) take(n int64) error {
 	if b.used+n > b.limit {
@@ -59,7 +83,7 @@ func (b *budget) take(n int64) error {
 // LimitError reports that reading a bundle would pass one of the bounds
 // of Options. It wraps ErrTooLarge.
 type LimitError struct {
-	Limit string // the Options field: "MaxBufferedBlobs" or "MaxPayloadBytes"
+	Limit string // the Options field: "MaxBufferedBlobs", "MaxPayloadBytes" or "MaxLoadedBytes"
 	Value int64  // its value in this read
 	What  string // what passed it
 }

@@ -1,9 +1,12 @@
 package replay
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"io"
+	"reflect"
+	"slices"
 
 	"github.com/codegenie/codegenie/events"
 )
@@ -74,8 +77,13 @@ func load(ctx context.Context, path string, o Options, mem *budget) (*Bundle, ev
 	return b, r.Digest(), nil
 }
 
-// readBundle reads every run of an open Reader into memory.
+// readBundle reads every run of an open Reader into memory, counting what
+// it holds against Options.MaxLoadedBytes.
 func readBundle(r *Reader) (*Bundle, error) {
+	mem := r.blobs.mem
+	if err := mem.load(r.jsonSize()); err != nil {
+		return nil, r.fail(RunsFile, -1, "read", err)
+	}
 	infos := r.Runs()
 	b := &Bundle{Metadata: r.hdr.meta, Snapshot: r.hdr.snap, Runs: make([]Run, len(infos))}
 	for i, info := range infos {
@@ -83,7 +91,7 @@ func readBundle(r *Reader) (*Bundle, error) {
 		if err != nil {
 			return nil, err
 		}
-		b.Runs[i] = Run{ID: info.ID, Pin: info.Pin, Error: info.Error, Output: out, Events: make([]events.Event, 0, min(info.Events, 1<<20))}
+		b.Runs[i] = Run{ID: info.ID, Pin: info.Pin, Error: info.Error, Output: out}
 	}
 	for {
 		run, e, err := r.Next()
@@ -93,6 +101,64 @@ func readBundle(r *Reader) (*Bundle, error) {
 		if err != nil {
 			return nil, err
 		}
-		b.Runs[run].Events = append(b.Runs[run].Events, e)
+		evs := b.Runs[run].Events
+		if len(evs) > 0 { // share the strings repeated from the event before
+			prev := &evs[len(evs)-1]
+			e.Kind = cmp.Or(sameString(e.Kind, prev.Kind), e.Kind)
+			e.Lane = cmp.Or(sameString(e.Lane, prev.Lane), e.Lane)
+			e.AuditEventID = cmp.Or(sameString(e.AuditEventID, prev.AuditEventID), e.AuditEventID)
+		}
+		n := int64(len(e.Kind) + len(e.Lane) + len(e.AuditEventID))
+		if len(e.Payload) < BlobThreshold { // stored inline; blobs are counted as such
+			n += int64(len(e.Payload))
+		}
+		if len(evs) == cap(evs) {
+			evs = slices.Grow(evs, 1)
+			n += int64(cap(evs)-len(evs)) * eventSize
+		}
+		if err := mem.load(n); err != nil {
+			return nil, r.fail(EventsFile, r.consumed-1, "read", err)
+		}
+		b.Runs[run].Events = append(evs, e)
 	}
+}
+
+// sameString returns b when it equals a, else the zero value.
+func sameString[S ~string](a, b S) S {
+	if a == b {
+		return b
+	}
+	var zero S
+	return zero
+}
+
+// eventSize is the memory of an events.Event without what it points to.
+var eventSize = int64(reflect.TypeFor[events.Event]().Size())
+
+// jsonSize is the size of the bundle's JSON files that a loaded bundle
+// holds the strings of: manifest, metadata, runs and snapshot.
+func (r *Reader) jsonSize() int64 {
+	n := int64(len(r.hdr.manifestB))
+	for _, f := range r.hdr.manifest.Files {
+		switch f.Path {
+		case MetadataFile, RunsFile, SnapshotFile:
+			n += f.Size
+		}
+	}
+	return n
+}
+
+// Merge loads the bundles at paths within one set of bounds (all of them
+// count against one MaxLoadedBytes and one MaxBufferedBlobs) and merges
+// them (Merge).
+func (o Options) Merge(ctx context.Context, paths ...string) (*Bundle, error) {
+	mem := o.newBudget()
+	bs := make([]*Bundle, len(paths))
+	for i, p := range paths {
+		var err error
+		if bs[i], _, err = load(ctx, p, o, mem); err != nil {
+			return nil, err
+		}
+	}
+	return Merge(bs...)
 }

@@ -191,13 +191,7 @@ func mergeCmd(ctx context.Context, fs *flag.FlagSet, args []string, w io.Writer)
 		return &usageError{"merge: want OUT and at least one IN"}
 	}
 	out, ins := pos[0], pos[1:]
-	bs := make([]*replay.Bundle, len(ins))
-	for i, p := range ins {
-		if bs[i], err = o.Load(ctx, p); err != nil {
-			return err
-		}
-	}
-	m, err := replay.Merge(bs...)
+	m, err := o.Merge(ctx, ins...)
 	if err != nil {
 		return fmt.Errorf("merge %s: %w", strings.Join(ins, " "), err)
 	}

@@ -19,9 +19,10 @@
 // not a bundle, and replaces a bundle only with -force.
 //
 // show, state, diff and merge read untrusted bundles within bounds
-// (replay.Options): -max-blob-memory N (bytes of blobs held in memory)
-// and -max-payload-bytes N (bytes of payloads read); a bundle that needs
-// more fails, naming the flag to raise.
+// (replay.Options): -max-blob-memory N (bytes of blobs held in memory),
+// -max-payload-bytes N (bytes of payloads read) and -max-loaded-bytes N
+// (bytes of the bundles diff and merge hold whole: events and their
+// strings); a bundle that needs more fails, naming the flag to raise.
 //
 // Exit status: 0 when the bundles are valid and (diff) the runs do not
 // diverge; 1 when a bundle is invalid or the runs diverge; 2 for usage
@@ -54,7 +55,8 @@ const usage = `usage:
   replay state BUNDLE [-run ID] [-at N]
   replay diff A [B] [-runs X,Y] [-json]
   replay merge [-force] OUT IN...
-flags of show, state, diff and merge: -max-blob-memory N, -max-payload-bytes N
+flags of show, state, diff and merge: -max-blob-memory N, -max-payload-bytes N,
+  -max-loaded-bytes N
 `
 
 // usageError is a command-line mistake: exit status 2.
@@ -114,13 +116,14 @@ func run(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Writer) e
 }
 
 // limitFlagNames maps the bounds of replay.Options to their flags.
-var limitFlagNames = map[string]string{"MaxBufferedBlobs": "max-blob-memory", "MaxPayloadBytes": "max-payload-bytes"}
+var limitFlagNames = map[string]string{"MaxBufferedBlobs": "max-blob-memory", "MaxPayloadBytes": "max-payload-bytes", "MaxLoadedBytes": "max-loaded-bytes"}
 
 // limitFlags registers the flags that raise the bounds of a read.
 func limitFlags(fs *flag.FlagSet) *replay.Options {
 	o := &replay.Options{}
 	fs.Int64Var(&o.MaxBufferedBlobs, limitFlagNames["MaxBufferedBlobs"], replay.DefaultMaxBufferedBlobs, "bytes of blobs held in memory at most")
 	fs.Int64Var(&o.MaxPayloadBytes, limitFlagNames["MaxPayloadBytes"], replay.DefaultMaxPayloadBytes, "bytes of payloads read at most")
+	fs.Int64Var(&o.MaxLoadedBytes, limitFlagNames["MaxLoadedBytes"], replay.DefaultMaxLoadedBytes, "bytes of bundles held whole (diff, merge) at most: events and their strings")
 	return o
 }
 

@@ -35,6 +35,13 @@ const (
 	CategorySelect    = "select"
 	CategoryGoAppend  = "goappend"
 	CategoryIgnore    = "ignore"
+	CategoryProcess   = "process"
+	CategoryMapHash   = "maphash"
+	CategoryZone      = "timezone"
+	CategoryUmask     = "umask"
+	CategoryGob       = "gob"
+	CategorySort      = "unstablesort"
+	CategoryLatency   = "latency"
 )
 
 // Config configures an analyzer made by New. The zero value checks the
@@ -118,7 +125,10 @@ func (f regexpFlag) Set(s string) error {
 // checker holds the state of one pass.
 type checker struct {
 	pass     *analysis.Pass
-	ignores  map[lineKey]string // line of a //detvet:ignore -> reason
+	flow     *flow
+	skip     map[*token.File]bool
+	idents   map[lineKey][]*ast.Ident // identifiers by line, to place findings
+	ignores  map[lineKey]string       // line of a //detvet:ignore -> reason
 	reported map[reportKey]bool
 }
 
@@ -137,9 +147,10 @@ func run(cfg *Config, pass *analysis.Pass) (any, error) {
 		return nil, nil
 	}
 	ins := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
-	c := &checker{pass: pass, ignores: map[lineKey]string{}, reported: map[reportKey]bool{}}
+	c := &checker{pass: pass, ignores: map[lineKey]string{}, reported: map[reportKey]bool{}, idents: map[lineKey][]*ast.Ident{}}
 
 	skip := map[*token.File]bool{}
+	c.skip = skip
 	for _, f := range pass.Files {
 		tf := pass.Fset.File(f.FileStart)
 		if tf == nil {
@@ -150,7 +161,17 @@ func run(cfg *Config, pass *analysis.Pass) (any, error) {
 			continue
 		}
 		c.collectIgnores(f)
+		ast.Inspect(f, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok && pass.TypesInfo.Uses[id] != nil {
+				p := pass.Fset.Position(id.Pos())
+				k := lineKey{p.Filename, p.Line}
+				c.idents[k] = append(c.idents[k], id)
+			}
+			return true
+		})
 	}
+	c.flow = buildFlow(pass)
+	c.checkSources()
 
 	root := ins.Root()
 	for cur := range root.Preorder((*ast.File)(nil)) {
@@ -208,11 +229,9 @@ func (c *checker) report(n ast.Node, category, format string, args ...any) {
 }
 
 func (c *checker) checkFile(file inspector.Cursor) {
-	for cur := range file.Preorder((*ast.Ident)(nil), (*ast.RangeStmt)(nil), (*ast.SelectStmt)(nil),
+	for cur := range file.Preorder((*ast.RangeStmt)(nil), (*ast.SelectStmt)(nil),
 		(*ast.GoStmt)(nil), (*ast.CallExpr)(nil)) {
 		switch n := cur.Node().(type) {
-		case *ast.Ident:
-			c.checkIdent(n)
 		case *ast.RangeStmt:
 			c.checkMapRange(cur, n)
 		case *ast.SelectStmt:
@@ -224,6 +243,12 @@ func (c *checker) checkFile(file inspector.Cursor) {
 			c.checkGoMethod(cur, n)
 		}
 	}
+}
+
+// skipPos reports whether pos is in a file that is not checked.
+func (c *checker) skipPos(pos token.Pos) bool {
+	f := c.pass.Fset.File(pos)
+	return f != nil && c.skip[f]
 }
 
 // objOf returns the object an identifier denotes or defines.

@@ -144,6 +144,10 @@ func writeDivergence(sb *strings.Builder, d *Divergence) {
 	fmt.Fprintf(sb, "\nclass %d (run %d) against class %d (run %d):\n", d.ClassA, d.RunA, d.ClassB, d.RunB)
 	if d.RequestVaries {
 		sb.WriteString("the request itself varies between runs: the nondeterminism is upstream of the recorded call; re-recording the cassette would only bake one variant into it, so fix the source\n")
+		fmt.Fprintf(sb, "request of run %d against run %d:\n", d.RunA, d.RunB)
+		for _, l := range d.RequestDiff {
+			fmt.Fprintf(sb, "  %s\n", l)
+		}
 	}
 	for _, p := range d.PinDiff {
 		fmt.Fprintf(sb, "pin differs: %s\n", p)

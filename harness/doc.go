@@ -69,7 +69,11 @@
 //     it was not varied and why;
 //   - the environment variables the scenario reads: the first child runs
 //     with -test.testlogfile, and every later child sets each variable it
-//     logged (set or not in the test process) to another value;
+//     logged (set or not in the test process) to another value, except
+//     those held as configuration (Config.ConfigVars, by default the
+//     official SDKs' base URL, credential, organisation, project,
+//     profile, region, proxy and configuration-directory variables),
+//     which the report names once;
 //   - and the process id.
 //
 // The child protocol: the environment variable CODEGENIE_HARNESS_CHILD

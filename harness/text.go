@@ -135,6 +135,9 @@ func writeProcesses(sb *strings.Builder, ps *ProcessSummary) {
 	if len(ps.EnvRead) > 0 {
 		fmt.Fprintf(sb, "  environment variables the scenario reads, set to other values in later children: %s\n", strings.Join(ps.EnvRead, ", "))
 	}
+	if len(ps.EnvHeld) > 0 {
+		fmt.Fprintf(sb, "  not varied: configuration (Config.ConfigVars): %s\n", strings.Join(ps.EnvHeld, ", "))
+	}
 	for _, n := range ps.NotVaried {
 		fmt.Fprintf(sb, "  not varied: %s\n", n)
 	}

@@ -65,6 +65,7 @@ const maxKept = 16
 // grouper folds runs into classes as they arrive, in any order.
 type grouper struct {
 	strip   events.Field
+	key     string // masked in error texts (Config.Cassette.APIKey)
 	classes map[classKey]*group
 	kept    int // classes whose first is set
 }
@@ -93,6 +94,7 @@ func (g *grouper) keyOf(o *outcome) classKey {
 }
 
 func (g *grouper) add(o *outcome) {
+	o.errText = maskText(o.errText, g.key)
 	k := g.keyOf(o)
 	c, ok := g.classes[k]
 	if !ok {

@@ -36,7 +36,7 @@ func compare(rc *resolved, a, b *group) *Divergence {
 	d.PinDiff = pinDiff(x.pin, y.pin)
 	if ra, rb, ok := requestsDiffer(x.requests, y.requests); ok {
 		d.RequestVaries = true
-		d.RequestDiff = requestDiff(ra, rb)
+		d.RequestDiff = requestDiff(ra, rb, rc.Cassette.APIKey)
 	}
 	return d
 }

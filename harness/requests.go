@@ -123,15 +123,15 @@ const maxRequestDiff = 20
 
 // requestDiff lists how request x differs from y, one line a field,
 // masked.
-func requestDiff(x, y sentRequest) []string {
+func requestDiff(x, y sentRequest, key string) []string {
 	var out []string
 	if x.Method != y.Method {
 		out = append(out, fmt.Sprintf("method: %s != %s", x.Method, y.Method))
 	}
 	if x.URL != y.URL {
-		out = append(out, fmt.Sprintf("url: %s != %s", maskText(x.URL), maskText(y.URL)))
+		out = append(out, fmt.Sprintf("url: %s != %s", maskText(x.URL, key), maskText(y.URL, key)))
 	}
-	bx, by := []byte(maskText(string(x.Body))), []byte(maskText(string(y.Body)))
+	bx, by := []byte(maskText(string(x.Body), key)), []byte(maskText(string(y.Body), key))
 	lines := jsondiff.Lines(bx, by)
 	if lines == nil && !bytes.Equal(bx, by) {
 		off, _ := excerpt.FirstDiff(bx, by)

@@ -140,6 +140,9 @@ func (r *Run) finish(scenarioErr error) (tape []events.Event, pins map[string]st
 	defer r.mu.Unlock()
 	tape = r.tape
 	if !r.tapeSet {
+		// Forks the scenario left open (it returned early, say) are
+		// joined, so their lanes' events are compared too.
+		r.rec.JoinOpen()
 		tape = r.rec.Events()
 	}
 	errs = append(errs, r.errs...)

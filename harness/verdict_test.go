@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -118,4 +119,25 @@ func TestConcurrentRequestsNotBlamed(t *testing.T) {
 	require.NotNil(t, rep.Divergence.Output)
 	require.False(t, rep.Divergence.RequestVaries, "the same requests in another order:\n%s", rep)
 	require.NotContains(t, rep.String(), "the request itself varies")
+}
+
+// TestOpenForkJoined: a scenario that returns an error before joining
+// its fork keeps its lanes' events on the tape, so the failing runs'
+// tapes are compared in full.
+func TestOpenForkJoined(t *testing.T) {
+	rep, err := Config{Iterations: 20, ArtifactDir: t.TempDir()}.Iterate(t.Context(), "open-fork", func(ctx context.Context, run *Run) ([]byte, error) {
+		seq, err := run.Recorder().Emit("job.started", nil)
+		if err != nil {
+			return nil, err
+		}
+		f := run.Recorder().Fork(seq)
+		for _, lane := range []string{"a", "b"} {
+			if err := f.Lane(lane).Emit("call.made", lane); err != nil {
+				return nil, err
+			}
+		}
+		return nil, errors.New("lane b failed; returned before Join")
+	})
+	require.ErrorIs(t, err, ErrBroken)
+	require.Equal(t, 3, rep.Events, "the lanes' events are on the tape:\n%s", rep)
 }

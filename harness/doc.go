@@ -140,7 +140,8 @@
 //
 //	-gate.shard=i/n      CODEGENIE_GATE_SHARD: run only the scenarios whose
 //	                     ShardOf(name, n) is i; the others get a Skipped
-//	                     report (and result)
+//	                     report (and result), and a test whose every
+//	                     Check is another shard's ends as skipped (t.Skip)
 //	-gate.results=DIR    CODEGENIE_GATE_RESULTS: write one result file per
 //	                     Check into DIR
 //	-gate.ledger=DSN     CODEGENIE_LEDGER: append each verdict (not a

@@ -433,3 +433,18 @@ func TestRecordHeader(t *testing.T) {
 	require.Equal(t, events.AppendHeader(nil, e), r.AppendHeader(nil, rec))
 	require.False(t, r.HeaderOnly())
 }
+
+func TestJoinOpen(t *testing.T) {
+	r := events.NewRecorder(events.Options{})
+	seq, err := r.Emit("start", nil)
+	require.NoError(t, err)
+	joined, open := r.Fork(seq), r.Fork(seq)
+	require.NoError(t, joined.Lane("a").Emit("x", 1))
+	_, err = joined.Join()
+	require.NoError(t, err)
+	require.NoError(t, open.Lane("b").Emit("y", 2))
+	require.Equal(t, 1, r.JoinOpen(), "only the fork left open")
+	require.Equal(t, 3, r.Len())
+	require.Zero(t, r.JoinOpen())
+	require.ErrorIs(t, open.Lane("b").Emit("z", 3), events.ErrJoined)
+}

@@ -30,6 +30,7 @@ type Recorder struct {
 
 	mu     sync.Mutex
 	events []Event
+	forks  []*Fork // opened and not yet seen joined by JoinOpen
 }
 
 // NewRecorder returns an empty recorder.
@@ -95,7 +96,29 @@ func (r *Recorder) Len() int {
 
 // Fork opens a fork point whose lanes will be children of parent.
 func (r *Recorder) Fork(parent uint64) *Fork {
-	return &Fork{r: r, parent: parent, lanes: map[string]*Lane{}}
+	f := &Fork{r: r, parent: parent, lanes: map[string]*Lane{}}
+	r.mu.Lock()
+	r.forks = append(r.forks, f)
+	r.mu.Unlock()
+	return f
+}
+
+// JoinOpen joins every fork of r that was not joined yet, in the order
+// they were opened, and returns how many it joined. A runner calls it
+// when a run ends, so a run that returned before joining its forks (on
+// an error, say) still has its lanes' events on the tape.
+func (r *Recorder) JoinOpen() int {
+	r.mu.Lock()
+	forks := r.forks
+	r.forks = nil
+	r.mu.Unlock()
+	n := 0
+	for _, f := range forks {
+		if _, err := f.Join(); err == nil {
+			n++
+		}
+	}
+	return n
 }
 
 // Fork is a fork point for concurrent work. Lanes are taken with Lane and

@@ -61,7 +61,7 @@ func (b *childBatch) attribute(ctx context.Context, g *grouper, classes []*group
 			return false, "not run: the gate was stopped"
 		}
 		if o.errKind == ErrorKindChild {
-			return true, o.errText
+			return true, maskText(o.errText, b.rc.Cassette.APIKey)
 		}
 		return g.keyOf(o) != baseKey, ""
 	}

@@ -129,7 +129,7 @@ func TestSwallowedMissStillFails(t *testing.T) {
 	})
 	require.ErrorIs(t, err, harness.ErrBroken)
 	require.Equal(t, harness.ErrorKindCassetteUnused, rep.Classes[0].ErrorKind)
-	require.Empty(t, rep.ReRecordCommand, "only a miss suggests re-recording")
+	require.Empty(t, rep.ReRecordCommand, "outside a test, with no reproduce command, there is no command to extend")
 }
 
 // TestClientPerRun: each run gets a freshly opened cassette, so a pipeline

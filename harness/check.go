@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"flag"
+	"sync"
 	"testing"
 )
 
@@ -72,8 +73,10 @@ func (c Config) check(t testing.TB, name string, s Scenario, fail bool) *Report 
 		rep.Verdict, rep.Skipped = Skipped, skip
 		finishCheck(t, gf, rep)
 		t.Logf("%s", rep.Summary())
+		shardChecks.note(t, false)
 		return rep
 	}
+	shardChecks.note(t, true)
 	e := c.checkEnv(t, &rc, name, s)
 	iterate(t.Context(), &rc, rep, s, e)
 	finishCheck(t, gf, rep)
@@ -115,6 +118,45 @@ func (c Config) checkEnv(t testing.TB, rc *resolved, name string, s Scenario) en
 		e.isolation += "; child processes of the test binary, perturbed"
 	}
 	return e
+}
+
+// shardChecks counts, per test, the Checks it ran and those another
+// shard runs.
+var shardChecks = &checkCounts{tests: map[testing.TB]*checkCount{}}
+
+type checkCounts struct {
+	mu    sync.Mutex
+	tests map[testing.TB]*checkCount
+}
+
+type checkCount struct{ ran, skipped int }
+
+// note counts one Check of t; at its first, it registers the cleanup that
+// reports t as skipped (t.Skip) when every one of its Checks belonged to
+// another shard, so go test says SKIP rather than PASS for a scenario
+// this shard never ran.
+func (cc *checkCounts) note(t testing.TB, ran bool) {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	c, ok := cc.tests[t]
+	if !ok {
+		c = &checkCount{}
+		cc.tests[t] = c
+		t.Cleanup(func() {
+			cc.mu.Lock()
+			delete(cc.tests, t)
+			skip := c.ran == 0 && c.skipped > 0
+			cc.mu.Unlock()
+			if skip {
+				t.Skipf("harness: every scenario of this test belongs to another shard (-gate.shard)")
+			}
+		})
+	}
+	if ran {
+		c.ran++
+	} else {
+		c.skipped++
+	}
 }
 
 // artifactsKept reports whether go test was run with -artifacts, which

@@ -104,7 +104,11 @@ func (r *childRunner) start(ctx context.Context, rc *resolved, iters map[int]boo
 		o, read := r.run(cctx, rc, runs[0], b.plan(runs[0], 0), true)
 		b.keep(o)
 		for _, k := range read {
-			if !ownVariable(k) {
+			switch {
+			case ownVariable(k):
+			case rc.configVar(k):
+				b.pl.envHeld = append(b.pl.envHeld, k)
+			default:
 				b.pl.envRead = append(b.pl.envRead, k)
 				b.pl.env[k] = os.Getenv(k)
 			}
@@ -170,7 +174,7 @@ func (b *childBatch) wait() []*outcome {
 func (b *childBatch) summary() *ProcessSummary {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	s := &ProcessSummary{Runs: len(b.out), Parent: observe(-1), EnvRead: b.pl.envRead}
+	s := &ProcessSummary{Runs: len(b.out), Parent: observe(-1), EnvRead: b.pl.envRead, EnvHeld: b.pl.envHeld}
 	s.NotVaried = append(s.NotVaried, b.pl.notes...)
 	if host, why := hostnameSupport(); !host && b.pl.hostname {
 		s.NotVaried = append(s.NotVaried, "hostname: not varied: "+why)

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/codegenie/codegenie/events"
 	"github.com/codegenie/codegenie/internal/atomicfile"
 )
 
@@ -50,7 +49,7 @@ type childReport struct {
 	Output    []byte            `json:"output"`
 	Tape      []byte            `json:"tape"`
 	Pin       map[string]string `json:"pin,omitempty"`
-	Requests  []events.Digest   `json:"requests,omitempty"`
+	Requests  []sentRequest     `json:"requests,omitempty"`
 	Error     string            `json:"error,omitempty"`
 	ErrorKind string            `json:"error_kind,omitempty"`
 	Leaks     []Goroutine       `json:"leaks,omitempty"`

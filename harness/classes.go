@@ -26,7 +26,8 @@ const (
 )
 
 // Class is a set of runs with the same outcome: the same pin key, output
-// digest, chain digest and error kind.
+// digest, chain digest and error kind, and for runs that missed the
+// cassette the same requests that missed (in any order).
 type Class struct {
 	// Size is the number of runs in the class; FirstRun the lowest run
 	// number among them.
@@ -48,11 +49,13 @@ type Class struct {
 	Processes []Process `json:"processes,omitempty"`
 }
 
-// classKey is the identity of a class.
+// classKey is the identity of a class. missed tells apart runs that
+// missed the cassette with different requests (missedKey).
 type classKey struct {
 	key           string
 	output, chain events.Digest
 	errKind       string
+	missed        events.Digest
 }
 
 // maxKept is the number of classes that keep one run in full (for the
@@ -62,6 +65,7 @@ const maxKept = 16
 // grouper folds runs into classes as they arrive, in any order.
 type grouper struct {
 	strip   events.Field
+	key     string // masked in error texts (Config.Cassette.APIKey)
 	classes map[classKey]*group
 	kept    int // classes whose first is set
 }
@@ -85,10 +89,12 @@ func (g *grouper) keyOf(o *outcome) classKey {
 		output:  events.Sum(o.output),
 		chain:   events.ChainStripped(o.tape, g.strip),
 		errKind: o.errKind,
+		missed:  missedKey(o.requests),
 	}
 }
 
 func (g *grouper) add(o *outcome) {
+	o.errText = maskText(o.errText, g.key)
 	k := g.keyOf(o)
 	c, ok := g.classes[k]
 	if !ok {

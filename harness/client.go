@@ -1,16 +1,13 @@
 package harness
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"sync"
 	"time"
 
 	"github.com/codegenie/codegenie/cassettes"
-	"github.com/codegenie/codegenie/events"
 )
 
 // runClient is the transport of a Run's client: one cassette, opened for
@@ -38,7 +35,7 @@ func openRunClient(r *Run, path string) (*runClient, error) {
 	_, seen := o.paths[path]
 	opts.ReplayOnly = seen
 	opts.Hint = cassettePointer
-	c, err := cassettes.Open(path, opts)
+	c, err := cassettes.Open(stablePath(path), opts)
 	if err != nil {
 		return nil, fmt.Errorf("harness: run %d: %w", r.index, err)
 	}
@@ -56,11 +53,11 @@ func (rc *runClient) CassetteID() string { return rc.c.ID() }
 // asked, remembers a miss so the run fails even if the scenario swallowed
 // it, and inside a bubble delays the response by Config.Latency.
 func (rc *runClient) RoundTrip(req *http.Request) (*http.Response, error) {
-	d, req, err := requestDigest(req)
+	sent, req, err := readRequest(req)
 	if err != nil {
 		return nil, err
 	}
-	rc.run.noteRequest(d)
+	i := rc.run.noteRequest(sent)
 	rc.mu.Lock()
 	call := rc.calls
 	rc.calls++
@@ -76,6 +73,7 @@ func (rc *runClient) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	resp, err := rc.c.Transport().RoundTrip(req)
 	if err != nil && (errors.Is(err, cassettes.ErrInteractionNotFound) || errors.Is(err, cassettes.ErrExhausted)) {
+		rc.run.noteMiss(i)
 		rc.mu.Lock()
 		if rc.miss == nil {
 			rc.miss = err
@@ -92,29 +90,6 @@ func (rc *runClient) finish() (miss, closeErr error) {
 	miss = rc.miss
 	rc.mu.Unlock()
 	return miss, rc.c.Close()
-}
-
-// requestDigest returns blake3-256 over the request's method, URL and
-// body (each length-prefixed), and the request with its body restored.
-func requestDigest(req *http.Request) (events.Digest, *http.Request, error) {
-	var body []byte
-	if req.Body != nil && req.Body != http.NoBody {
-		b, err := io.ReadAll(req.Body)
-		_ = req.Body.Close()
-		if err != nil {
-			return events.Digest{}, nil, fmt.Errorf("harness: read request body: %w", err)
-		}
-		body = b
-		req = req.Clone(req.Context())
-		req.Body = io.NopCloser(bytes.NewReader(b))
-		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
-	}
-	var buf []byte
-	for _, part := range [][]byte{[]byte(req.Method), []byte(req.URL.String()), body} {
-		buf = fmt.Appendf(buf, "%d:", len(part))
-		buf = append(buf, part...)
-	}
-	return events.Sum(buf), req, nil
 }
 
 // closingTransport is what a run records through: the configured

@@ -34,8 +34,10 @@ func compare(rc *resolved, a, b *group) *Divergence {
 		d.Event = events.Scan(x.tape, y.tape, rc.strip)
 	}
 	d.PinDiff = pinDiff(x.pin, y.pin)
-	missA, missB := a.ErrorKind == ErrorKindCassetteMiss, b.ErrorKind == ErrorKindCassetteMiss
-	d.RequestVaries = missA != missB || (len(x.requests) > 0 && len(y.requests) > 0 && !slices.Equal(x.requests, y.requests))
+	if ra, rb, ok := requestsDiffer(x.requests, y.requests); ok {
+		d.RequestVaries = true
+		d.RequestDiff = requestDiff(ra, rb, rc.Cassette.APIKey)
+	}
 	return d
 }
 

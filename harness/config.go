@@ -82,6 +82,17 @@ type Config struct {
 	// DefaultAllowlist; an empty non-nil slice compares every field. Every
 	// entry needs a Reason.
 	Allowlist []AllowEntry
+	// ConfigVars names the environment variables held as configuration:
+	// child processes keep the test process's values of those the
+	// scenario reads instead of setting them to other values, and the
+	// report names them once ("not varied: configuration"). nil means
+	// DefaultConfigVars (the official SDKs' client configuration); an
+	// empty non-nil slice varies every variable read. Add or remove
+	// entries as with Allowlist; every entry needs a Reason. A variable
+	// the pipeline itself reads to decide what to do is an input: leave
+	// it out, so a child varies it and the report names it when it
+	// changes the outcome.
+	ConfigVars []ConfigVar
 	// Recorder configures the recorder each Run hands out (clock and ID
 	// source of the allowlisted fields). The zero value leaves them empty.
 	Recorder events.Options
@@ -171,6 +182,9 @@ func (c Config) resolve() (resolved, error) {
 	// Run 0 always runs in the test process.
 	r.Processes = min(r.Processes, r.Iterations-1)
 	if err := r.resolveAllowlist(); err != nil {
+		return r, err
+	}
+	if err := r.resolveConfigVars(); err != nil {
 		return r, err
 	}
 	if r.Procs == nil {

@@ -69,7 +69,11 @@
 //     it was not varied and why;
 //   - the environment variables the scenario reads: the first child runs
 //     with -test.testlogfile, and every later child sets each variable it
-//     logged (set or not in the test process) to another value;
+//     logged (set or not in the test process) to another value, except
+//     those held as configuration (Config.ConfigVars, by default the
+//     official SDKs' base URL, credential, organisation, project,
+//     profile, region, proxy and configuration-directory variables),
+//     which the report names once;
 //   - and the process id.
 //
 // The child protocol: the environment variable CODEGENIE_HARNESS_CHILD
@@ -98,16 +102,22 @@
 // Every run is made, even after a divergence (until Config.Budget;
 // Config.FailFast stops at the first differing run, for local use). Runs
 // are grouped into classes by (pin key, blake3 of the output, chain digest
-// of the tape with the allowlisted fields stripped, error kind), largest
-// first; each class lists its size, first run and child processes. The
+// of the tape with the allowlisted fields stripped, error kind, and for a
+// cassette miss the requests that missed, in any order), largest first; each class lists its size, first run and child processes. The
 // verdict is PASS (one class, no error), NONDETERMINISTIC (more than one
 // class, whatever mix of successes and failures) or BROKEN (one class of
 // failed runs). The first runs of the two largest classes are compared in
 // full: the first differing output byte with excerpts, the first divergent
 // event (events.Scan: index, kind, field, payload offset, field-level
 // diff, causal chain), the pins that differ, and whether the requests sent
-// through Run.Client differ ("the request itself varies"). Only a BROKEN
-// verdict caused by a cassette miss suggests re-recording.
+// through Run.Client differ ("the request itself varies": each run sent
+// a request the other never sent, compared as sets whatever order
+// concurrent calls arrived in), with the fields that differ. Only a
+// BROKEN verdict caused by the cassettes (a miss, interactions left
+// unused, no cassette) suggests re-recording, with one command; the
+// errors of the cassettes a Run opens point at it rather than naming a
+// command, and name the cassette by the path relative to the package
+// directory, so they read the same in every process.
 //
 // The allowlist names Event struct fields (events.FieldByName), each with
 // a reason; every other field is compared.
@@ -130,7 +140,8 @@
 //
 //	-gate.shard=i/n      CODEGENIE_GATE_SHARD: run only the scenarios whose
 //	                     ShardOf(name, n) is i; the others get a Skipped
-//	                     report (and result)
+//	                     report (and result), and a test whose every
+//	                     Check is another shard's ends as skipped (t.Skip)
 //	-gate.results=DIR    CODEGENIE_GATE_RESULTS: write one result file per
 //	                     Check into DIR
 //	-gate.ledger=DSN     CODEGENIE_LEDGER: append each verdict (not a

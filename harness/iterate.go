@@ -77,6 +77,7 @@ func iterate(ctx context.Context, rc *resolved, rep *Report, s Scenario, e env) 
 	rep.Isolation = e.isolation
 
 	g := newGrouper(rc.strip)
+	g.key = rc.Cassette.APIKey
 	start := rc.Now()
 	var kids *childBatch
 	inChild := map[int]bool{}

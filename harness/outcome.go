@@ -36,7 +36,7 @@ type outcome struct {
 	output   []byte
 	tape     []events.Event
 	pin      map[string]string
-	requests []events.Digest
+	requests []sentRequest
 	errText  string
 	errKind  string
 	leaks    []Goroutine
@@ -47,7 +47,7 @@ func (o *outcome) setErr(err error) {
 	if err == nil {
 		return
 	}
-	o.errText = err.Error()
+	o.errText = maskText(relativeText(err.Error()))
 	o.errKind = errorKind(err)
 }
 

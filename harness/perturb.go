@@ -59,6 +59,10 @@ type ProcessSummary struct {
 	// first child (discovered through the test log), each set to other
 	// values in the later children.
 	EnvRead []string `json:"env_read,omitempty"`
+	// EnvHeld lists the variables the scenario read that are held as
+	// configuration (Config.ConfigVars): every child has the test
+	// process's values.
+	EnvHeld []string `json:"env_held,omitempty"`
 	// NotVaried lists what could not be varied here, and why.
 	NotVaried []string `json:"not_varied,omitempty"`
 }
@@ -144,6 +148,7 @@ type planner struct {
 	hostname bool
 	env      map[string]string // the test process's values of the variables read ("" and absent alike)
 	envRead  []string
+	envHeld  []string // variables read and held as configuration
 	notes    []string
 }
 

@@ -102,10 +102,13 @@ type Divergence struct {
 	Event *events.Divergence `json:"event,omitempty"`
 	// PinDiff lists the pins that differ, one "name: a != b" line each.
 	PinDiff []string `json:"pin_diff,omitempty"`
-	// RequestVaries says the two runs sent different requests (or one
-	// missed the cassette and the other did not): the nondeterminism is
-	// upstream of the recorded calls.
-	RequestVaries bool `json:"request_varies,omitempty"`
+	// RequestVaries says each run sent a request the other never sent
+	// (compared as sets, whatever order concurrent calls were made in):
+	// the nondeterminism is upstream of the recorded calls. RequestDiff
+	// then lists how the two most alike of those requests differ (method,
+	// URL, body fields of run A != run B).
+	RequestVaries bool     `json:"request_varies,omitempty"`
+	RequestDiff   []string `json:"request_diff,omitempty"`
 	// CompareCommand compares the two runs in the evidence bundle.
 	CompareCommand string `json:"compare_command,omitempty"`
 }

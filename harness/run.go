@@ -38,7 +38,7 @@ type Run struct {
 	pins     map[string]string
 	errs     []error
 	clients  []*runClient
-	requests []events.Digest
+	requests []sentRequest
 }
 
 func newRun(index int, bubble bool, rc *resolved) *Run {
@@ -103,10 +103,19 @@ func (r *Run) Client(path string) (*http.Client, error) {
 	return &http.Client{Transport: c}, nil
 }
 
-// noteRequest records the digest of a request sent through a run client.
-func (r *Run) noteRequest(d events.Digest) {
+// noteRequest records a request sent through a run client and returns
+// its index.
+func (r *Run) noteRequest(s sentRequest) int {
 	r.mu.Lock()
-	r.requests = append(r.requests, d)
+	defer r.mu.Unlock()
+	r.requests = append(r.requests, s)
+	return len(r.requests) - 1
+}
+
+// noteMiss marks request i as one that missed the cassette.
+func (r *Run) noteMiss(i int) {
+	r.mu.Lock()
+	r.requests[i].Missed = true
 	r.mu.Unlock()
 }
 
@@ -114,7 +123,7 @@ func (r *Run) noteRequest(d events.Digest) {
 // the run: the tape, the pins, the requests, and the scenario's error
 // joined with every error the run met besides it (a cassette miss the
 // scenario swallowed, unused interactions, a pin conflict).
-func (r *Run) finish(scenarioErr error) (tape []events.Event, pins map[string]string, requests []events.Digest, err error) {
+func (r *Run) finish(scenarioErr error) (tape []events.Event, pins map[string]string, requests []sentRequest, err error) {
 	r.mu.Lock()
 	clients := r.clients
 	r.clients = nil
@@ -131,6 +140,9 @@ func (r *Run) finish(scenarioErr error) (tape []events.Event, pins map[string]st
 	defer r.mu.Unlock()
 	tape = r.tape
 	if !r.tapeSet {
+		// Forks the scenario left open (it returned early, say) are
+		// joined, so their lanes' events are compared too.
+		r.rec.JoinOpen()
 		tape = r.rec.Events()
 	}
 	errs = append(errs, r.errs...)

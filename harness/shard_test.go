@@ -51,13 +51,27 @@ func TestShardSuite(t *testing.T) {
 func TestShardedGateMatchesUnsharded(t *testing.T) {
 	gate := func(shard string) string {
 		dir := t.TempDir()
-		cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestShardSuite$", "-gate.results="+dir)
+		cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestShardSuite$", "-test.v", "-gate.results="+dir)
 		cmd.Env = append(os.Environ(), "HARNESS_SHARD_SUITE=1", "CODEGENIE_GATE_SHARD="+shard)
 		// delta and golf fail the suite in the shards that run them.
 		out, err := cmd.CombinedOutput()
 		var exit *exec.ExitError
 		if err != nil && !errors.As(err, &exit) {
 			require.NoError(t, err, "%s", out)
+		}
+		// A scenario of another shard is reported as skipped, not passed.
+		var i, n int
+		if _, err := fmt.Sscanf(shard, "%d/%d", &i, &n); err == nil {
+			for _, name := range shardSuite {
+				verdict := "SKIP"
+				if harness.ShardOf(name, n) == i {
+					verdict = "PASS"
+					if name == "delta" || name == "golf" {
+						verdict = "FAIL"
+					}
+				}
+				require.Contains(t, string(out), "--- "+verdict+": TestShardSuite/"+name+" ", "shard %s", shard)
+			}
 		}
 		return dir
 	}

@@ -135,6 +135,9 @@ func writeProcesses(sb *strings.Builder, ps *ProcessSummary) {
 	if len(ps.EnvRead) > 0 {
 		fmt.Fprintf(sb, "  environment variables the scenario reads, set to other values in later children: %s\n", strings.Join(ps.EnvRead, ", "))
 	}
+	if len(ps.EnvHeld) > 0 {
+		fmt.Fprintf(sb, "  not varied: configuration (Config.ConfigVars): %s\n", strings.Join(ps.EnvHeld, ", "))
+	}
 	for _, n := range ps.NotVaried {
 		fmt.Fprintf(sb, "  not varied: %s\n", n)
 	}
@@ -144,6 +147,10 @@ func writeDivergence(sb *strings.Builder, d *Divergence) {
 	fmt.Fprintf(sb, "\nclass %d (run %d) against class %d (run %d):\n", d.ClassA, d.RunA, d.ClassB, d.RunB)
 	if d.RequestVaries {
 		sb.WriteString("the request itself varies between runs: the nondeterminism is upstream of the recorded call; re-recording the cassette would only bake one variant into it, so fix the source\n")
+		fmt.Fprintf(sb, "request of run %d against run %d:\n", d.RunA, d.RunB)
+		for _, l := range d.RequestDiff {
+			fmt.Fprintf(sb, "  %s\n", l)
+		}
 	}
 	for _, p := range d.PinDiff {
 		fmt.Fprintf(sb, "pin differs: %s\n", p)

@@ -86,7 +86,7 @@ func TestParityRefusesADivergentStagedCassette(t *testing.T) {
 		{"the request varies between recording and replay",
 			editStaged(`body: '{"max_tokens":2048`, `"max_tokens":2048`, `"max_tokens":2047`),
 			[]string{"every replay missed the staged cassette: the pipeline's request varies between recording and replay", "BROKEN", "cassette-miss", `["max_tokens"]: 2047 != 2048`,
-				"re-record it: " + hint.Tool("refresh-cassettes", "-run", "^npm-lodash/happy$", "-dir")}},
+				"re-record it: cd " + hint.ModuleRoot() + " && " + hint.Tool("refresh-cassettes", "-run", "^npm-lodash/happy$", "-dir")}},
 		{"the replay gives another outcome",
 			editStaged(`"id":"msg_fake_`, `^4.17.21`, `^4.17.22`),
 			[]string{"all 20 replays gave one outcome", "but not the recording's", "recorded: ", "4.17.21", "replayed: ", "4.17.22"}},

@@ -86,6 +86,13 @@
 // with its process group) or writes anything else is a failed run with a
 // *ChildError naming the child; it can never hang or pass the gate.
 //
+// A child is the leader of its own process group (Unix). When it ends,
+// what is left of its group, the processes its scenario started and did
+// not wait for, is killed, and the run fails with a *ChildError
+// ("leaked", naming them on Linux). A process that leaves the group
+// (setsid) escapes this. Windows has no process groups: there a child's
+// own processes are neither found nor killed, and the report says so.
+//
 // When every run in the test process agrees and only child runs differ,
 // the first differing child run is made again in fresh processes: once
 // with nothing perturbed (if that differs too, the outcome depends on the

@@ -17,6 +17,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/codegenie/codegenie/cassettes"
 )
 
 // ChildError is a run whose child process did not deliver a well-formed
@@ -69,6 +71,20 @@ func newChildRunner(t testingT, scenario string) (*childRunner, error) {
 type testingT interface {
 	Name() string
 	TempDir() string
+}
+
+// everyRun is every run of a gate made in child processes (ProcessPerRun):
+// all of them, but run 0 when the cassettes record switch is on, for it
+// records in the test process.
+func everyRun(iterations int) map[int]bool {
+	out := make(map[int]bool, iterations)
+	for i := range iterations {
+		out[i] = true
+	}
+	if f := flag.Lookup(cassettes.RecordFlag); f != nil && f.Value.String() != "" {
+		delete(out, 0)
+	}
+	return out
 }
 
 // childBatch is the children of one gate, running in the background.

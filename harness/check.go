@@ -106,7 +106,7 @@ func (c Config) checkEnv(t testing.TB, rc *resolved, name string, s Scenario) en
 		e.run = func(ctx context.Context, iter, procs int) outcome { return lw.run(ctx, rc, iter, procs, s) }
 		return e
 	}
-	b := &bubbleRunner{t: tt, rc: rc, s: s, reported: map[int]bool{}}
+	b := newBubbleRunner(tt, rc, s)
 	e.isolation = "synctest bubble per run"
 	e.run = b.run
 	if rc.Processes > 0 {

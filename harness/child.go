@@ -12,18 +12,22 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/codegenie/codegenie/cassettes"
 )
 
 // ChildError is a run whose child process did not deliver a well-formed
-// report: it crashed, hung past its time limit, or wrote garbage.
+// report (it crashed, hung past its time limit, or wrote garbage) or left
+// a process it started running after it ended.
 type ChildError struct {
 	Run    int    // the run the child was making
 	PID    int    // 0 when it never started
-	Reason string // "crashed", "hung", "garbage" or "start"
+	Reason string // "crashed", "hung", "garbage", "leaked" or "start"
 	Detail string // exit status, time limit, decoding error, ...
 	Output string // the tail of the child's stdout and stderr
 }
@@ -67,6 +71,20 @@ func newChildRunner(t testingT, scenario string) (*childRunner, error) {
 type testingT interface {
 	Name() string
 	TempDir() string
+}
+
+// everyRun is every run of a gate made in child processes (ProcessPerRun):
+// all of them, but run 0 when the cassettes record switch is on, for it
+// records in the test process.
+func everyRun(iterations int) map[int]bool {
+	out := make(map[int]bool, iterations)
+	for i := range iterations {
+		out[i] = true
+	}
+	if f := flag.Lookup(cassettes.RecordFlag); f != nil && f.Value.String() != "" {
+		delete(out, 0)
+	}
+	return out
 }
 
 // childBatch is the children of one gate, running in the background.
@@ -179,6 +197,9 @@ func (b *childBatch) summary() *ProcessSummary {
 	if host, why := hostnameSupport(); !host && b.pl.hostname {
 		s.NotVaried = append(s.NotVaried, "hostname: not varied: "+why)
 	}
+	if !groupsSupported {
+		s.NotVaried = append(s.NotVaried, "processes a child starts: not found or killed when it ends (no process groups on "+runtime.GOOS+")")
+	}
 	return s
 }
 
@@ -209,16 +230,20 @@ func (r *childRunner) run(ctx context.Context, rc *resolved, iter int, p plan, d
 		return fail(&ChildError{Reason: "start", Detail: err.Error()})
 	}
 	out := &tailBuffer{max: maxChildOutput}
-	cmd.Stdout, cmd.Stderr = out, out
 	cmd.WaitDelay = time.Second
 	cmd.Cancel = func() error { return killGroup(cmd) }
 	env := cmd.Env
-	err = startChild(cmd, p.cpus, p.hostname != "", func(newUTS bool) { cmd.Env = specEnv(env, spec, newUTS) })
+	werr, left, err := runInGroup(cmd, out, func() error {
+		return startChild(cmd, p.cpus, p.hostname != "", func(newUTS bool) { cmd.Env = specEnv(env, spec, newUTS) })
+	})
 	if err != nil {
 		return fail(&ChildError{Reason: "start", Detail: err.Error()})
 	}
 	pid := cmd.Process.Pid
-	werr := cmd.Wait()
+	also := ""
+	if left != nil {
+		also = "; it also " + leftText(left)
+	}
 	rep, rerr := readChildReport(spec.Out, spec)
 	switch {
 	case tctx.Err() != nil && rerr != nil:
@@ -226,18 +251,21 @@ func (r *childRunner) run(ctx context.Context, rc *resolved, iter int, p plan, d
 		if ctx.Err() != nil {
 			why = "killed: the gate stopped (time budget, fail-fast or cancellation)"
 		}
-		return fail(&ChildError{PID: pid, Reason: "hung", Detail: why, Output: out.String()})
+		return fail(&ChildError{PID: pid, Reason: "hung", Detail: why + also, Output: out.String()})
 	case rerr != nil && errors.Is(rerr, os.ErrNotExist):
 		detail := "exited without a report"
 		if werr != nil {
 			detail = fmt.Sprintf("%v without a report", werr)
 		}
-		return fail(&ChildError{PID: pid, Reason: "crashed", Detail: detail, Output: out.String()})
+		return fail(&ChildError{PID: pid, Reason: "crashed", Detail: detail + also, Output: out.String()})
 	case rerr != nil:
-		return fail(&ChildError{PID: pid, Reason: "garbage", Detail: rerr.Error(), Output: out.String()})
+		return fail(&ChildError{PID: pid, Reason: "garbage", Detail: rerr.Error() + also, Output: out.String()})
 	}
 	if err := fillFromReport(o, rep); err != nil {
-		return fail(&ChildError{PID: pid, Reason: "garbage", Detail: err.Error(), Output: out.String()})
+		return fail(&ChildError{PID: pid, Reason: "garbage", Detail: err.Error() + also, Output: out.String()})
+	}
+	if left != nil {
+		return fail(&ChildError{PID: pid, Reason: "leaked", Detail: leftText(left), Output: out.String()})
 	}
 	o.proc.Env = p.env
 	var read []string

@@ -53,7 +53,7 @@ func readChildReport(path string, spec *childSpec) (*childReport, error) {
 func knownErrorKind(k string) bool {
 	switch k {
 	case ErrorKindCassetteMiss, ErrorKindCassetteUnused, ErrorKindCassetteAbsent, ErrorKindCassette, ErrorKindPanic, ErrorKindDeadlock,
-		ErrorKindLeak, ErrorKindCanceled, ErrorKindChild, ErrorKindPin:
+		ErrorKindLeak, ErrorKindCanceled, ErrorKindChild, ErrorKindPin, ErrorKindHung:
 		return true
 	}
 	return strings.HasPrefix(k, ErrorKindError+" (") && strings.HasSuffix(k, ")") && len(k) < 512

@@ -105,7 +105,7 @@ func (c Config) checkAsChild(t testing.TB, spec *childSpec, name string, s Scena
 	}
 	rc.test = t.Name()
 	hostErr := setChildHostname(spec)
-	b := &bubbleRunner{t: tt, rc: &rc, s: s, reported: map[int]bool{}}
+	b := newBubbleRunner(tt, &rc, s)
 	o := b.run(t.Context(), spec.Run, spec.Procs)
 	rep := childReport{
 		Format: childReportFormat, Nonce: spec.Nonce, Test: spec.Test, Scenario: spec.Scenario, Run: spec.Run,

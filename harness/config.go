@@ -74,6 +74,27 @@ type Config struct {
 	// documentation); 0 means DefaultProcesses, a negative value none.
 	// Iterate, which has no test binary to re-run, makes none.
 	Processes int
+	// RunTimeout bounds one run in the test process, in real time; 0
+	// means DefaultRunTimeout, a negative value no bound. Under Check the
+	// bound also ends some time before go test's -timeout would kill the
+	// test binary. A run past it fails as hung (ErrorKindHung) with its
+	// goroutines' stacks, no further run is started, and the gate still
+	// writes its report and result. A run's goroutines cannot be stopped
+	// from outside (Iterate cancels the run's context): they are left
+	// running. (A run whose goroutines all block durably inside its
+	// synctest bubble fails at once as deadlocked; one blocked on I/O, a
+	// system call or a lock is not durably blocked, and only this bound
+	// ends it.)
+	RunTimeout time.Duration
+	// ProcessPerRun makes every run in a child process of the test binary
+	// (Check only; Processes is then ignored), except run 0 under the
+	// cassettes record switch, which records in the test process. A
+	// panic in a goroutine the scenario started, which no recover in the
+	// harness can catch, kills the process it happens in: in the test
+	// process it ends the whole test binary without a report, in a child
+	// it fails that run with a *ChildError. Use it for a scenario that
+	// may panic that way; each run then costs a process start.
+	ProcessPerRun bool
 	// ChildTimeout bounds one child process; 0 means Budget, or
 	// DefaultChildTimeout when there is no budget. A child that runs
 	// longer is killed and its run fails.
@@ -205,6 +226,9 @@ func (c Config) resolve() (resolved, error) {
 		if r.ChildTimeout == 0 {
 			r.ChildTimeout = DefaultChildTimeout
 		}
+	}
+	if r.RunTimeout == 0 {
+		r.RunTimeout = DefaultRunTimeout
 	}
 	if r.Latency == nil {
 		r.Latency = defaultLatency

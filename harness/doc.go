@@ -44,6 +44,17 @@
 // exhausted cassette) fail the run even when the scenario swallowed them;
 // so do unused interactions and a name pinned twice with two values.
 //
+// A run blocked on I/O, a system call or a lock is not durably blocked,
+// so its bubble never reports it: every run is watched in real time from
+// outside, and one that outlives Config.RunTimeout (default
+// DefaultRunTimeout, and always some time before go test's -timeout)
+// fails as hung (ErrorKindHung) with its goroutines' stacks; no further
+// run starts, and the report, evidence and result are still written. A
+// panic in a goroutine the scenario started cannot be recovered by the
+// harness and ends the process it happens in, the test binary included;
+// Config.ProcessPerRun makes every run in a child process, where such a
+// panic fails only that run.
+//
 // Under the cassettes record switch (go test -cassettes.record=REGEXP),
 // run 0 records each cassette it opens that the switch selects, through
 // Config.Cassette.RealTransport (a cassettes.Redirect to a local fake, or
@@ -89,6 +100,13 @@
 // child that exits without a report, outlives Config.ChildTimeout (killed
 // with its process group) or writes anything else is a failed run with a
 // *ChildError naming the child; it can never hang or pass the gate.
+//
+// A child is the leader of its own process group (Unix). When it ends,
+// what is left of its group, the processes its scenario started and did
+// not wait for, is killed, and the run fails with a *ChildError
+// ("leaked", naming them on Linux). A process that leaves the group
+// (setsid) escapes this. Windows has no process groups: there a child's
+// own processes are neither found nor killed, and the report says so.
 //
 // When every run in the test process agrees and only child runs differ,
 // the first differing child run is made again in fresh processes: once

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"sync"
 )
@@ -81,20 +82,22 @@ func iterate(ctx context.Context, rc *resolved, rep *Report, s Scenario, e env) 
 	start := rc.Now()
 	var kids *childBatch
 	inChild := map[int]bool{}
-	if e.children != nil && rc.Processes > 0 {
+	if e.children != nil && rc.ProcessPerRun {
+		inChild = everyRun(rc.Iterations)
+	} else if e.children != nil && rc.Processes > 0 {
 		inChild = childIterations(rc.Iterations, rc.Processes)
 	}
 	for i := range rc.Iterations {
-		if inChild[i] {
-			continue
-		}
-		if i == 1 && len(inChild) > 0 {
+		if kids == nil && len(inChild) > 0 && (i == 1 || inChild[0]) {
 			// After run 0, which may have recorded the cassettes the
 			// children replay.
 			kids = e.children.start(ctx, rc, inChild)
 		}
+		if inChild[i] {
+			continue
+		}
 		if err := ctx.Err(); err != nil {
-			rep.Cancelled = err.Error()
+			rep.Cancelled = "the context was cancelled (" + err.Error() + ")"
 			break
 		}
 		procs := rc.Procs[i%len(rc.Procs)]
@@ -112,6 +115,11 @@ func iterate(ctx context.Context, rc *resolved, rep *Report, s Scenario, e env) 
 		}
 		g.add(&o)
 		rep.Runs++
+		if o.errKind == ErrorKindHung {
+			// Its goroutines still run: no run may start beside them.
+			rep.Cancelled = fmt.Sprintf("run %d hung", i)
+			break
+		}
 		if rc.FailFast && len(g.classes) > 1 {
 			rep.FailedFast = true
 			break

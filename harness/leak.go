@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"go.uber.org/goleak"
 )
@@ -41,9 +43,26 @@ func (w *leakWatcher) run(ctx context.Context, rc *resolved, iter, procs int, s 
 		w.ignore = []goleak.Option{goleak.IgnoreCurrent()}
 	}
 	before := runtime.NumGoroutine()
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	done := make(chan outcome, 1)
-	go func() { done <- runScenario(ctx, rc, iter, procs, false, s) }()
-	o := <-done
+	var root atomic.Int64
+	go func() {
+		root.Store(int64(goroutineID()))
+		done <- runScenario(rctx, rc, iter, procs, false, s)
+	}()
+	limit, why := runLimit(rc, time.Time{})
+	o := watch(limit, why, iter, procs, done, func() ([]Goroutine, bool) {
+		all := dumpGoroutines()
+		cancel()
+		stuck := descendants(all, int(root.Load()))
+		w.baseline = ids(all)
+		w.ignore = append(w.ignore, goleak.IgnoreCurrent())
+		return stuck, false
+	})
+	if o.errKind == ErrorKindHung {
+		return o
+	}
 	if runtime.NumGoroutine() <= before || goleak.Find(w.ignore...) == nil {
 		return o
 	}
@@ -93,6 +112,36 @@ func (w *leakWatcher) attribute(all []Goroutine) []Goroutine {
 		}
 	}
 	return leaks
+}
+
+// descendants returns the goroutine root of all and those it started,
+// directly or not.
+func descendants(all []Goroutine, root int) []Goroutine {
+	byID := make(map[int]Goroutine, len(all))
+	for _, g := range all {
+		byID[g.ID] = g
+	}
+	var out []Goroutine
+	for _, g := range all {
+		seen := map[int]bool{}
+		for p := g.ID; p != 0 && !seen[p]; p = byID[p].CreatedBy {
+			seen[p] = true
+			if p == root {
+				out = append(out, g)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// goroutineID returns the calling goroutine's id, from its stack header.
+func goroutineID() int {
+	buf := make([]byte, 64)
+	s, _ := strings.CutPrefix(string(buf[:runtime.Stack(buf, false)]), "goroutine ")
+	id, _, _ := strings.Cut(s, " ")
+	n, _ := strconv.Atoi(id)
+	return n
 }
 
 func ids(gs []Goroutine) map[int]bool {

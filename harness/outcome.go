@@ -20,6 +20,7 @@ const (
 	ErrorKindCassette       = "cassette"        // the cassette could not be opened or verified
 	ErrorKindPanic          = "panic"           // the scenario panicked
 	ErrorKindDeadlock       = "deadlock"        // every goroutine of the run blocked
+	ErrorKindHung           = "hung"            // the run outlived Config.RunTimeout
 	ErrorKindLeak           = "leak"            // the run left goroutines running
 	ErrorKindCanceled       = "canceled"        // the run's context was cancelled
 	ErrorKindChild          = "child"           // a child process crashed, hung or answered garbage (see ChildError)
@@ -66,6 +67,8 @@ func errorKind(err error) string {
 		return ErrorKindCassetteUnused
 	case errors.Is(err, errDeadlock):
 		return ErrorKindDeadlock
+	case errors.As(err, new(*hungError)):
+		return ErrorKindHung
 	case errors.Is(err, ErrPinConflict):
 		return ErrorKindPin
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):

@@ -13,9 +13,8 @@ func setChildHostname(spec *childSpec) error {
 	return errNotNewUTS
 }
 
-func killGroup(cmd *exec.Cmd) error { return cmd.Process.Kill() }
-
 func startChild(cmd *exec.Cmd, _ []int, _ bool, setEnv func(newUTS bool)) error {
+	cmd.SysProcAttr = groupAttr()
 	setEnv(false)
 	return cmd.Start()
 }
@@ -25,3 +24,6 @@ func hostnameSupport() (bool, string) {
 }
 
 func utsNamespace() string { return "" }
+
+// groupMembers is not known here (no /proc).
+func groupMembers(int) []string { return nil }

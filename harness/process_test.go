@@ -2,7 +2,13 @@ package harness
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -106,5 +112,78 @@ func TestChildFailures(t *testing.T) {
 			require.NotZero(t, bad.Processes[0].PID)
 			require.True(t, strings.Contains(rep.String(), tt.reason))
 		})
+	}
+}
+
+// leftoverMarker is the argument of the process TestChildLeavesProcess's
+// children start and leave behind: a sleep long enough to outlive the
+// test, named after the test process so no other process matches.
+func leftoverMarker(testPID int) string { return fmt.Sprintf("%d.25", 3600+testPID%100000) }
+
+// TestChildLeavesProcess: a child whose scenario starts a process and
+// leaves it running fails its run (a ChildError naming the process), and
+// the process is killed with the child's process group, so nothing the
+// gate started outlives it.
+func TestChildLeavesProcess(t *testing.T) {
+	if !groupsSupported && !inChild() {
+		t.Skip("no process groups on " + runtime.GOOS)
+	}
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep command")
+	}
+	s := toyPipeline{}.run
+	if inChild() {
+		clean := s
+		s = func(ctx context.Context, run *Run) ([]byte, error) {
+			cmd := exec.Command(sleep, leftoverMarker(os.Getppid()))
+			if err := cmd.Start(); err != nil {
+				return nil, err
+			}
+			_ = cmd.Process.Release()
+			return clean(ctx, run)
+		}
+	}
+	marker := leftoverMarker(os.Getpid())
+	if !inChild() {
+		t.Cleanup(func() { killMarked(marker) })
+	}
+	rep := Config{Iterations: 10, Floor: 10, Processes: 2}.check(t, "child-leaves-process", s, false)
+	require.Equal(t, Nondeterministic, rep.Verdict, "%s", rep)
+	require.Len(t, rep.Classes, 2)
+	bad := rep.Classes[1]
+	require.Equal(t, ErrorKindChild, bad.ErrorKind)
+	require.Equal(t, 2, bad.Size)
+	require.Contains(t, bad.Error, "leaked: left ")
+	if runtime.GOOS == "linux" {
+		require.Contains(t, bad.Error, "(sleep)", "the leftover is named")
+		require.Empty(t, marked(marker), "no process a child started outlives the gate")
+	}
+}
+
+// marked lists the pids of processes whose command line holds marker
+// (Linux: read from /proc).
+func marked(marker string) []int {
+	var pids []int
+	paths, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil || !slices.Contains(strings.Split(string(b), "\x00"), marker) {
+			continue
+		}
+		if pid, err := strconv.Atoi(filepath.Base(filepath.Dir(p))); err == nil {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// killMarked kills what marked finds, so a failing run of the test leaves
+// nothing behind either.
+func killMarked(marker string) {
+	for _, pid := range marked(marker) {
+		if p, err := os.FindProcess(pid); err == nil {
+			_ = p.Kill()
+		}
 	}
 }

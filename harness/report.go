@@ -37,7 +37,8 @@ type Report struct {
 	BudgetExceeded bool          `json:"budget_exceeded,omitempty"`
 	// FailedFast says Config.FailFast stopped the runs at a divergence.
 	FailedFast bool `json:"failed_fast,omitempty"`
-	// Cancelled is the context error that stopped the runs early, if any.
+	// Cancelled says what stopped the runs early, if anything: the
+	// context's cancellation or a hung run (ErrorKindHung).
 	Cancelled string `json:"cancelled,omitempty"`
 	// Wall is the wall time of all runs.
 	Wall time.Duration `json:"wall_ns"`
@@ -186,7 +187,7 @@ func (r *Report) Err() error {
 	if r.Runs < r.Floor && !r.FailedFast {
 		why := "the time budget ran out"
 		if r.Cancelled != "" {
-			why = "the context was cancelled (" + r.Cancelled + ")"
+			why = r.Cancelled
 		}
 		errs = append(errs, fmt.Errorf("%w: scenario %s made %d runs, floor is %d: %s; speed the scenario up or raise Budget, never lower the floor to pass", ErrBelowFloor, r.Scenario, r.Runs, r.Floor, why))
 	}

@@ -22,7 +22,7 @@ func gateOnce(t *testing.T, cfg Config, p toyPipeline) *Report {
 	cfg.Processes = -1
 	rc, err := cfg.resolve()
 	require.NoError(t, err)
-	b := &bubbleRunner{t: t, rc: &rc, s: p.run, reported: map[int]bool{}}
+	b := newBubbleRunner(t, &rc, p.run)
 	rep := newReport(&rc, "toy-"+p.bug)
 	iterate(t.Context(), &rc, rep, p.run, env{isolation: "synctest", run: b.run, noEvidence: true})
 	return rep

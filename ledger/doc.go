@@ -54,18 +54,20 @@
 // program that only uses the embedded store links no database driver.
 //
 // The embedded store is one file of entries, one canonical JSON object a
-// line. Append takes an exclusive flock(2) on the file, reads the head
-// from the last line (cached while the file has not changed), writes the
-// line in one write(2) and fsyncs before releasing the lock, so appenders
-// in any number of processes and handles serialise. It needs no server
-// and no dependency. SQLite (modernc.org/sqlite, pure Go) was weighed
-// against it: it would bring transactions but a large dependency, a file
-// format people cannot read with a text editor, and no append-only
-// guarantee of its own either, since whoever can write the file can
-// rewrite it; in both, tamper evidence comes from the chain. A reader
-// reads up to the length the file had when it looked, so it never sees a
-// partial line. A file that does not end in a newline (an append cut
-// short by a crash) is refused for appending and reported by Verify.
+// line. Append takes an exclusive lock (gofrs/flock: flock(2), or
+// LockFileEx on Windows) on a lock file beside it (its path plus ".lock",
+// created once and never removed), reads the head from the last line
+// (cached while the file has not changed), writes the line in one
+// write(2) and fsyncs before releasing the lock, so appenders in any
+// number of processes and handles serialise. It needs no server. SQLite
+// (modernc.org/sqlite, pure Go) was weighed against it: it would bring
+// transactions but a large dependency, a file format people cannot read
+// with a text editor, and no append-only guarantee of its own either,
+// since whoever can write the file can rewrite it; in both, tamper
+// evidence comes from the chain. A reader reads up to the length the file
+// had when it looked, so it never sees a partial line. A file that does
+// not end in a newline (an append cut short by a crash) is refused for
+// appending and reported by Verify.
 //
 // PostgreSQL is for runners that share one ledger; package ledger/postgres
 // documents its table, triggers and roles. The database itself refuses

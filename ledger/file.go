@@ -15,16 +15,18 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gofrs/flock"
+
 	"github.com/codegenie/codegenie/internal/atomicfile"
 )
 
 // fileStore is the embedded store: one file of canonical entries, one a
-// line, appended under an exclusive flock(2) and fsynced.
+// line, appended under an exclusive file lock and fsynced.
 type fileStore struct {
 	path string
 	now  func() time.Time
 
-	mu sync.Mutex // serialises this handle's goroutines; flock does processes and handles
+	mu sync.Mutex // serialises this handle's goroutines; the file lock does processes and handles
 	// The head as last seen, valid while the file is the same and as long.
 	cacheFile os.FileInfo
 	cacheSize int64
@@ -45,43 +47,30 @@ func openFile(path string, now func() time.Time) (*fileStore, error) {
 
 func (s *fileStore) Close() error { return nil }
 
-// lockFile opens the ledger for appending and takes the exclusive lock. A
-// retention may have replaced the file while this handle waited on the old
-// one; then it locks the new one.
-func (s *fileStore) lockFile(ctx context.Context) (*os.File, error) {
-	for {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		f, err := os.OpenFile(s.path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
-		if err != nil {
-			return nil, fmt.Errorf("ledger: open %s: %w", s.path, err)
-		}
-		if err := flock(f, syscall.LOCK_EX); err != nil {
-			f.Close()
-			return nil, fmt.Errorf("ledger: lock %s: %w", s.path, err)
-		}
-		held, err1 := f.Stat()
-		now, err2 := os.Stat(s.path)
-		if err := errors.Join(err1, err2); err != nil {
-			f.Close()
-			return nil, fmt.Errorf("ledger: stat %s: %w", s.path, err)
-		}
-		if os.SameFile(held, now) {
-			return f, nil
-		}
-		f.Close() // replaced by a retention while we waited: lock the new file
+// lockFile takes the exclusive lock and opens the ledger for appending.
+// The lock is held on a file beside the ledger (its path plus ".lock"),
+// never replaced, so a retention that replaces the ledger cannot slip
+// between the lock and the open, and on Windows, where locks are
+// mandatory, readers of the ledger are never refused. Unlocking releases
+// the lock; the caller closes f first.
+func (s *fileStore) lockFile(ctx context.Context) (f *os.File, unlock func(), err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
 	}
+	lk := flock.New(s.path+lockSuffix, flock.SetPermissions(0o644))
+	if err := lk.Lock(); err != nil {
+		return nil, nil, fmt.Errorf("ledger: lock %s: %w", lk.Path(), err)
+	}
+	f, err = os.OpenFile(s.path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		lk.Unlock()
+		return nil, nil, fmt.Errorf("ledger: open %s: %w", s.path, err)
+	}
+	return f, func() { lk.Unlock() }, nil
 }
 
-func flock(f *os.File, how int) error {
-	for {
-		err := syscall.Flock(int(f.Fd()), how)
-		if err != syscall.EINTR {
-			return err
-		}
-	}
-}
+// lockSuffix names the lock file beside a ledger.
+const lockSuffix = ".lock"
 
 // head returns the last entry's seq and hash, from the cache when the file
 // is the one last seen and has not grown.
@@ -139,11 +128,12 @@ func (s *fileStore) Append(ctx context.Context, e Entry) (Entry, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	f, err := s.lockFile(ctx)
+	f, unlock, err := s.lockFile(ctx)
 	if err != nil {
 		return Entry{}, err
 	}
-	defer f.Close() // closing releases the lock
+	defer unlock()
+	defer f.Close()
 	seq, prev, fi, err := s.head(f)
 	if err != nil {
 		return Entry{}, err
@@ -176,8 +166,16 @@ func syncDir(dir string) {
 
 // snapshot opens the file for reading and returns its length as of a
 // moment no append was in flight; reading up to it never sees a partial
-// line, and a later retention does not disturb the open file.
+// line, and a later retention does not disturb the open file. Where the
+// lock file cannot be created (a read-only copy of a ledger), it reads
+// without the lock: an append in flight is then seen as a torn last line.
 func (s *fileStore) snapshot() (*os.File, int64, error) {
+	lk := flock.New(s.path+lockSuffix, flock.SetPermissions(0o644))
+	if err := lk.RLock(); err == nil {
+		defer lk.Unlock()
+	} else if !errors.Is(err, fs.ErrPermission) && !errors.Is(err, syscall.EROFS) && !errors.Is(err, fs.ErrNotExist) {
+		return nil, 0, fmt.Errorf("ledger: lock %s: %w", lk.Path(), err)
+	}
 	f, err := os.Open(s.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, 0, fmt.Errorf("ledger: no ledger at %s (nothing was appended yet): %w", s.path, err)
@@ -185,12 +183,7 @@ func (s *fileStore) snapshot() (*os.File, int64, error) {
 	if err != nil {
 		return nil, 0, fmt.Errorf("ledger: %w", err)
 	}
-	if err := flock(f, syscall.LOCK_SH); err != nil {
-		f.Close()
-		return nil, 0, fmt.Errorf("ledger: lock %s: %w", s.path, err)
-	}
 	fi, err := f.Stat()
-	flock(f, syscall.LOCK_UN)
 	if err != nil {
 		f.Close()
 		return nil, 0, fmt.Errorf("ledger: stat %s: %w", s.path, err)
@@ -279,10 +272,11 @@ func peekSeq(body []byte) (uint64, bool) {
 func (s *fileStore) Retain(ctx context.Context, r Retention) (Entry, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	f, err := s.lockFile(ctx)
+	f, unlock, err := s.lockFile(ctx)
 	if err != nil {
 		return Entry{}, err
 	}
+	defer unlock()
 	defer f.Close()
 	headSeq, headHash, fi, err := s.head(f)
 	if err != nil {

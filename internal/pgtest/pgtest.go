@@ -7,7 +7,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -106,42 +105,17 @@ func StartServer(ctx context.Context, cfg Config) (*Server, error) {
 	}
 }
 
-// credential returns whom to run the server as: nil (the caller) unless
-// the caller is root.
-func credential(name string) (*syscall.Credential, error) {
-	if os.Geteuid() != 0 {
-		return nil, nil
-	}
-	if name == "" {
-		name = "nobody"
-	}
-	u, err := user.Lookup(name)
-	if err != nil {
-		return nil, fmt.Errorf("pgtest: running as root, and PostgreSQL refuses root: look up user %s to run it as: %w", name, err)
-	}
-	uid, err1 := strconv.ParseUint(u.Uid, 10, 32)
-	gid, err2 := strconv.ParseUint(u.Gid, 10, 32)
-	if err := errors.Join(err1, err2); err != nil {
-		return nil, fmt.Errorf("pgtest: user %s: %w", name, err)
-	}
-	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), Groups: []uint32{}}, nil
-}
-
-func (s *Server) command(ctx context.Context, cred *syscall.Credential, name string, args ...string) *exec.Cmd {
+func (s *Server) command(ctx context.Context, cred *runAs, name string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = s.Dir
 	cmd.Env = []string{"LC_ALL=C", "TZ=UTC", "PATH=" + os.Getenv("PATH")}
-	// Setpgid keeps a terminal's ^C for the test binary; Pdeathsig ends
-	// the server if the test binary dies without cleaning up.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = sysProcAttr(cred)
 	return cmd
 }
 
-func (s *Server) init(ctx context.Context, bin string, cred *syscall.Credential) error {
-	if cred != nil {
-		if err := os.Chown(s.Dir, int(cred.Uid), int(cred.Gid)); err != nil {
-			return fmt.Errorf("pgtest: hand %s to uid %d: %w", s.Dir, cred.Uid, err)
-		}
+func (s *Server) init(ctx context.Context, bin string, cred *runAs) error {
+	if err := handTo(s.Dir, cred); err != nil {
+		return err
 	}
 	cmd := s.command(ctx, cred, filepath.Join(bin, "initdb"), "-D", filepath.Join(s.Dir, "data"),
 		"-U", Superuser, "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync")
@@ -151,7 +125,7 @@ func (s *Server) init(ctx context.Context, bin string, cred *syscall.Credential)
 	return nil
 }
 
-func (s *Server) start(ctx context.Context, bin string, cred *syscall.Credential) error {
+func (s *Server) start(ctx context.Context, bin string, cred *runAs) error {
 	port, err := freePort()
 	if err != nil {
 		return err

@@ -11,14 +11,27 @@
 // body: the canonical bytes) and two roles: [AppRole] may only SELECT and
 // INSERT, [AdminRole] may SELECT and call the retention procedure.
 //
-// BEFORE UPDATE, DELETE and TRUNCATE triggers raise, so that not even
-// the owner edits a row by accident. Append runs in a transaction holding
-// a transaction-scoped advisory lock: read the head, insert after it.
+// The database enforces the chain, whoever inserts: a BEFORE INSERT
+// trigger takes the append lock and refuses any row that is not the next
+// seq after the head with prev equal to the head's hash (on an empty
+// table, seq 1 with no prev), whose hash is not 64 hex digits, whose body
+// is not a JSON object of at most ledger.MaxEntryBytes, or whose body
+// does not state the row's seq, prev, hash, kind and scenario. So no row
+// the app role inserts can make the next honest append fail. What the
+// database cannot check is the blake3 hash of the canonical bytes: a
+// well-formed row whose hash does not match its content is accepted, and
+// ledger.Verify names it at its seq while later appends chain on as usual.
+// BEFORE UPDATE, DELETE and TRUNCATE triggers raise, so that not even the
+// owner edits a row by accident. Append runs in a transaction holding the
+// same transaction-scoped advisory lock: read the head, insert after it.
 //
 // Retention goes through codegenie_ledger_retain, a SECURITY DEFINER
 // procedure only the admin role may execute, which checks the admin entry,
-// disables the delete trigger, deletes, re-enables it and inserts the
-// entry in one transaction.
+// inserts the entry after the head, disables the delete trigger, deletes,
+// and re-enables it, in one transaction.
 //
-// Install is idempotent.
+// Install is idempotent, and upgrades an install made by an older version
+// in place (the entries are kept). An install without the enabled chain
+// trigger is refused for appending and retention, with the command that
+// upgrades it.
 package postgres

@@ -20,8 +20,9 @@ func init() {
 // transaction-scoped advisory lock; the database itself refuses any row
 // that is not the next seq after the head chained to its hash.
 type store struct {
-	pool *pgxpool.Pool
-	dsn  string // redacted, for messages
+	pool    *pgxpool.Pool
+	dsn     string // redacted, for messages
+	chained bool   // the chain trigger is installed and enabled
 }
 
 func open(ctx context.Context, dsn string) (ledger.Backend, error) {
@@ -43,7 +44,23 @@ func open(ctx context.Context, dsn string) (ledger.Backend, error) {
 		pool.Close()
 		return nil, fmt.Errorf("ledger: %s has no %s table: install the schema with an owner role (postgres.Install, or the ledger command's install)", red, Table)
 	}
-	return &store{pool: pool, dsn: red}, nil
+	var chained bool
+	err = pool.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = to_regclass($1) AND tgname = $2 AND tgenabled <> 'D')",
+		Table, chainTrigger).Scan(&chained)
+	if err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("ledger: connect to %s: %w", red, err)
+	}
+	return &store{pool: pool, dsn: red, chained: chained}, nil
+}
+
+// chainTrigger is the trigger that refuses a row not chained to the head.
+const chainTrigger = "codegenie_ledger_chain"
+
+// errUnchained refuses to write to an install without the chain trigger.
+func (s *store) errUnchained() error {
+	return fmt.Errorf("ledger: %s has no enabled %s trigger (it was installed by an older version, or the trigger was disabled): "+
+		"run ledger install (postgres.Install) as the owner to add it; until then any row the app role inserts could break the chain, so nothing is appended", s.dsn, chainTrigger)
 }
 
 func (s *store) Close() error {
@@ -77,6 +94,9 @@ func (s *store) locked(ctx context.Context, fn func(tx pgx.Tx, seq uint64, hash 
 }
 
 func (s *store) Append(ctx context.Context, seal func(uint64, string) (ledger.Entry, []byte, error)) error {
+	if !s.chained {
+		return s.errUnchained()
+	}
 	err := s.locked(ctx, func(tx pgx.Tx, seq uint64, hash string) error {
 		e, b, err := seal(seq, hash)
 		if err != nil {
@@ -123,6 +143,9 @@ func (s *store) Scan(ctx context.Context, from, to uint64, fn func(ledger.Record
 // it deletes with the delete trigger disabled and inserts the admin entry
 // sealed here, in the same transaction.
 func (s *store) Retain(ctx context.Context, before uint64, seal func(first, headSeq uint64, headHash, boundary string) (ledger.Entry, []byte, error)) error {
+	if !s.chained {
+		return s.errUnchained()
+	}
 	err := s.locked(ctx, func(tx pgx.Tx, headSeq uint64, headHash string) error {
 		var first int64
 		var boundary string

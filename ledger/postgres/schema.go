@@ -51,6 +51,47 @@ CREATE OR REPLACE TRIGGER codegenie_ledger_no_delete BEFORE DELETE ON %[1]s.code
 CREATE OR REPLACE TRIGGER codegenie_ledger_no_truncate BEFORE TRUNCATE ON %[1]s.codegenie_ledger
 	FOR EACH STATEMENT EXECUTE FUNCTION %[1]s.codegenie_ledger_refuse();
 
+CREATE OR REPLACE FUNCTION %[1]s.codegenie_ledger_chain() RETURNS trigger LANGUAGE plpgsql
+SET search_path = %[1]s, pg_temp AS $$
+DECLARE
+	head_seq bigint;
+	head_hash text;
+	b jsonb;
+BEGIN
+	PERFORM pg_advisory_xact_lock(%[2]d);
+	SELECT seq, hash INTO head_seq, head_hash FROM codegenie_ledger ORDER BY seq DESC LIMIT 1;
+	IF head_seq IS NULL AND (NEW.seq <> 1 OR NEW.prev <> '') THEN
+		RAISE EXCEPTION 'codegenie ledger: the first entry must be seq 1 with no prev, not seq %% after %%', NEW.seq, NEW.prev;
+	END IF;
+	IF head_seq IS NOT NULL AND (NEW.seq <> head_seq + 1 OR NEW.prev <> head_hash) THEN
+		RAISE EXCEPTION 'codegenie ledger: an entry must be seq %% with prev %%, the head''s hash, not seq %% after %%',
+			head_seq + 1, head_hash, NEW.seq, NEW.prev;
+	END IF;
+	IF NEW.hash !~ '^[0-9a-f]{64}$' THEN
+		RAISE EXCEPTION 'codegenie ledger: hash of seq %% is not 64 lowercase hex digits', NEW.seq;
+	END IF;
+	IF octet_length(NEW.body) > %[3]d THEN
+		RAISE EXCEPTION 'codegenie ledger: body of seq %% is longer than %% bytes', NEW.seq, %[3]d;
+	END IF;
+	BEGIN
+		b := NEW.body::jsonb;
+	EXCEPTION WHEN others THEN
+		RAISE EXCEPTION 'codegenie ledger: body of seq %% is not JSON', NEW.seq;
+	END;
+	IF jsonb_typeof(b) IS DISTINCT FROM 'object'
+		OR jsonb_typeof(b->'schema') IS DISTINCT FROM 'number' OR jsonb_typeof(b->'seq') IS DISTINCT FROM 'number'
+		OR (b->>'seq')::numeric <> NEW.seq OR (b->>'schema')::numeric < 1
+		OR jsonb_typeof(b->'hash') IS DISTINCT FROM 'string' OR b->>'hash' <> NEW.hash
+		OR coalesce(b->>'prev', '') <> NEW.prev OR (b ? 'prev' AND jsonb_typeof(b->'prev') <> 'string')
+		OR jsonb_typeof(b->'kind') IS DISTINCT FROM 'string' OR b->>'kind' <> NEW.kind
+		OR coalesce(b->>'scenario', '') <> NEW.scenario OR (b ? 'scenario' AND jsonb_typeof(b->'scenario') <> 'string') THEN
+		RAISE EXCEPTION 'codegenie ledger: body of seq %% does not state the seq, prev, hash, kind and scenario of its row', NEW.seq;
+	END IF;
+	RETURN NEW;
+END $$;
+CREATE OR REPLACE TRIGGER codegenie_ledger_chain BEFORE INSERT ON %[1]s.codegenie_ledger
+	FOR EACH ROW EXECUTE FUNCTION %[1]s.codegenie_ledger_chain();
+
 CREATE OR REPLACE PROCEDURE %[1]s.codegenie_ledger_retain(
 	p_before bigint, p_seq bigint, p_prev text, p_hash text, p_recorded_at timestamptz, p_body text)
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = %[1]s, pg_temp AS $$
@@ -73,11 +114,12 @@ BEGIN
 		OR (admin->'admin'->>'dropped_to')::bigint <> p_before - 1 THEN
 		RAISE EXCEPTION 'codegenie ledger: the retention entry does not record this retention';
 	END IF;
+	-- The admin entry goes in first, while the head it chains to is there.
+	INSERT INTO codegenie_ledger (seq, prev, hash, kind, scenario, recorded_at, body)
+		VALUES (p_seq, p_prev, p_hash, 'admin', '', p_recorded_at, p_body);
 	ALTER TABLE codegenie_ledger DISABLE TRIGGER codegenie_ledger_no_delete;
 	DELETE FROM codegenie_ledger WHERE seq < p_before;
 	ALTER TABLE codegenie_ledger ENABLE TRIGGER codegenie_ledger_no_delete;
-	INSERT INTO codegenie_ledger (seq, prev, hash, kind, scenario, recorded_at, body)
-		VALUES (p_seq, p_prev, p_hash, 'admin', '', p_recorded_at, p_body);
 END $$;
 
 REVOKE ALL ON %[1]s.codegenie_ledger FROM PUBLIC;
@@ -88,9 +130,11 @@ GRANT SELECT ON %[1]s.codegenie_ledger TO codegenie_ledger_admin;
 GRANT EXECUTE ON PROCEDURE %[1]s.codegenie_ledger_retain(bigint, bigint, text, text, timestamptz, text) TO codegenie_ledger_admin;
 `
 
-// Install creates the ledger table, its append-only triggers, the
-// retention procedure and the two roles in the current schema of the
-// database dsn names. dsn must name a role that may create tables and
+// Install creates the ledger table, its chain and append-only triggers,
+// the retention procedure and the two roles in the current schema of the
+// database dsn names; run again on an existing install, it brings the
+// triggers and the procedure up to this version (an install made before
+// the chain trigger existed is refused for appending until it is). dsn must name a role that may create tables and
 // roles; the table and the procedure belong to it. Install is idempotent.
 // Log-in roles get their rights by membership: GRANT codegenie_ledger_app
 // TO ci_user.
@@ -107,7 +151,7 @@ func Install(ctx context.Context, dsn string) error {
 	if err := conn.QueryRow(ctx, "SELECT current_schema()").Scan(&schema); err != nil {
 		return fmt.Errorf("ledger: install: %w", err)
 	}
-	sql := fmt.Sprintf(installSQL, pgx.Identifier{schema}.Sanitize(), appendLock)
+	sql := fmt.Sprintf(installSQL, pgx.Identifier{schema}.Sanitize(), appendLock, ledger.MaxEntryBytes)
 	// The simple protocol runs the statements in one implicit transaction.
 	if _, err := conn.Exec(ctx, strings.TrimSpace(sql), pgx.QueryExecModeSimpleProtocol); err != nil {
 		return fmt.Errorf("ledger: install into schema %s: %w", schema, err)

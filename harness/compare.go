@@ -1,12 +1,10 @@
 package harness
 
 import (
-	"fmt"
-	"maps"
-	"slices"
 
 	"github.com/codegenie/codegenie/events"
 	"github.com/codegenie/codegenie/internal/excerpt"
+	"github.com/codegenie/codegenie/internal/pindiff"
 )
 
 // compare builds the comparison of the kept runs (normally the first) of
@@ -33,35 +31,10 @@ func compare(rc *resolved, a, b *group) *Divergence {
 	if a.ChainDigest != b.ChainDigest {
 		d.Event = events.Scan(x.tape, y.tape, rc.strip)
 	}
-	d.PinDiff = pinDiff(x.pin, y.pin)
+	d.PinDiff = pindiff.Lines(x.pin, y.pin)
 	if ra, rb, ok := requestsDiffer(x.requests, y.requests); ok {
 		d.RequestVaries = true
 		d.RequestDiff = requestDiff(ra, rb, rc.Cassette.APIKey)
 	}
 	return d
-}
-
-// pinDiff lists the pins that differ between a and b, sorted by name.
-func pinDiff(a, b map[string]string) []string {
-	names := map[string]bool{}
-	for n := range a {
-		names[n] = true
-	}
-	for n := range b {
-		names[n] = true
-	}
-	var out []string
-	for _, n := range slices.Sorted(maps.Keys(names)) {
-		va, oka := a[n]
-		vb, okb := b[n]
-		switch {
-		case oka && okb && va != vb:
-			out = append(out, fmt.Sprintf("%s: %q != %q", n, va, vb))
-		case oka && !okb:
-			out = append(out, fmt.Sprintf("%s: %q != (not pinned)", n, va))
-		case !oka && okb:
-			out = append(out, fmt.Sprintf("%s: (not pinned) != %q", n, vb))
-		}
-	}
-	return out
 }

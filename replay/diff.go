@@ -7,11 +7,10 @@ import (
 	"io"
 	"strings"
 
-	"github.com/kr/pretty"
-
 	"github.com/codegenie/codegenie/events"
 	"github.com/codegenie/codegenie/internal/excerpt"
 	"github.com/codegenie/codegenie/internal/hint"
+	"github.com/codegenie/codegenie/internal/pindiff"
 )
 
 // RunRef names one run of a bundle on disk: the bundle at Path and its run
@@ -54,8 +53,9 @@ type DiffReport struct {
 	B Side `json:"b"`
 	// Stripped names the fields left out of the comparison.
 	Stripped string `json:"stripped"`
-	// MetadataDiff and PinDiff list the fields that differ
-	// (kr/pretty.Diff), for context: they decide no divergence.
+	// MetadataDiff and PinDiff list the fields that differ, sorted by
+	// name, one `name: "a" != "b"` line each, for context: they decide no
+	// divergence.
 	MetadataDiff []string `json:"metadata_diff,omitempty"`
 	PinDiff      []string `json:"pin_diff,omitempty"`
 	// Divergence is the first divergent event with its field diff and
@@ -145,8 +145,8 @@ func CompareRuns(pathA string, metaA Metadata, a *Run, pathB string, metaB Metad
 			ChainDigest: events.ChainDigest(r.Events), OutputDigest: events.Sum(r.Output), OutputSize: len(r.Output)}
 	}
 	d := &DiffReport{A: side(pathA, metaA, a), B: side(pathB, metaB, b), Stripped: events.Nondeterministic.String()}
-	d.MetadataDiff = pretty.Diff(metaA, metaB)
-	d.PinDiff = pretty.Diff(a.Pin, b.Pin)
+	d.MetadataDiff = pindiff.Lines(metaA.fields(), metaB.fields())
+	d.PinDiff = pindiff.Lines(a.Pin, b.Pin)
 	d.Divergence = events.Compare(a.Events, b.Events, events.Nondeterministic)
 	d.Output = compareOutputs(a.Output, b.Output)
 	d.ErrorDiffers = a.Error != b.Error

@@ -58,6 +58,11 @@ type Metadata struct {
 	GoVersion   string `json:"go_version"`
 }
 
+// fields returns m's fields by their JSON names, for a diff.
+func (m Metadata) fields() map[string]string {
+	return map[string]string{"scenario": m.Scenario, "tool_version": m.ToolVersion, "go_version": m.GoVersion}
+}
+
 func (m Metadata) check() error {
 	if m.Scenario == "" {
 		return wrapf(ErrRequired, "scenario is empty")

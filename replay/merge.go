@@ -7,10 +7,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kr/pretty"
-
 	"github.com/codegenie/codegenie/events"
 	"github.com/codegenie/codegenie/internal/excerpt"
+	"github.com/codegenie/codegenie/internal/pindiff"
 )
 
 // Merge combines bundles of one scenario, for example the shards of a CI
@@ -39,7 +38,7 @@ func Merge(bundles ...*Bundle) (*Bundle, error) {
 	var all []*Run
 	for i, b := range bundles {
 		if b.Metadata != out.Metadata {
-			return nil, wrapf(ErrConflict, "input %d's metadata differs from input 0's: %s", i, strings.Join(pretty.Diff(out.Metadata, b.Metadata), "; "))
+			return nil, wrapf(ErrConflict, "input %d's metadata differs from input 0's: %s", i, strings.Join(pindiff.Lines(out.Metadata.fields(), b.Metadata.fields()), "; "))
 		}
 		for j := range b.Runs {
 			all = append(all, &b.Runs[j])
@@ -89,7 +88,7 @@ func infoDiff(a, b *Run) string {
 	case !bytes.Equal(a.Output, b.Output):
 		return fmt.Sprintf("outputs (%s, %s)", events.Sum(a.Output), events.Sum(b.Output))
 	}
-	return fmt.Sprintf("pins (%s)", strings.Join(pretty.Diff(a.Pin, b.Pin), "; "))
+	return fmt.Sprintf("pins (%s)", strings.Join(pindiff.Lines(a.Pin, b.Pin), "; "))
 }
 
 // MergeTapes merges tapes of one run from several lanes or shards into

@@ -1,0 +1,197 @@
+package cmdtest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/codegenie/codegenie/events"
+	"github.com/codegenie/codegenie/harness"
+	"github.com/codegenie/codegenie/replay"
+)
+
+// output is what one process printed and how it ended.
+type output struct {
+	stdout, stderr string
+	code           int
+}
+
+// runCmd runs the built command name in dir with args; the process's
+// GOMAXPROCS is procs (its map seeds are its own).
+func runCmd(t *testing.T, dir string, procs int, name string, args ...string) output {
+	t.Helper()
+	cmd := exec.CommandContext(t.Context(), command(name), args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), fmt.Sprintf("GOMAXPROCS=%d", procs))
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		require.NoError(t, err)
+	}
+	return output{stdout.String(), stderr.String(), cmd.ProcessState.ExitCode()}
+}
+
+// sameEveryTime runs a command n times as separate processes, with
+// GOMAXPROCS from 1 to 4, and requires the same bytes and exit status
+// from each; it returns the first output.
+func sameEveryTime(t *testing.T, n int, dir, name string, args ...string) output {
+	t.Helper()
+	first := runCmd(t, dir, 1, name, args...)
+	for i := 1; i < n; i++ {
+		got := runCmd(t, dir, 1+i%4, name, args...)
+		require.Equal(t, first, got, "%s %q: process %d printed other bytes than process 0", name, args, i)
+	}
+	return first
+}
+
+// pinnedBundle writes a bundle of two runs that differ in three pins
+// (and their output) into dir, as name.
+func pinnedBundle(t *testing.T, dir, name string) string {
+	t.Helper()
+	tape := func(text string) []events.Event {
+		rec := events.NewRecorder(events.Options{})
+		_, err := rec.Emit("prompt.built", map[string]string{"user": "bump lodash"})
+		require.NoError(t, err)
+		_, err = rec.Emit("llm.responded", map[string]string{"text": text})
+		require.NoError(t, err)
+		return rec.Events()
+	}
+	pin := func(v string) map[string]string {
+		return map[string]string{"cassette_id": "c-" + v, "model": "m-" + v, "prompt": "p-" + v, "store": "same"}
+	}
+	b := &replay.Bundle{
+		Metadata: replay.Metadata{Scenario: "lodash", ToolVersion: "v1", GoVersion: "go1.26.0"},
+		Runs: []replay.Run{
+			{ID: "run-a", Pin: pin("1"), Output: []byte("diff a\n"), Events: tape("a")},
+			{ID: "run-b", Pin: pin("2"), Output: []byte("diff b\n"), Events: tape("b")},
+		},
+	}
+	p := filepath.Join(dir, name)
+	require.NoError(t, replay.WriteFile(context.Background(), p, b))
+	return p
+}
+
+// TestReplayDiffDeterministic: replay diff of runs that differ in three
+// pins prints the same bytes in 20 processes, as text and as JSON.
+func TestReplayDiffDeterministic(t *testing.T) {
+	dir := t.TempDir()
+	pinnedBundle(t, dir, "runs.bundle.zst")
+	for _, args := range [][]string{
+		{"diff", "runs.bundle.zst", "-runs", "run-a,run-b"},
+		{"diff", "runs.bundle.zst", "-runs", "run-a,run-b", "-json"},
+	} {
+		out := sameEveryTime(t, 20, dir, "replay", args...)
+		require.Equal(t, 1, out.code, "the runs diverge: %+v", out)
+		for _, pin := range []string{"cassette_id", "model", "prompt"} {
+			require.Contains(t, out.stdout, pin)
+		}
+	}
+}
+
+// TestOutputDeterministic: every command prints the same bytes for the
+// same inputs in two processes (other GOMAXPROCS, other map seeds), on
+// its main paths and its error paths.
+func TestOutputDeterministic(t *testing.T) {
+	dir := t.TempDir()
+	pinnedBundle(t, dir, "runs.bundle.zst")
+	results := resultDirs(t, dir)
+	mod := detvetModule(t)
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	require.NoError(t, err)
+	tests := []struct {
+		name string
+		dir  string
+		args []string
+	}{
+		{"replay", dir, []string{"verify", "runs.bundle.zst"}},
+		{"replay", dir, []string{"show", "runs.bundle.zst", "-payload"}},
+		{"replay", dir, []string{"diff", "runs.bundle.zst", "-runs", "run-a,run-b"}},
+		{"replay", dir, []string{"diff", "runs.bundle.zst", "runs.bundle.zst"}},
+		{"replay", dir, []string{"merge", "merged.bundle.zst", "runs.bundle.zst", "runs.bundle.zst"}},
+		{"replay", dir, []string{"nope"}},
+		{"gate-merge", dir, results},
+		{"gate-merge", dir, []string{"-h"}},
+		{"refresh-cassettes", root, []string{"-dry-run"}},
+		{"refresh-cassettes", root, []string{"-h"}},
+		{"detvet", mod, []string{"-pkgs", ".", "./..."}},
+		{"ledger", dir, []string{"-h"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name+" "+strings.Join(tt.args, " "), func(t *testing.T) {
+			if tt.args[0] == "merge" {
+				// merge refuses to replace OUT: each process writes anew.
+				t.Cleanup(func() { os.Remove(filepath.Join(dir, "merged.bundle.zst")) })
+				first := runCmd(t, tt.dir, 1, tt.name, tt.args...)
+				require.NoError(t, os.Remove(filepath.Join(dir, "merged.bundle.zst")), "%+v", first)
+				require.Equal(t, first, runCmd(t, tt.dir, 4, tt.name, tt.args...))
+				return
+			}
+			out := sameEveryTime(t, 2, tt.dir, tt.name, tt.args...)
+			require.NotEmpty(t, out.stdout+out.stderr)
+		})
+	}
+}
+
+// resultDirs writes the results of two shards, one scenario failing, and
+// returns their directories relative to dir.
+func resultDirs(t *testing.T, dir string) []string {
+	t.Helper()
+	res := func(scenario, shard string, v harness.Verdict, runs int) harness.Result {
+		r := harness.Result{Format: harness.ResultFormat, Scenario: scenario, Test: "TestGate/" + scenario, Package: "example.com/m",
+			Shard: shard, Verdict: v, Iterations: 50, Runs: runs, Floor: 20, Classes: []harness.Class{{Size: runs}},
+			Pin: map[string]string{"a": "1", "b": "2", "c": "3"}}
+		if v == harness.Skipped {
+			r.Runs, r.Classes = 0, nil
+		}
+		return r
+	}
+	shards := [][]harness.Result{
+		{res("alpha", "0/2", harness.Pass, 50), res("bravo", "0/2", harness.Skipped, 0), res("charlie", "0/2", harness.Nondeterministic, 50)},
+		{res("alpha", "1/2", harness.Skipped, 0), res("bravo", "1/2", harness.Pass, 10), res("charlie", "1/2", harness.Skipped, 0)},
+	}
+	var dirs []string
+	for i, rs := range shards {
+		name := fmt.Sprintf("shard-%d", i)
+		for _, r := range rs {
+			_, err := harness.WriteResult(filepath.Join(dir, name), r)
+			require.NoError(t, err)
+		}
+		dirs = append(dirs, name)
+	}
+	return dirs
+}
+
+// detvetModule writes a module with two findings of detvet.
+func detvetModule(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/m\n\ngo 1.26\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "m.go"), []byte(`package m
+
+import (
+	"fmt"
+	"time"
+)
+
+func Stamp() string { return time.Now().String() }
+
+func Keys(m map[string]int) string {
+	s := ""
+	for k := range m {
+		s += fmt.Sprint(k)
+	}
+	return s
+}
+`), 0o644))
+	return dir
+}

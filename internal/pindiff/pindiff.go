@@ -1,0 +1,50 @@
+package pindiff
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+)
+
+// Lines lists the names whose values differ between a and b, sorted by
+// name, one line each: `name: "a" != "b"`, with "(not pinned)" for a
+// name only one side holds. Values are quoted with Go's escapes, so no
+// line holds a raw control byte. Equal sets give no lines.
+func Lines(a, b map[string]string) []string {
+	names := slices.Sorted(maps.Keys(a))
+	for n := range b {
+		if _, ok := a[n]; !ok {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	var out []string
+	for _, n := range names {
+		va, oka := a[n]
+		vb, okb := b[n]
+		switch {
+		case oka && okb && va != vb:
+			out = append(out, fmt.Sprintf("%s: %q != %q", name(n), va, vb))
+		case oka && !okb:
+			out = append(out, fmt.Sprintf("%s: %q != (not pinned)", name(n), va))
+		case !oka && okb:
+			out = append(out, fmt.Sprintf("%s: (not pinned) != %q", name(n), vb))
+		}
+	}
+	return out
+}
+
+// name returns n as it is when it is printable without spaces, colons or
+// quotes, else quoted.
+func name(n string) string {
+	q := fmt.Sprintf("%q", n)
+	if n == "" || q[1:len(q)-1] != n {
+		return q
+	}
+	for _, c := range n {
+		if c == ' ' || c == ':' {
+			return q
+		}
+	}
+	return n
+}

@@ -235,7 +235,7 @@ func (c *checker) checkFile(file inspector.Cursor) {
 		case *ast.RangeStmt:
 			c.checkMapRange(cur, n)
 		case *ast.SelectStmt:
-			c.checkSelect(n)
+			c.checkSelect(cur, n)
 		case *ast.GoStmt:
 			c.checkGo(cur, n)
 		case *ast.CallExpr:

@@ -162,7 +162,7 @@ func (l *mapLoop) assign(s *ast.AssignStmt, cond bool) {
 				continue // dst[k] = append(dst[k], ...): each element is appended to once
 			}
 			if len(call.Args) > 1 && l.t.mentions(&ast.CallExpr{Fun: call.Fun, Args: call.Args[1:]}) &&
-				!l.c.sortedAfter(name, l.body, l.rs.End()) {
+				!l.c.sortedAfter(name, l.body, l.rs.End()) && l.c.reachesOutput(l.body, lhs) {
 				l.c.report(call, CategoryMapOrder, "append to %s inside a range over a map stores the entries in random order and %s is not sorted afterwards; sort it after the loop, or %s", name, name, sortHint)
 			}
 			continue
@@ -178,6 +178,7 @@ func (l *mapLoop) assign(s *ast.AssignStmt, cond bool) {
 			}
 			switch {
 			case b == nil:
+			case !l.c.reachesOutput(l.body, lhs):
 			case b.Info()&types.IsString != 0:
 				l.c.report(s, CategoryMapOrder, "%s is built by concatenation inside a range over a map, in random order; %s", name, sortHint)
 			case b.Info()&(types.IsFloat|types.IsComplex) != 0:
@@ -188,7 +189,7 @@ func (l *mapLoop) assign(s *ast.AssignStmt, cond bool) {
 				if l.c.isMap(ix.X) || l.t.mentions(ix.Index) {
 					continue // keyed by the entry: placement does not depend on order
 				}
-				if !l.c.sortedAfter(types.ExprString(ix.X), l.body, l.rs.End()) {
+				if !l.c.sortedAfter(types.ExprString(ix.X), l.body, l.rs.End()) && l.c.reachesOutput(l.body, ix.X) {
 					l.c.report(s, CategoryMapOrder, "store into %s inside a range over a map fills it in random order and it is not sorted afterwards; %s", types.ExprString(ix.X), sortHint)
 				}
 				continue
@@ -196,7 +197,7 @@ func (l *mapLoop) assign(s *ast.AssignStmt, cond bool) {
 			if se, ok := ast.Unparen(rhs).(*ast.SliceExpr); ok && types.ExprString(se.X) == name {
 				continue // x = x[n:]: consuming a buffer, not keeping an entry
 			}
-			if !cond || l.brk {
+			if (!cond || l.brk) && l.c.reachesOutput(l.body, lhs) {
 				which := "last"
 				if l.brk {
 					which = "first"
@@ -237,13 +238,12 @@ func (l *mapLoop) write(call *ast.CallExpr) {
 			return
 		}
 		dst, args = args[0], args[1:]
-	case pkg == "fmt" && (name == "Print" || name == "Printf" || name == "Println"),
-		pkg == "log" && (name == "Print" || name == "Printf" || name == "Println"):
+	case pkg == "fmt" && (name == "Print" || name == "Printf" || name == "Println"):
 	default:
 		return
 	}
-	if dst != nil && !l.outer(rootIdent(dst)) {
-		return // a writer local to the iteration
+	if dst != nil && (!l.outer(rootIdent(dst)) || !l.c.reachesOutput(l.body, dst)) {
+		return // a writer local to the iteration, or one that reaches no output
 	}
 	for _, a := range args {
 		if l.t.mentions(a) {

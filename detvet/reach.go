@@ -17,8 +17,9 @@ import (
 // flow is the SSA form of one package and the memoised answers about it.
 type flow struct {
 	pkg       *ssa.Package
-	funcs     []*ssa.Function // source functions, closures included
-	exprs     map[ast.Expr]ssa.Value
+	funcs     []*ssa.Function               // source functions, closures included
+	exprs     map[ast.Expr]ssa.Value        // values of expressions
+	addrs     map[ast.Expr]ssa.Value        // addresses of addressable expressions
 	calls     map[*ssa.Function][]*ssa.Call // static call sites in the package
 	addrTaken map[*ssa.Function]bool
 	retOut    map[*ssa.Function]int8 // 1 computing, 2 no, 3 yes
@@ -47,7 +48,7 @@ func buildFlow(pass *analysis.Pass) *flow {
 	pkg := prog.CreatePackage(pass.Pkg, pass.Files, pass.TypesInfo, false)
 	pkg.Build()
 	f := &flow{
-		pkg: pkg, exprs: map[ast.Expr]ssa.Value{}, calls: map[*ssa.Function][]*ssa.Call{},
+		pkg: pkg, exprs: map[ast.Expr]ssa.Value{}, addrs: map[ast.Expr]ssa.Value{}, calls: map[*ssa.Function][]*ssa.Call{},
 		addrTaken: map[*ssa.Function]bool{}, retOut: map[*ssa.Function]int8{}, sums: map[sumKey]*summary{},
 	}
 	var add func(fn *ssa.Function)
@@ -85,8 +86,12 @@ func buildFlow(pass *analysis.Pass) *flow {
 		for _, b := range fn.Blocks {
 			for _, instr := range b.Instrs {
 				if ref, ok := instr.(*ssa.DebugRef); ok {
-					if _, dup := f.exprs[ref.Expr]; !dup && !ref.IsAddr {
-						f.exprs[ref.Expr] = ref.X
+					m := f.exprs
+					if ref.IsAddr {
+						m = f.addrs
+					}
+					if _, dup := m[ref.Expr]; !dup {
+						m[ref.Expr] = ref.X
 					}
 					continue
 				}
@@ -545,4 +550,46 @@ func posOf(v ssa.Value, fn *ssa.Function, instr ssa.Instruction) token.Pos {
 		return v.Pos()
 	}
 	return fn.Pos()
+}
+
+// reachesOutput reports whether the variable target is rooted at (x for
+// x, x.f, x[i], &x) can carry what is written into it to an output, judged
+// from its uses in body. Unknown targets are assumed to reach one.
+func (c *checker) reachesOutput(body *ast.BlockStmt, target ast.Expr) bool {
+	root := rootIdent(target)
+	if root == nil || body == nil {
+		return true
+	}
+	obj := c.objOf(root)
+	if _, ok := obj.(*types.Var); !ok {
+		return true
+	}
+	known := false
+	out := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		id, ok := n.(*ast.Ident)
+		if out || !ok || c.pass.TypesInfo.Uses[id] != obj {
+			return !out
+		}
+		for _, m := range []map[ast.Expr]ssa.Value{c.flow.exprs, c.flow.addrs} {
+			v, ok := m[id]
+			if !ok {
+				continue
+			}
+			known = true
+			w := &walker{f: c.flow, fn: v.Parent(), seen: map[ssa.Value]bool{}}
+			if v.Parent() == nil {
+				out = true // a package-level variable
+				return false
+			}
+			w.add(v)
+			w.mark(v)
+			w.run()
+			if w.output || w.returns && c.flow.returnsOut(v.Parent()) {
+				out = true
+			}
+		}
+		return !out
+	})
+	return out || !known
 }

@@ -240,6 +240,8 @@ func (c *checker) checkFile(file inspector.Cursor) {
 			c.checkGo(cur, n)
 		case *ast.CallExpr:
 			c.checkCollect(cur, n)
+			c.checkSyncMapRange(cur, n)
+			c.checkSort(cur, n)
 			c.checkGoMethod(cur, n)
 		}
 	}

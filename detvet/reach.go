@@ -548,7 +548,7 @@ func (w *walker) call(res *ssa.Call, c *ssa.CallCommon, v ssa.Value) {
 	}
 	switch {
 	case recv:
-		if args[0] != v {
+		if args[0] != v && pointerLike(args[0].Type()) {
 			w.mark(args[0]) // buf.WriteString(x), h.Write(x), hdr.Set(k, x)
 		}
 	case len(args) > 1 && args[0] != v && pointerLike(args[0].Type()):

@@ -299,3 +299,41 @@ func slowWarning(ctx context.Context, docs []string) []string {
 	}
 	return out
 }
+
+func untilDeadline(deadline time.Time, xs []int) (sum int, partial bool) {
+	for _, x := range xs {
+		if time.Until(deadline) < 0 { // want `branch on elapsed time decides what reaches the output`
+			return sum, true
+		}
+		sum += x * x
+	}
+	return sum, false
+}
+
+func subOfNow(start time.Time, prompt string) string {
+	if time.Now().Sub(start) >= 2*time.Second { // want `branch on elapsed time decides what reaches the output`
+		return strings.ToLower(prompt)
+	}
+	return prompt
+}
+
+func pastDeadline(deadline time.Time, docs []string) []string {
+	if deadline.Before(time.Now()) { // want `branch on elapsed time decides what reaches the output`
+		return docs[:1]
+	}
+	return docs
+}
+
+func slowFlagLogged(xs []int) int {
+	start := time.Now()
+	n := 0
+	for _, x := range xs {
+		n += x
+	}
+	slow := false
+	if time.Since(start) > time.Second { // tn: the flag it sets is only logged
+		slow = true
+	}
+	slog.Info("summed", "slow", slow)
+	return n
+}

@@ -82,6 +82,7 @@ func TestCommand(t *testing.T) {
 		{name: "missing directory", cmd: bin, args: []string{"./nosuch"}, wantCode: 1, want: `detvet: pattern "./nosuch" matches no package (`},
 		{name: "go vet finds", cmd: "go", args: []string{"vet", "-vettool=" + bin, "./..."}, wantCode: 1, want: "p.go:5:38: time.Now reads the wall clock"},
 		{name: "go vet selecting nothing", cmd: "go", args: []string{"vet", "-vettool=" + bin, "-pkgs=^other$", "./..."}, wantCode: 0},
+		{name: "json", cmd: bin, args: []string{"-json"}, wantCode: 3, want: `"category": "wallclock"`},
 		{name: "bad pattern", cmd: bin, args: []string{"-pkgs=(", "./..."}, wantCode: 2},
 	}
 	for _, tt := range tests {

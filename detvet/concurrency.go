@@ -326,7 +326,7 @@ func (c *checker) checkGoroutine(cur inspector.Cursor, lit *ast.FuncLit, after t
 				continue // declared inside the goroutine
 			}
 			name := types.ExprString(s.Lhs[i])
-			if c.sortedAfter(name, body, after) {
+			if c.sortedAfter(name, body, after) || !c.reachesOutput(body, s.Lhs[i]) {
 				continue
 			}
 			c.report(call, CategoryGoAppend, "goroutine appends to shared slice %s: the order depends on scheduling; write results by index (%s[i] = ...) or sort %s after the goroutines finish", name, name, name)
@@ -358,6 +358,9 @@ func (c *checker) checkCollect(cur inspector.Cursor, call *ast.CallExpr) {
 				return
 			}
 		}
+	}
+	if v, ok := c.flow.exprs[call]; ok && !c.flow.reachTarget(v) {
+		return
 	}
 	c.report(call, CategoryMapOrder, "slices.%s over a map iterator yields the entries in random order; use slices.Sorted(maps.Keys(m)) or sort the result", name)
 }

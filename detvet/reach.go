@@ -662,15 +662,7 @@ func (c *checker) reachesOutput(body *ast.BlockStmt, target ast.Expr) bool {
 				continue
 			}
 			known = true
-			w := &walker{f: c.flow, fn: v.Parent(), seen: map[ssa.Value]bool{}}
-			if v.Parent() == nil {
-				out = true // a package-level variable
-				return false
-			}
-			w.add(v)
-			w.mark(v)
-			w.run()
-			if w.output || w.returns && c.flow.returnsOut(v.Parent()) {
+			if c.flow.reachTarget(v) {
 				out = true
 			}
 		}
@@ -699,4 +691,17 @@ func bindingsOf(fv *ssa.FreeVar) []ssa.Value {
 		}
 	}
 	return out
+}
+
+// reachTarget reports whether v, or what is written into memory v refers
+// to, can reach an output. A package-level variable is one.
+func (f *flow) reachTarget(v ssa.Value) bool {
+	if v.Parent() == nil {
+		return true
+	}
+	w := &walker{f: f, fn: v.Parent(), seen: map[ssa.Value]bool{}}
+	w.add(v)
+	w.mark(v)
+	w.run()
+	return w.output || w.returns && f.returnsOut(v.Parent())
 }

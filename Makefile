@@ -27,9 +27,11 @@ tidy-check:
 		echo "go mod tidy changed go.mod/go.sum; run 'go mod tidy' and commit"; \
 		cp /tmp/codegenie-go.mod.bak go.mod; cp /tmp/codegenie-go.sum.bak go.sum; exit 1; fi
 
-# detvet: the static determinism analyzer over the pipeline packages.
+# detvet: the static determinism analyzer over the pipeline packages, and
+# over the fake LLM servers whose answers the cassettes record.
 detvet:
 	$(GO) run ./cmd/detvet $(DETVET_PKGS)
+	$(GO) run ./cmd/detvet -pkgs='/internal/fakellm$$' ./internal/fakellm
 
 race:
 	$(GO) test -race -shuffle=on ./...

@@ -77,15 +77,21 @@ var defaultPackages = regexp.MustCompile(DefaultPackages)
 // expression replacing DefaultPackages) and -tests.
 var Analyzer = New(Config{})
 
-const doc = `detvet reports sources of nondeterminism in pipeline packages
+const doc = `detvet reports sources of nondeterminism that can reach an output
 
-detvet flags, inside the packages selected by -pkgs: reads of the wall clock
-(time.Now, Since, Until); the global functions of math/rand and
-math/rand/v2; crypto/rand; UUID generation; reads of the environment;
-ranging over a map when the iteration order can reach output; select
-statements with several communication cases; and goroutines appending to a
-shared slice. Suppress a finding with "//detvet:ignore <reason>" on its line
-or the line above; the reason is required.`
+detvet flags, inside the packages selected by -pkgs, values that can reach
+a result, the caller's memory, a package-level variable, another package's
+API, a file or a request (not a logger): reads of the wall clock and
+branches on elapsed time; the global functions of math/rand and
+math/rand/v2; crypto/rand; UUID generation; the environment and user
+directories; process state (goroutine count and ids, executable, pid,
+hostname, working and temp directories); maphash; gob encodings of maps;
+the local time zone; file modes read back under the umask; map iteration
+order (range, maps iterators, sync.Map.Range, reflect MapKeys); unstable
+sorts whose comparator can tie; select statements whose cases can be ready
+together; and goroutines appending to a shared slice. Suppress a finding
+with "//detvet:ignore <reason>" on its line or the line above; the reason
+is required.`
 
 // New returns a detvet analyzer using cfg. Its -pkgs and -tests flags
 // override cfg.
@@ -235,11 +241,13 @@ func (c *checker) checkFile(file inspector.Cursor) {
 		case *ast.RangeStmt:
 			c.checkMapRange(cur, n)
 		case *ast.SelectStmt:
-			c.checkSelect(n)
+			c.checkSelect(cur, n)
 		case *ast.GoStmt:
 			c.checkGo(cur, n)
 		case *ast.CallExpr:
 			c.checkCollect(cur, n)
+			c.checkSyncMapRange(cur, n)
+			c.checkSort(cur, n)
 			c.checkGoMethod(cur, n)
 		}
 	}

@@ -167,3 +167,26 @@ func TestTestsFlag(t *testing.T) {
 		})
 	}
 }
+
+func TestConfigChecks(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  detvet.Config
+		path string
+		want bool
+	}{
+		{name: "another module", path: "example.com/user/summarise", want: true},
+		{name: "codegenie pipeline", path: "github.com/codegenie/codegenie/fallback", want: true},
+		{name: "codegenie external test", path: "github.com/codegenie/codegenie/rag_test", want: true},
+		{name: "codegenie machinery", path: "github.com/codegenie/codegenie/harness", want: false},
+		{name: "codegenie root", path: "github.com/codegenie/codegenie", want: false},
+		{name: "a look-alike module", path: "github.com/codegenie/codegenie2/harness", want: true},
+		{name: "pattern given", cfg: detvet.Config{Packages: regexp.MustCompile(`/harness$`)}, path: "github.com/codegenie/codegenie/harness", want: true},
+		{name: "pattern excludes", cfg: detvet.Config{Packages: regexp.MustCompile(`^x$`)}, path: "example.com/user", want: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			require.Equal(t, tt.want, tt.cfg.Checks(tt.path))
+		})
+	}
+}

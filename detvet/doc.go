@@ -1,28 +1,39 @@
 // Package detvet is a static analyzer (a golang.org/x/tools/go/analysis
-// Analyzer) that reports sources of nondeterminism in codegenie's pipeline
-// packages before the determinism gate has to catch them at run time.
-// cmd/detvet runs it standalone and as a go vet tool; other teams can add
-// Analyzer, or an analyzer made by New with their own package pattern, to
-// their own drivers.
+// Analyzer) that reports sources of nondeterminism whose values can reach a
+// pipeline's output, before the determinism gate has to catch them at run
+// time. cmd/detvet runs it standalone (go run .../cmd/detvet checks ./... of
+// the module in the current directory) and as a go vet tool; other teams
+// can add Analyzer, or an analyzer made by New, to their own drivers.
 //
-// It is not a proof of determinism: it is a fast, syntactic check with type
-// information and a small flow-insensitive dataflow, tuned for zero false
-// positives on idiomatic code. The gate remains the authority.
+// It is not a proof of determinism: it is a fast check with type
+// information, a value flow over the package's SSA form and a small
+// syntactic dataflow for map order, tuned for zero false positives on
+// idiomatic code. The gate remains the authority.
 //
 // # What is reported
 //
-// Only in packages whose import path matches Config.Packages (the -pkgs
-// flag; DefaultPackages by default) and, unless Config.Tests is set, only in
-// non-test, non-generated files:
+// Only in packages Config selects (the -pkgs flag; by default every
+// package, except that in codegenie's own module only DefaultPackages) and,
+// unless Config.Tests is set, only in non-test, non-generated files. A
+// source is reported only when its value can reach an output (below):
 //
 //   - wallclock: time.Now, time.Since, time.Until, called or used as a
 //     value (return time.Now leaks the wall clock as surely as a call).
+//   - latency: a branch whose condition compares elapsed time with a
+//     threshold (time.Since(start) > budget, time.Until(d) < 0, a
+//     time.Time's After or Before of the clock) when what the branch
+//     decides reaches an output. Inside a synctest bubble time moves only
+//     when every goroutine blocks, so around CPU work the branch is never
+//     taken in any run and the gate cannot see it; the fix is to bound the
+//     work by a count, or by a context deadline checked at blocking calls,
+//     or to inject the clock. A branch that only logs is not reported.
 //   - rand: every package-level function of math/rand and math/rand/v2
 //     except the constructors (New...). Methods of a *rand.Rand are not
 //     reported: a generator with an explicit seed is deterministic if its
 //     seed is, and a seed taken from the clock is reported at time.Now.
+//     rand.Shuffle is followed into its swap function.
 //   - cryptorand: every package-level function of crypto/rand and uses of
-//     crypto/rand.Reader.
+//     crypto/rand.Reader (what it fills is followed).
 //   - uuid: random and time-based UUID and ULID constructors, matched by
 //     import path (github.com/google/uuid New, NewString, NewRandom,
 //     NewUUID, NewV6, NewV7, NewV7FromReader, NewDCE*; github.com/gofrs/uuid
@@ -30,20 +41,78 @@
 //     NewV2, NewV4; github.com/oklog/ulid/v2 Make, Now). Name-based UUIDs
 //     (NewMD5, NewSHA1) are deterministic and not reported.
 //   - env: os.Getenv, os.LookupEnv, os.Environ, os.ExpandEnv,
-//     syscall.Getenv, syscall.Environ.
+//     syscall.Getenv, syscall.Environ, and os.UserHomeDir, UserConfigDir
+//     and UserCacheDir (which read HOME and the XDG variables).
+//   - process: runtime.NumGoroutine; runtime.Stack and
+//     runtime/debug.Stack (goroutine ids and addresses); os.Executable,
+//     os.Hostname, os.Getpid, os.Getwd and os.TempDir.
+//   - maphash: hash/maphash.MakeSeed, Bytes, String, Comparable,
+//     WriteComparable and (*maphash.Hash).Sum64 and Sum: maphash seeds are
+//     random per process, and none can be made deterministic.
+//   - gob: (*gob.Encoder).Encode of a value holding a map (gob writes map
+//     entries in iteration order); the encoder's writer is followed.
+//   - timezone: reads of time.Local, t.Local(), and the zone-dependent
+//     methods (Format, String, Date, Hour, Zone, MarshalJSON, ...) of a
+//     time made by time.Unix, UnixMilli or UnixMicro, which are local.
+//   - umask: fs.FileInfo.Mode in a function that creates files or
+//     directories (os.Create, WriteFile, OpenFile, Mkdir, MkdirAll,
+//     CreateTemp, MkdirTemp): the mode read back is the one the umask left.
 //   - maporder: a range over a map, or over maps.Keys, maps.Values or
-//     maps.All, whose body lets the iteration order reach output (below);
-//     and slices.Collect or slices.AppendSeq over those iterators when the
-//     result is not sorted afterwards.
-//   - select: a select statement with two or more communication cases.
-//     When several are ready the runtime chooses at random. Every pair of
-//     cases is assumed able to be ready at once; the channels are not
-//     analyzed.
+//     maps.All, and the callback of sync.Map.Range, whose body lets the
+//     iteration order reach output (below); slices.Collect or
+//     slices.AppendSeq over those iterators when the result is not sorted
+//     afterwards; and reflect.Value.MapKeys and MapRange unless the keys
+//     are sorted.
+//   - unstablesort: sort.Slice, sort.Sort or slices.SortFunc whose
+//     comparator can tie on different elements, when the sorted slice
+//     reaches an output. These sorts are not stable, so tied elements come
+//     out in the order the algorithm leaves them, which may change with
+//     the Go release. For a struct element: the comparator reads some
+//     fields and not others, and none it reads is a string or named like
+//     an identifier or ordinal (…ID, …Key, …Seq, …Index, …Iter, …Run,
+//     …Version), which are taken to be unique. For a plain element: the
+//     comparator compares a value derived from the elements (len(a),
+//     strings.ToLower(a)) and never the elements themselves.
+//     sort.SliceStable, sort.Stable and slices.SortStableFunc are not
+//     reported.
+//   - select: a select statement with two or more communication cases
+//     that can be ready together, when which case runs can reach an output
+//     (a case returns a value, assigns a variable declared outside it,
+//     sends, or calls anything but a logger). Cases that cannot be ready
+//     together: one on a nil channel or on context.Background().Done()
+//     (never ready), and receives from channels made in the function that
+//     only one goroutine, started once there, sends on or closes, at most
+//     once on any path (the "result or error" shape).
 //   - goappend: a goroutine (a function literal started with go, or passed
 //     to a method named Go such as sync.WaitGroup.Go or errgroup.Group.Go)
 //     that appends to a slice declared outside it, unless the enclosing
 //     function sorts that slice after starting the goroutine.
 //   - ignore: a //detvet:ignore directive without a reason.
+//
+// # Outputs
+//
+// A value is followed through the SSA form of its package (assignments,
+// arithmetic, conversions, fields, slices, maps, closures and the
+// functions of the same package) to where it can be observed. It reaches
+// an output when it
+//
+//   - is returned by an exported function, a method, a closure or a
+//     function used as a value; a result of an unexported function counts
+//     when one of its call sites passes it on to an output;
+//   - is stored into memory the caller can see (through a parameter), or
+//     into a package-level variable;
+//   - is passed to a function or method of another module or another
+//     package (an event tape's Emit, an SDK's params, a request builder),
+//     or to a function value (a callback, yield);
+//   - is written into a writer, buffer, hash, encoder or header that itself
+//     reaches an output (fmt.Fprint*, io.Copy, Write methods), into a
+//     file (os.WriteFile, os.Create) or a request (http.Client.Do,
+//     http.Get, http.Post);
+//   - is sent on a channel.
+//
+// It does not reach an output when it only goes to a logger: log,
+// log/slog, go.uber.org/zap, logrus, zerolog, logr, fmt.Fprint* or a
+// Write to os.Stderr, testing's Log and Error methods; or to nothing.
 //
 // # Map order
 //
@@ -90,9 +159,10 @@
 //
 // # Limits
 //
-// The dataflow is intraprocedural, flow-insensitive and SSA-free. Known
-// misses (false negatives), each pinned by a case in
-// testdata/src/limits:
+// The map-order dataflow is intraprocedural, flow-insensitive and
+// syntactic; the output flow is per package, field-insensitive and
+// ignores control dependence except for the latency rule. Known misses
+// (false negatives), each pinned by a case in testdata/src/limits:
 //
 //   - order that escapes through a call: passing a tainted value to a
 //     function that writes it, or collecting into a slice in a helper;
@@ -110,11 +180,17 @@
 //     unsorted to a caller that sorts it is reported (suppress it);
 //   - goroutines that write shared state other than by append (a channel
 //     send, a writer) are not reported, nor are time.After, timers and
-//     tickers.
+//     tickers;
+//   - an unstable sort whose comparator reads a string or identifier-like
+//     field that is not in fact unique is not reported; one whose numeric
+//     key is unique under another name is (suppress it).
 //
 // Known false positives: a conditional map-order assignment in a loop
-// with break that really picks a unique entry; a select whose cases can
-// never be ready together. Suppress them with a reason.
+// with break that really picks a unique entry; a select whose cases cannot
+// be ready together for a reason other than those above. Suppress them
+// with a reason. The flow assumes the worst of what it cannot see: a value
+// passed to another package's function is an output even if that function
+// only logs it.
 //
 // # Suppression
 //

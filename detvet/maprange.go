@@ -14,7 +14,8 @@ const sortHint = "collect the keys, sort them (slices.Sorted(maps.Keys(m))) and 
 // mapLoop is the analysis of one range statement over a map.
 type mapLoop struct {
 	c     *checker
-	rs    *ast.RangeStmt
+	span  ast.Node       // the range statement, or the call of sync.Map.Range
+	key   *ast.Ident     // the key variable, if the loop defines one
 	body  *ast.BlockStmt // of the enclosing function
 	t     *taint
 	brk   bool // the loop can stop early with break
@@ -27,7 +28,10 @@ func (c *checker) checkMapRange(cur inspector.Cursor, rs *ast.RangeStmt) {
 	if !c.isMap(rs.X) && !c.isMapsIter(rs.X) {
 		return
 	}
-	l := &mapLoop{c: c, rs: rs, body: enclosingBody(cur), t: &taint{c: c, objs: map[types.Object]bool{}}}
+	l := &mapLoop{c: c, span: rs, body: enclosingBody(cur), t: &taint{c: c, objs: map[types.Object]bool{}}}
+	if k, ok := rs.Key.(*ast.Ident); ok && rs.Tok == token.DEFINE && k.Name != "_" {
+		l.key = k
+	}
 	if ls, ok := cur.Parent().Node().(*ast.LabeledStmt); ok {
 		l.label = ls.Label.Name
 	}
@@ -94,7 +98,7 @@ func (l *mapLoop) outer(id *ast.Ident) bool {
 	if _, ok := o.(*types.Var); !ok {
 		return false
 	}
-	return o.Pos() < l.rs.Pos() || o.Pos() >= l.rs.End()
+	return o.Pos() < l.span.Pos() || o.Pos() >= l.span.End()
 }
 
 // walk visits the loop body looking for sinks. cond is set under a
@@ -162,7 +166,7 @@ func (l *mapLoop) assign(s *ast.AssignStmt, cond bool) {
 				continue // dst[k] = append(dst[k], ...): each element is appended to once
 			}
 			if len(call.Args) > 1 && l.t.mentions(&ast.CallExpr{Fun: call.Fun, Args: call.Args[1:]}) &&
-				!l.c.sortedAfter(name, l.body, l.rs.End()) {
+				!l.c.sortedAfter(name, l.body, l.span.End()) && l.c.reachesOutput(l.body, lhs) {
 				l.c.report(call, CategoryMapOrder, "append to %s inside a range over a map stores the entries in random order and %s is not sorted afterwards; sort it after the loop, or %s", name, name, sortHint)
 			}
 			continue
@@ -178,6 +182,7 @@ func (l *mapLoop) assign(s *ast.AssignStmt, cond bool) {
 			}
 			switch {
 			case b == nil:
+			case !l.c.reachesOutput(l.body, lhs):
 			case b.Info()&types.IsString != 0:
 				l.c.report(s, CategoryMapOrder, "%s is built by concatenation inside a range over a map, in random order; %s", name, sortHint)
 			case b.Info()&(types.IsFloat|types.IsComplex) != 0:
@@ -188,7 +193,7 @@ func (l *mapLoop) assign(s *ast.AssignStmt, cond bool) {
 				if l.c.isMap(ix.X) || l.t.mentions(ix.Index) {
 					continue // keyed by the entry: placement does not depend on order
 				}
-				if !l.c.sortedAfter(types.ExprString(ix.X), l.body, l.rs.End()) {
+				if !l.c.sortedAfter(types.ExprString(ix.X), l.body, l.span.End()) && l.c.reachesOutput(l.body, ix.X) {
 					l.c.report(s, CategoryMapOrder, "store into %s inside a range over a map fills it in random order and it is not sorted afterwards; %s", types.ExprString(ix.X), sortHint)
 				}
 				continue
@@ -196,7 +201,7 @@ func (l *mapLoop) assign(s *ast.AssignStmt, cond bool) {
 			if se, ok := ast.Unparen(rhs).(*ast.SliceExpr); ok && types.ExprString(se.X) == name {
 				continue // x = x[n:]: consuming a buffer, not keeping an entry
 			}
-			if !cond || l.brk {
+			if (!cond || l.brk) && l.c.reachesOutput(l.body, lhs) {
 				which := "last"
 				if l.brk {
 					which = "first"
@@ -237,13 +242,12 @@ func (l *mapLoop) write(call *ast.CallExpr) {
 			return
 		}
 		dst, args = args[0], args[1:]
-	case pkg == "fmt" && (name == "Print" || name == "Printf" || name == "Println"),
-		pkg == "log" && (name == "Print" || name == "Printf" || name == "Println"):
+	case pkg == "fmt" && (name == "Print" || name == "Printf" || name == "Println"):
 	default:
 		return
 	}
-	if dst != nil && !l.outer(rootIdent(dst)) {
-		return // a writer local to the iteration
+	if dst != nil && (!l.outer(rootIdent(dst)) || !l.c.reachesOutput(l.body, dst)) {
+		return // a writer local to the iteration, or one that reaches no output
 	}
 	for _, a := range args {
 		if l.t.mentions(a) {
@@ -295,6 +299,40 @@ func (l *mapLoop) keyedByRangeKey(lhs ast.Expr) bool {
 		return false
 	}
 	id, ok := ast.Unparen(ix.Index).(*ast.Ident)
-	key, ok2 := l.rs.Key.(*ast.Ident)
-	return ok && ok2 && l.rs.Tok == token.DEFINE && key.Name != "_" && l.c.objOf(id) == l.c.objOf(key)
+	return ok && l.key != nil && l.c.objOf(id) == l.c.objOf(l.key)
+}
+
+// checkSyncMapRange flags a call of sync.Map.Range whose callback lets the
+// order of the entries reach output, as for a range over a map; a return
+// of false from the callback stops the iteration like a break.
+func (c *checker) checkSyncMapRange(cur inspector.Cursor, call *ast.CallExpr) {
+	pkg, name, method, ok := c.callee(call)
+	if !ok || !method || pkg != "sync" || name != "Range" || len(call.Args) != 1 {
+		return
+	}
+	lit, ok := ast.Unparen(call.Args[0]).(*ast.FuncLit)
+	if !ok {
+		return
+	}
+	l := &mapLoop{c: c, span: call, body: enclosingBody(cur), t: &taint{c: c, objs: map[types.Object]bool{}}}
+	var params []*ast.Ident
+	for _, f := range lit.Type.Params.List {
+		params = append(params, f.Names...)
+	}
+	for i, p := range params {
+		if i == 0 && p.Name != "_" {
+			l.key = p
+		}
+		l.t.add(p)
+	}
+	l.t.propagate(lit.Body)
+	l.brk = anyNode(lit.Body, func(n ast.Node) bool {
+		r, ok := n.(*ast.ReturnStmt)
+		if !ok || len(r.Results) != 1 {
+			return false
+		}
+		id, ok := ast.Unparen(r.Results[0]).(*ast.Ident)
+		return !ok || id.Name != "true"
+	})
+	l.walk(lit.Body, false, true)
 }

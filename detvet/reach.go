@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
@@ -17,8 +18,9 @@ import (
 // flow is the SSA form of one package and the memoised answers about it.
 type flow struct {
 	pkg       *ssa.Package
-	funcs     []*ssa.Function // source functions, closures included
-	exprs     map[ast.Expr]ssa.Value
+	funcs     []*ssa.Function               // source functions, closures included
+	exprs     map[ast.Expr]ssa.Value        // values of expressions
+	addrs     map[ast.Expr]ssa.Value        // addresses of addressable expressions
 	calls     map[*ssa.Function][]*ssa.Call // static call sites in the package
 	addrTaken map[*ssa.Function]bool
 	retOut    map[*ssa.Function]int8 // 1 computing, 2 no, 3 yes
@@ -47,7 +49,7 @@ func buildFlow(pass *analysis.Pass) *flow {
 	pkg := prog.CreatePackage(pass.Pkg, pass.Files, pass.TypesInfo, false)
 	pkg.Build()
 	f := &flow{
-		pkg: pkg, exprs: map[ast.Expr]ssa.Value{}, calls: map[*ssa.Function][]*ssa.Call{},
+		pkg: pkg, exprs: map[ast.Expr]ssa.Value{}, addrs: map[ast.Expr]ssa.Value{}, calls: map[*ssa.Function][]*ssa.Call{},
 		addrTaken: map[*ssa.Function]bool{}, retOut: map[*ssa.Function]int8{}, sums: map[sumKey]*summary{},
 	}
 	var add func(fn *ssa.Function)
@@ -85,8 +87,12 @@ func buildFlow(pass *analysis.Pass) *flow {
 		for _, b := range fn.Blocks {
 			for _, instr := range b.Instrs {
 				if ref, ok := instr.(*ssa.DebugRef); ok {
-					if _, dup := f.exprs[ref.Expr]; !dup && !ref.IsAddr {
-						f.exprs[ref.Expr] = ref.X
+					m := f.exprs
+					if ref.IsAddr {
+						m = f.addrs
+					}
+					if _, dup := m[ref.Expr]; !dup {
+						m[ref.Expr] = ref.X
 					}
 					continue
 				}
@@ -223,7 +229,11 @@ func (w *walker) add(v ssa.Value) {
 func (w *walker) visit(v ssa.Value, instr ssa.Instruction) {
 	switch in := instr.(type) {
 	case *ssa.Return:
-		w.returns = true
+		if in.Parent() == w.fn {
+			w.returns = true
+		} else if w.f.returnsOut(in.Parent()) {
+			w.output = true
+		}
 	case *ssa.Store:
 		if in.Val == v {
 			w.mark(in.Addr)
@@ -276,7 +286,17 @@ func (w *walker) visit(v ssa.Value, instr ssa.Instruction) {
 func (w *walker) mark(addr ssa.Value) {
 	for _, r := range roots(addr) {
 		switch r := r.(type) {
-		case *ssa.Parameter, *ssa.FreeVar:
+		case *ssa.FreeVar:
+			// A captured variable: follow it in the function that made
+			// the closure, where it is local.
+			bound := w.f.bindings(r)
+			if len(bound) == 0 {
+				w.output = true
+			}
+			for _, b := range bound {
+				w.mark(b)
+			}
+		case *ssa.Parameter:
 			w.output = true
 		case *ssa.Global:
 			if !isStderr(r) {
@@ -317,6 +337,11 @@ func roots(v ssa.Value) []ssa.Value {
 			rec(x.X)
 		case *ssa.UnOp:
 			rec(x.X)
+			if x.Op == token.MUL {
+				// A value loaded from a variable shares memory with what
+				// was stored in it (a slice's array, a map).
+				rec(loadedFrom(x.X))
+			}
 		case *ssa.ChangeType:
 			rec(x.X)
 		case *ssa.Convert:
@@ -337,6 +362,15 @@ func roots(v ssa.Value) []ssa.Value {
 			}
 		case *ssa.Call:
 			out = append(out, x)
+			if b, ok := x.Call.Value.(*ssa.Builtin); ok {
+				if b.Name() == "append" && len(x.Call.Args) > 0 {
+					rec(x.Call.Args[0])
+				}
+				return
+			}
+			if !wraps(x.Type()) {
+				return // a fresh value (slices.Clone, strings.Fields)
+			}
 			for i, a := range x.Call.Args {
 				if i == 0 && x.Call.IsInvoke() || pointerLike(a.Type()) {
 					rec(a)
@@ -357,6 +391,59 @@ func roots(v ssa.Value) []ssa.Value {
 func isReader(t types.Type) bool {
 	n, ok := t.(*types.Named)
 	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "io" && n.Obj().Name() == "Reader"
+}
+
+// wraps reports whether a call returning t may return something that
+// refers to its arguments: a pointer or an interface (json.NewEncoder(w),
+// bufio.NewWriter(w)), first of a tuple.
+func wraps(t types.Type) bool {
+	if tu, ok := t.(*types.Tuple); ok {
+		if tu.Len() == 0 {
+			return false
+		}
+		t = tu.At(0).Type()
+	}
+	switch t.Underlying().(type) {
+	case *types.Pointer, *types.Interface:
+		return true
+	}
+	return false
+}
+
+// loadedFrom returns, for a local variable or a captured one, a phi-like
+// union of the values stored into it, or nil.
+func loadedFrom(addr ssa.Value) ssa.Value {
+	var vars []ssa.Value
+	switch a := addr.(type) {
+	case *ssa.Alloc:
+		vars = []ssa.Value{a}
+	case *ssa.FreeVar:
+		for _, b := range bindingsOf(a) {
+			vars = append(vars, b)
+		}
+	}
+	var stored []ssa.Value
+	for _, v := range vars {
+		if !pointerLike(deref(v.Type())) || v.Referrers() == nil {
+			continue
+		}
+		for _, r := range *v.Referrers() {
+			if st, ok := r.(*ssa.Store); ok && st.Addr == v {
+				stored = append(stored, st.Val)
+			}
+		}
+	}
+	if len(stored) == 0 {
+		return nil
+	}
+	return &ssa.Phi{Edges: stored}
+}
+
+func deref(t types.Type) types.Type {
+	if p, ok := t.Underlying().(*types.Pointer); ok {
+		return p.Elem()
+	}
+	return t
 }
 
 func pointerLike(t types.Type) bool {
@@ -461,7 +548,7 @@ func (w *walker) call(res *ssa.Call, c *ssa.CallCommon, v ssa.Value) {
 	}
 	switch {
 	case recv:
-		if args[0] != v {
+		if args[0] != v && pointerLike(args[0].Type()) {
 			w.mark(args[0]) // buf.WriteString(x), h.Write(x), hdr.Set(k, x)
 		}
 	case len(args) > 1 && args[0] != v && pointerLike(args[0].Type()):
@@ -545,4 +632,76 @@ func posOf(v ssa.Value, fn *ssa.Function, instr ssa.Instruction) token.Pos {
 		return v.Pos()
 	}
 	return fn.Pos()
+}
+
+// reachesOutput reports whether the variable target is rooted at (x for
+// x, x.f, x[i], &x) can carry what is written into it to an output, judged
+// from its uses in body. Unknown targets are assumed to reach one.
+func (c *checker) reachesOutput(body *ast.BlockStmt, target ast.Expr) bool {
+	root := rootIdent(target)
+	if root == nil || body == nil {
+		return true
+	}
+	obj := c.objOf(root)
+	if _, ok := obj.(*types.Var); !ok {
+		return true
+	}
+	known := false
+	out := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		if _, lit := n.(*ast.FuncLit); lit {
+			return false // uses in closures are reached through the captured variable
+		}
+		id, ok := n.(*ast.Ident)
+		if out || !ok || c.pass.TypesInfo.Uses[id] != obj {
+			return !out
+		}
+		for _, m := range []map[ast.Expr]ssa.Value{c.flow.exprs, c.flow.addrs} {
+			v, ok := m[id]
+			if !ok {
+				continue
+			}
+			known = true
+			if c.flow.reachTarget(v) {
+				out = true
+			}
+		}
+		return !out
+	})
+	return out || !known
+}
+
+// bindings returns the values bound to free variable fv by the closures
+// made of its function.
+func (f *flow) bindings(fv *ssa.FreeVar) []ssa.Value { return bindingsOf(fv) }
+
+func bindingsOf(fv *ssa.FreeVar) []ssa.Value {
+	fn := fv.Parent()
+	parent := fn.Parent()
+	if parent == nil {
+		return nil
+	}
+	idx := slices.Index(fn.FreeVars, fv)
+	var out []ssa.Value
+	for _, b := range parent.Blocks {
+		for _, instr := range b.Instrs {
+			if mc, ok := instr.(*ssa.MakeClosure); ok && mc.Fn == fn && idx < len(mc.Bindings) {
+				out = append(out, mc.Bindings[idx])
+			}
+		}
+	}
+	return out
+}
+
+// reachTarget reports whether v, or what is written into memory v refers
+// to, can reach an output. A package-level variable is one.
+func (f *flow) reachTarget(v ssa.Value) bool {
+	if v.Parent() == nil {
+		return true
+	}
+	w := &walker{f: f, fn: v.Parent(), seen: map[ssa.Value]bool{}}
+	w.add(v)
+	w.mark(v)
+	w.run()
+	return w.output || w.returns && f.returnsOut(v.Parent())
 }

@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"strings"
 
 	"golang.org/x/tools/go/ssa"
 )
@@ -47,7 +48,7 @@ func (c *checker) checkSources() {
 						for _, in := range w.ifs {
 							if !latency[in] && isThreshold(in.Cond) && f.branchMatters(fn, in) {
 								latency[in] = true
-								c.reportAt(in.Cond.Pos(), nil, CategoryLatency, "branch on elapsed time (%s) decides what reaches the output; inside a synctest bubble time stands still during CPU work, so the gate never sees the other branch: bound the work by a count or by a context deadline checked at blocking calls, or inject the clock", objName(o.obj))
+								c.reportAt(in.Cond.Pos(), nil, CategoryLatency, "branch on elapsed time decides what reaches the output; inside a synctest bubble time stands still during CPU work, so the gate never takes the other branch: bound the work by a count, or by a context deadline checked at blocking calls, or inject the clock")
 							}
 						}
 					}
@@ -237,24 +238,38 @@ func createsFiles(fn *ssa.Function) bool {
 }
 
 // sortedLater reports whether the slice v returns is sorted by a call of
-// sort or slices.
+// sort or slices, following it through local variables.
 func sortedLater(v ssa.Value) bool {
-	var refs []ssa.Instruction
-	for _, r := range *v.Referrers() {
-		refs = append(refs, r)
-		if mi, ok := r.(*ssa.MakeInterface); ok {
-			refs = append(refs, *mi.Referrers()...)
-		}
-	}
-	for _, r := range refs {
-		call, ok := r.(*ssa.Call)
-		if !ok {
+	seen := map[ssa.Value]bool{}
+	queue := []ssa.Value{v}
+	for len(queue) > 0 && len(seen) < 64 {
+		x := queue[0]
+		queue = queue[1:]
+		if seen[x] || x.Referrers() == nil {
 			continue
 		}
-		if callee := call.Call.StaticCallee(); callee != nil {
-			if fo, ok := callee.Object().(*types.Func); ok && fo.Pkg() != nil {
-				if p := fo.Pkg().Path(); p == "sort" || p == "slices" && len(fo.Name()) > 3 && fo.Name()[:4] == "Sort" {
-					return true
+		seen[x] = true
+		for _, r := range *x.Referrers() {
+			switch r := r.(type) {
+			case *ssa.Store:
+				if r.Val == x {
+					queue = append(queue, r.Addr)
+				}
+			case *ssa.UnOp, *ssa.MakeInterface, *ssa.Phi, *ssa.ChangeType:
+				queue = append(queue, r.(ssa.Value))
+			case *ssa.MakeClosure:
+				for i, b := range r.Bindings {
+					if b == x {
+						queue = append(queue, r.Fn.(*ssa.Function).FreeVars[i])
+					}
+				}
+			case *ssa.Call:
+				if callee := r.Call.StaticCallee(); callee != nil {
+					if fo, ok := callee.Object().(*types.Func); ok && fo.Pkg() != nil {
+						if p := fo.Pkg().Path(); p == "sort" || p == "slices" && strings.HasPrefix(fo.Name(), "Sort") {
+							return true
+						}
+					}
 				}
 			}
 		}

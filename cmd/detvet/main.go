@@ -111,7 +111,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	checked := map[string]bool{}
 	for _, p := range loaded {
-		if cfg.Checks(p.PkgPath) {
+		if cfg.Checks(p.PkgPath) && !strings.HasSuffix(p.PkgPath, ".test") {
 			checked[strings.TrimSuffix(p.PkgPath, "_test")] = true
 		}
 	}
@@ -188,11 +188,13 @@ func collect(g *checker.Graph) ([]string, error) {
 }
 
 // countPaths counts the distinct import paths of pkgs, a test variant
-// counted with its package.
+// counted with its package and a generated test main not at all.
 func countPaths(pkgs []*packages.Package) int {
 	paths := map[string]bool{}
 	for _, p := range pkgs {
-		paths[strings.TrimSuffix(p.PkgPath, "_test")] = true
+		if !strings.HasSuffix(p.PkgPath, ".test") { // a generated test main
+			paths[strings.TrimSuffix(p.PkgPath, "_test")] = true
+		}
 	}
 	return len(paths)
 }

@@ -44,6 +44,7 @@ func build(t *testing.T) (bin, mod string) {
 	require.NoError(t, os.WriteFile(filepath.Join(mod, "go.mod"), []byte("module example.com/p\n\ngo 1.26\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(mod, "p.go"), []byte(src), 0o644))
 	require.NoError(t, os.Mkdir(filepath.Join(mod, "empty"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(mod, "p_test.go"), []byte("package p\n\nimport \"testing\"\n\nfunc TestClean(t *testing.T) { Clean(nil) }\n"), 0o644))
 	return bin, mod
 }
 
@@ -82,6 +83,8 @@ func TestCommand(t *testing.T) {
 		{name: "missing directory", cmd: bin, args: []string{"./nosuch"}, wantCode: 1, want: `detvet: pattern "./nosuch" matches no package (`},
 		{name: "go vet finds", cmd: "go", args: []string{"vet", "-vettool=" + bin, "./..."}, wantCode: 1, want: "p.go:5:38: time.Now reads the wall clock"},
 		{name: "go vet selecting nothing", cmd: "go", args: []string{"vet", "-vettool=" + bin, "-pkgs=^other$", "./..."}, wantCode: 0},
+		{name: "tests counted once", cmd: bin, args: []string{"-tests"}, wantCode: 3, want: "detvet: checked 1 package: 1 finding\n"},
+		{name: "json", cmd: bin, args: []string{"-json"}, wantCode: 3, want: `"category": "wallclock"`},
 		{name: "bad pattern", cmd: bin, args: []string{"-pkgs=(", "./..."}, wantCode: 2},
 	}
 	for _, tt := range tests {

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"log/slog"
 	"sort"
 	"sync"
 
@@ -26,12 +27,68 @@ func sendOrCancel(ctx context.Context, out chan<- int, v int) error {
 	}
 }
 
-func threeWithDefault(a, b, c <-chan int) {
+func threeWithDefault(a, b, c <-chan int) (n int) {
 	select { // want `select with 3 communication cases`
 	case <-a:
+		n = 1
 	case <-b:
 	case <-c:
 	default:
+	}
+	return n
+}
+
+func drainAny(a, b <-chan int) {
+	select { // tn: whichever case runs, nothing an output sees changes
+	case <-a:
+	case <-b:
+		slog.Debug("b first")
+	}
+}
+
+// resultOrError waits for one goroutine that sends either its result or
+// its error, never both: the cases cannot be ready together.
+func resultOrError(f func() (int, error)) (int, error) {
+	res := make(chan int)
+	errc := make(chan error, 1)
+	go func() {
+		v, err := f()
+		if err != nil {
+			errc <- err
+			return
+		}
+		res <- v
+	}()
+	select { // tn: one producer, one send on any path
+	case v := <-res:
+		return v, nil
+	case err := <-errc:
+		return 0, err
+	}
+}
+
+// resultAndDone sends twice on one path: both can be ready.
+func resultAndDone(f func() int) int {
+	res := make(chan int, 1)
+	done := make(chan struct{})
+	go func() {
+		res <- f()
+		close(done)
+	}()
+	select { // want `select with 2 communication cases`
+	case v := <-res:
+		return v
+	case <-done:
+		return -1
+	}
+}
+
+func backgroundNeverDone(a <-chan int) int {
+	select { // tn: context.Background().Done() is nil and never ready
+	case <-context.Background().Done():
+		return 0
+	case v := <-a:
+		return v
 	}
 }
 

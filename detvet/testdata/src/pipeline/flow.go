@@ -8,10 +8,16 @@ import (
 	"fmt"
 	"log"
 	"log/slog"
+	"maps"
+	mrand "math/rand"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
+	"sync"
 	"time"
+
+	"example.com/sdk"
 )
 
 // ---- values that reach an output: true positives ----
@@ -108,4 +114,43 @@ func elapsedForLog(start time.Time) time.Duration { return time.Since(start) } /
 func logsHelper(start time.Time, x int) int {
 	slog.Info("done", "took", elapsedForLog(start))
 	return x + 1
+}
+
+func sdkParams(ctx context.Context, c *sdk.Client, prompt string) (*sdk.Message, error) {
+	p := sdk.MessageParams{Model: "m", Prompt: prompt}
+	p.Metadata.UserID = "run-" + time.Now().Format(time.RFC3339) // want `time\.Now reads the wall clock`
+	return c.New(ctx, p)
+}
+
+func requestBody(ctx context.Context, prompt string) (*http.Response, error) {
+	body := fmt.Sprintf(`{"prompt":%q,"seed":%d}`, prompt, mrand.Int63()) // want `math/rand\.Int63 draws from the global random source`
+	req, err := http.NewRequestWithContext(ctx, "POST", "https://llm.example.com/v1", strings.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	return http.DefaultClient.Do(req)
+}
+
+func goAppendLogged(xs []int) int {
+	var (
+		mu  sync.Mutex
+		wg  sync.WaitGroup
+		out []int
+	)
+	for _, x := range xs {
+		wg.Go(func() {
+			mu.Lock()
+			out = append(out, x) // tn: the order is only logged
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	slog.Debug("done", "order", out)
+	return len(xs)
+}
+
+func collectLogged(m map[string]int) int {
+	keys := slices.Collect(maps.Keys(m)) // tn: only logged
+	slog.Debug("keys", "keys", keys)
+	return len(m)
 }

@@ -225,7 +225,9 @@
 //	                "forced", "reason", "at", "chain"}, ...]}
 //
 // (max_age, hard_max_age and recorded_at are left out when empty.)
-// Cassettes are sorted by file (a slash path relative to the manifest).
+// Cassettes are sorted by file, the cassette's file name in the manifest's
+// directory (a plain name ending in .yaml: a manifest naming any other
+// path is invalid, and no file is read for it).
 // Model is the first model a response names. Pinned marks a cassette that a
 // golden digest depends on; Apply creates entries pinned, and
 // replacing a pinned cassette with different content needs force and a
@@ -270,21 +272,45 @@
 //
 // Re-recorded cassettes are written into a staging folder that NewStage
 // makes in the directory (".refresh-" and a random suffix, holding a
-// .gitignore of "*" so git never shows it). Apply validates them, writes
-// the new manifest ("manifest.json.new") and then a journal
-// ("journal.json": format 1 and the list of moves, each the staged name,
-// the name in the directory and the blake3 of the bytes, the manifest
-// last) into that folder, each atomically; writing the journal is the
-// commit point. It then renames each staged file into place, removes the
-// journal and the folder. Readers therefore see every cassette and the
-// manifest all old, or all new, or a journal: Open and Verify report a
-// journal as ErrInterruptedApply naming the repair command (RecoverCommand).
+// .gitignore of "*" so git never shows it, and a lock file the making
+// process holds while it lives). Apply validates them, writes the new
+// manifest ("manifest.json.new") and then a journal ("journal.json":
+// {"format": 2, "moves": [{"staged", "file", "sum"}, ...], "check"}, each
+// move the staged name, the name in the directory and the blake3 of the
+// bytes, the manifest last; check is the hex blake3-256 of the line
+// "codegenie cassettes journal" and the canonical JSON of
+// {"Format", "Moves"}) into that folder, each atomically; writing the
+// journal is the commit point. It then renames each staged file into
+// place, removes the journal and the folder. Readers therefore see every
+// cassette and the manifest all old, or all new, or a journal: Open and
+// Verify report a journal as ErrInterruptedApply naming the repair command
+// (RecoverCommand). An Apply that fails after its journal was written
+// says which files it had already replaced and what the repair command
+// will do; one that fails before changed nothing.
+//
 // Recover, which Apply and refresh-cassettes run first, rolls a journal
-// forward (a file already moved must have its journalled digest), removes
-// staging folders without a journal (nothing in the directory had changed)
-// and the temporary files of interrupted writes of the manifest or of a
-// cassette. It removes only files of those names: a staging folder holding
-// anything else is left alone and reported.
+// forward, removes staging folders without a journal (nothing in the
+// directory had changed) and the temporary files of interrupted writes of
+// the manifest or of a cassette. A journal is untrusted input: before
+// anything is moved, every name in it must be a plain file name of its
+// kind (a cassette's name ending in .yaml, the manifest's manifest.json;
+// no path separator, no leading dot), its check must hold, every staged
+// file (or, once moved, the file in the directory) must be a regular file
+// with its journalled digest, every cassette must read as one and hold no
+// secret, and the staged manifest must list each of them with its digest.
+// A journal that fails any of this is refused, naming the file and the
+// entry, and nothing is moved. Recover removes only regular files of the
+// names a refresh writes: a staging folder holding anything else, or one
+// that is a link, is left alone and reported. A staging folder whose lock
+// is held belongs to a refresh still running and is left alone too.
+//
+// One refresh of a directory runs at a time: Apply, Recover, NewStage and
+// the save of a cassette recorded by the test flag hold the directory's
+// refresh lock (a file in the folder .refresh.lock, which git ignores; an
+// advisory lock, flock on Unix and LockFileEx on Windows) while they work,
+// and a command that records several cassettes holds it from staging to
+// applying (LockDir and its methods). A second refresh waits for the lock
+// for up to a minute, then fails saying so; it changed nothing.
 //
 // # Committed cassettes
 //

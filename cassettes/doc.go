@@ -150,9 +150,15 @@
 // redacted and user info removed from URLs; the recorded duration is zero.
 // A re-record's diff therefore shows only what the API said differently.
 //
-// Then the serialized bytes are scanned, and nothing is written (Close
-// returns ErrSecret naming the line and the kind of secret, never any of
-// its bytes) if they hold any of:
+// Then the serialized bytes are scanned, and so is what they mean: every
+// string as yaml.v3 decodes it (aliases and merge keys resolved, escapes
+// and !!binary base64 decoded; yaml.v3 writes a string with an invalid
+// UTF-8 byte as !!binary), each body decoded from the gzip or deflate
+// Content-Encoding the recorder kept (a body in another coding, or one
+// that does not decode within 64 MiB, makes the cassette invalid: it could
+// not be checked), and URL query values and user-info passwords
+// unescaped. Nothing is written (Close returns ErrSecret naming the line
+// and the kind of secret, never any of its bytes) if either holds any of:
 //
 //   - Options.APIKey, when it is at least 8 bytes long;
 //   - a credential header (Authorization, Proxy-Authorization, X-Api-Key,
@@ -173,17 +179,21 @@
 //     password in a URL's user info (scheme://user:password@host), bearer
 //     tokens, AWS secret access keys named as such, and Anthropic (sk-ant-),
 //     OpenAI (sk-, sk-proj-), Hugging Face (hf_) and GitHub fine-grained
-//     (github_pat_) keys of any length.
+//     (github_pat_) keys of any length, and a value of 8 bytes or more of a
+//     credential query parameter (key, api_key, access_token, token, sig,
+//     signature, password, ...) that is not a placeholder.
 //
 // Apply refuses a staged cassette the same scan flags, so a manifest entry
 // vouches that its content was scanned. Verify applies the whole scan to
 // every cassette; Open applies it to a cassette no manifest entry vouches
 // for (one another recorder wrote may hold an X-Api-Key header), and the
 // credential-header check to every cassette. A finding is an ErrSecret
-// naming the file and line, never the value. The ruleset runs once per
-// cassette content in a process. Error messages mask everything
+// naming the file and line, never the value; Options.APIKey is looked for
+// in the text and in what it means at every Open. The ruleset runs once
+// per cassette file content in a process. Error messages mask everything
 // these rules find, and Options.APIKey wherever it appears, in whole
-// bodies before any excerpt is cut from them.
+// bodies before any excerpt is cut from them; Mask does the same for
+// text a caller prints.
 //
 // # File format
 //

@@ -66,8 +66,10 @@
 // A stream recorded with frame offsets (cassettes.FrameOffsetsHeader) gets
 // the arrival of its first and last frame; timing is shown, never drift
 // (the header is not part of the shape or of the body compared).
-// Text is masked with the cassettes package's secret rules before it is
-// diffed or kept; texts and arguments are kept up to Config.MaxText bytes.
+// Every text the review keeps (URLs, request bodies, folded texts, tool
+// calls, models, error types and messages) is masked as cassettes.Mask
+// masks it, with Config.APIKey, before it is diffed or kept; texts and
+// arguments are kept up to Config.MaxText bytes.
 //
 // # Word diff
 //

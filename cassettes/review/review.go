@@ -45,6 +45,11 @@ type Config struct {
 	// MaxText bounds each text and tool-call argument kept in the review;
 	// 0 means DefaultMaxText. Diffs are computed on the whole texts.
 	MaxText int
+	// APIKey is the key the cassettes were recorded with (as in
+	// cassettes.Options): masked wherever it would appear in the review,
+	// as written or escaped, besides every secret the cassettes package's
+	// rules find.
+	APIKey string
 }
 
 // Drift classes an interaction falls into, from the least to the most
@@ -215,7 +220,7 @@ func (c Config) Files(ctx context.Context, dir, stage string, names []string) (*
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		cr, err := reviewCassette(filepath.Join(dir, name), filepath.Join(stage, name), prices, maxText)
+		cr, err := reviewCassette(filepath.Join(dir, name), filepath.Join(stage, name), prices, maxText, masker{c.APIKey})
 		if err != nil {
 			return nil, err
 		}
@@ -246,7 +251,7 @@ func sum(m map[Class]int) int {
 
 // reviewCassette reviews the cassette at newPath against oldPath (which
 // may not exist).
-func reviewCassette(oldPath, newPath string, prices *Prices, maxText int) (*Cassette, error) {
+func reviewCassette(oldPath, newPath string, prices *Prices, maxText int, mk masker) (*Cassette, error) {
 	newRecs, err := cassettes.ReadRecorded(newPath)
 	if err != nil {
 		return nil, err
@@ -276,7 +281,7 @@ func reviewCassette(oldPath, newPath string, prices *Prices, maxText int) (*Cass
 		if p.new >= 0 {
 			n = &newRecs[p.new]
 		}
-		in := compareInteraction(o, n, prices, maxText)
+		in := compareInteraction(o, n, prices, maxText, mk)
 		in.Old, in.New = p.old, p.new
 		cr.Interactions = append(cr.Interactions, in)
 		cr.Drift = worse(cr.Drift, in.Drift)

@@ -116,7 +116,7 @@ func compareInteraction(o, n *cassettes.Recorded, prices *Prices, maxText int, m
 			in.RequestDiff = requestDiff(o, n, mk)
 		}
 		if before.Text != after.Text {
-			in.TextDiff, in.TextDiffCoarse = wordDiff(before.Text, after.Text)
+			in.TextDiff = wordDiff(before.Text, after.Text)
 		}
 	}
 	for _, side := range []struct {

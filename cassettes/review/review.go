@@ -161,11 +161,9 @@ type Interaction struct {
 	// Before and After are the folded responses (nil when absent).
 	Before *Message `json:"before,omitempty"`
 	After  *Message `json:"after,omitempty"`
-	// TextDiff is the word-level diff of the texts; TextDiffCoarse says
-	// the texts differed too much to align word by word.
-	TextDiff       []Span `json:"text_diff,omitempty"`
-	TextDiffCoarse bool   `json:"text_diff_coarse,omitempty"`
-	Cost           Cost   `json:"cost"`
+	// TextDiff is the word-level diff of the texts.
+	TextDiff []Span `json:"text_diff,omitempty"`
+	Cost     Cost   `json:"cost"`
 }
 
 // Golden is a file that pins a cassette the refresh changes.

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -41,27 +42,23 @@ type Update struct {
 	RecordedAt time.Time
 }
 
-// journal is what Apply decided, written before it changes anything in
-// the directory: every file it moves in, with the digest it must have.
-type journal struct {
-	Format int            `json:"format"`
-	Moves  []journalEntry `json:"moves"` // cassettes first, the manifest last
-}
-
-type journalEntry struct {
-	Staged string `json:"staged"` // name in the staging folder
-	File   string `json:"file"`   // name in the directory
-	Sum    string `json:"sum"`    // blake3 of the file's bytes
-}
-
 // NewStage makes a staging folder in dir (created if missing) for
 // cassettes about to be recorded and applied. git ignores it (it holds a
-// .gitignore of "*"); Apply removes it, and so does the next Recover if
-// the process dies first.
+// .gitignore of "*"). It holds its own lock while this process lives, so
+// no Recover removes it while it is being filled; Apply removes it, and so
+// does the first Recover after the process that made it has ended.
 func NewStage(dir string) (string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", newErr(dir, 0, "write", err)
-	}
+	var stage string
+	err := withLock(dir, func() error {
+		var err error
+		stage, err = newStage(dir)
+		return err
+	})
+	return stage, err
+}
+
+// newStage is NewStage with dir's lock held.
+func newStage(dir string) (string, error) {
 	stage, err := os.MkdirTemp(dir, stagePrefix)
 	if err != nil {
 		return "", newErr(dir, 0, "write", err)
@@ -69,6 +66,13 @@ func NewStage(dir string) (string, error) {
 	if err := os.WriteFile(filepath.Join(stage, stageMarker), []byte(stageIgnore), 0o644); err != nil {
 		os.RemoveAll(stage)
 		return "", newErr(stage, 0, "write", err)
+	}
+	if ok, err := holdStage(stage); err != nil || !ok {
+		os.RemoveAll(stage)
+		if err == nil {
+			err = newErr(stage, 0, "write", errors.New("the new staging folder's lock is held elsewhere"))
+		}
+		return "", err
 	}
 	return stage, nil
 }
@@ -84,18 +88,22 @@ func NewStage(dir string) (string, error) {
 // Open and Verify report (ErrInterruptedApply, naming the repair command)
 // and that Recover, which every Apply runs first, completes.
 func Apply(dir string, updates []Update, at string) (*Manifest, error) {
-	return apply(dir, updates, at, nil)
+	var m *Manifest
+	err := withLock(dir, func() error {
+		var err error
+		m, err = apply(dir, updates, at, nil)
+		return err
+	})
+	return m, err
 }
 
-// applyStep is a test seam called between the moves of an apply.
-var applyStep = func() {}
-
+// apply is Apply with dir's lock held.
 func apply(dir string, updates []Update, at string, create func(string, string) (tempFile, error)) (*Manifest, error) {
 	if len(updates) == 0 {
 		return nil, newErr(dir, 0, "manifest", errors.New("nothing to apply"))
 	}
 	stage := filepath.Dir(updates[0].Staged)
-	if err := recoverExcept(dir, stage); err != nil {
+	if err := recoverDir(dir, stage); err != nil {
 		return nil, err
 	}
 	mpath := filepath.Join(dir, ManifestName)
@@ -106,14 +114,19 @@ func apply(dir string, updates []Update, at string, create func(string, string) 
 	if err != nil {
 		return nil, err
 	}
-	var j journal
-	j.Format = 1
+	j := journal{Format: journalFormat}
 	for _, u := range updates {
-		if u.File != filepath.Base(u.File) || !strings.HasSuffix(u.File, ".yaml") {
-			return nil, newErr(u.Staged, 0, "manifest", fmt.Errorf("update file %q is not a cassette file name", u.File))
+		if !isCassetteName(u.File) {
+			return nil, newErr(u.Staged, 0, "manifest", fmt.Errorf("update file %q is not a cassette file name (a plain name ending in .yaml)", u.File))
 		}
 		if filepath.Dir(u.Staged) != stage || !isStage(stage) || filepath.Dir(stage) != filepath.Clean(dir) {
 			return nil, newErr(u.Staged, 0, "manifest", fmt.Errorf("staged cassettes must all be in one folder made by NewStage(%q)", dir))
+		}
+		if !isCassetteName(filepath.Base(u.Staged)) {
+			return nil, newErr(u.Staged, 0, "manifest", fmt.Errorf("staged file %q is not a cassette file name (a plain name ending in .yaml)", filepath.Base(u.Staged)))
+		}
+		if fi, err := os.Lstat(u.Staged); err == nil && !fi.Mode().IsRegular() {
+			return nil, newErr(u.Staged, 0, "manifest", errors.New("the staged cassette is not a regular file"))
 		}
 		p, err := readCassette(u.Staged, "")
 		if err != nil {
@@ -142,6 +155,7 @@ func apply(dir string, updates []Update, at string, create func(string, string) 
 		return nil, newErr(mpath, 0, "write", err)
 	}
 	j.Moves = append(j.Moves, journalEntry{Staged: stagedManName, File: ManifestName, Sum: events.Sum(data).String()})
+	j.Check = j.checksum()
 	jb, err := json.Marshal(j)
 	if err != nil {
 		return nil, newErr(stage, 0, "write", err)
@@ -150,79 +164,98 @@ func apply(dir string, updates []Update, at string, create func(string, string) 
 	if err := opts.WriteFile(filepath.Join(stage, journalName), jb, filePerm); err != nil {
 		return nil, newErr(filepath.Join(stage, journalName), 0, "write", err)
 	}
-	if err := rollForward(dir, stage, j); err != nil {
-		return nil, err
+	if made, err := rollForward(dir, stage, &j); err != nil {
+		return nil, partialError(dir, stage, &j, made, err)
 	}
 	return m, nil
 }
 
-// rollForward moves every staged file of j into dir (a file already moved
-// must have its journalled digest), then removes the staging folder.
-func rollForward(dir, stage string, j journal) error {
+// partialError is the error of an apply that failed after its journal was
+// written: it names what was moved into dir, what was not, and what the
+// recovery command will do.
+func partialError(dir, stage string, j *journal, made []string, err error) error {
+	var left []string
 	for _, mv := range j.Moves {
-		applyStep()
-		src, dst := filepath.Join(stage, mv.Staged), filepath.Join(dir, mv.File)
-		err := os.Rename(src, dst)
-		if errors.Is(err, fs.ErrNotExist) {
-			raw, rerr := os.ReadFile(dst)
-			if rerr != nil || events.Sum(raw).String() != mv.Sum {
-				return newErr(dst, 0, "recover", detailf(ErrInterruptedApply,
-					"%v: the journal in %s moves %s here, but neither the staged file nor a file with its digest exists; restore %s from version control and re-record",
-					ErrInterruptedApply, stage, mv.Staged, dir))
-			}
-			continue
-		}
-		if err != nil {
-			return newErr(dst, 0, "write", err)
+		if !slices.Contains(made, mv.File) {
+			left = append(left, mv.File)
 		}
 	}
-	syncDir(dir)
-	applyStep()
-	if err := os.Remove(filepath.Join(stage, journalName)); err != nil {
-		return newErr(stage, 0, "write", err)
+	changed := "nothing in " + dir + " was changed yet"
+	if len(made) > 0 {
+		changed = fmt.Sprintf("%s in %s %s already replaced by the new version", strings.Join(made, ", "), dir, plural(len(made), "was", "were"))
 	}
-	return removeStage(stage)
+	return newErr(dir, 0, "apply", detailf(ErrInterruptedApply,
+		"%v: the refresh was decided (its journal is %s) but failed part-way: %v\n%s; still to move in: %s. %s completes it: it checks the journal and moves the rest of the new files in, then removes %s",
+		ErrInterruptedApply, filepath.Join(stage, journalName), err, changed, strings.Join(left, ", "), RecoverCommand(dir), stage))
 }
 
-// isStage reports whether path is a staging folder NewStage made.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// isStage reports whether path is a staging folder NewStage made: a
+// folder (not a link) named like one, holding the marker NewStage writes.
 func isStage(path string) bool {
 	if !strings.HasPrefix(filepath.Base(path), stagePrefix) {
 		return false
 	}
-	b, err := os.ReadFile(filepath.Join(path, stageMarker))
+	if fi, err := os.Lstat(path); err != nil || !fi.IsDir() {
+		return false
+	}
+	mpath := filepath.Join(path, stageMarker)
+	fi, merr := os.Lstat(mpath)
+	if merr == nil && !fi.Mode().IsRegular() {
+		return false
+	}
+	b, err := readBounded(mpath, int64(len(stageIgnore)))
 	if err == nil && string(b) == stageIgnore {
 		return true
 	}
 	// NewStage killed between making the folder and finishing its marker
-	// leaves the folder empty, or holding only part of the marker.
+	// leaves the folder empty, or holding only part of the marker (and
+	// perhaps its lock).
 	ents, rerr := os.ReadDir(path)
-	switch {
-	case rerr != nil:
+	if rerr != nil || len(ents) > 2 {
 		return false
-	case len(ents) == 0:
-		return true
-	case len(ents) == 1 && ents[0].Name() == stageMarker && err == nil:
-		return strings.HasPrefix(stageIgnore, string(b))
 	}
-	return false
+	for _, e := range ents {
+		switch {
+		case e.Name() == lockFileName && e.Type().IsRegular():
+		case e.Name() == stageMarker && err == nil && strings.HasPrefix(stageIgnore, string(b)):
+		default:
+			return false
+		}
+	}
+	return true
 }
 
-// removeStage removes a staging folder: only what NewStage, recording and
-// Apply put there (cassettes, the staged manifest, the journal, their
-// temporary files and the marker), and then the folder.
+// ownsName reports whether a refresh writes files named n in a staging
+// folder: cassettes, the staged manifest, the journal, their temporary
+// files, the marker and the folder's lock.
+func ownsName(n string) bool {
+	if base, _, ok := strings.Cut(strings.TrimPrefix(n, "."), ".tmp-"); ok && strings.HasPrefix(n, ".") {
+		return isCassetteName(base) || base == stagedManName || base == journalName
+	}
+	return isCassetteName(n) || n == stagedManName || n == journalName || n == stageMarker || n == lockFileName
+}
+
+// removeStage removes a staging folder: only the regular files a refresh
+// writes there (see ownsName), and then the folder. It releases the
+// folder's lock first if this process holds it.
 func removeStage(stage string) error {
 	ents, err := os.ReadDir(stage)
 	if err != nil {
 		return newErr(stage, 0, "recover", err)
 	}
 	for _, e := range ents {
-		n := e.Name()
-		ours := !e.IsDir() && (strings.HasSuffix(n, ".yaml") || n == stagedManName || n == journalName ||
-			strings.Contains(n, ".tmp-") || n == stageMarker)
-		if !ours {
-			return newErr(filepath.Join(stage, n), 0, "recover", fmt.Errorf("not removing the staging folder %s: it holds %q, which no refresh wrote", stage, n))
+		if n := e.Name(); !e.Type().IsRegular() || !ownsName(n) {
+			return newErr(filepath.Join(stage, n), 0, "recover", fmt.Errorf("not removing the staging folder %s: it holds %q, which no refresh wrote; look at it, then remove it", stage, n))
 		}
 	}
+	releaseStage(stage)
 	for _, e := range ents {
 		if e.Name() != stageMarker {
 			os.Remove(filepath.Join(stage, e.Name()))
@@ -251,42 +284,60 @@ func stages(dir string) []string {
 // staging folder with a journal is rolled forward (the apply had decided),
 // one without is removed (nothing in dir had changed), and so are the
 // temporary files of interrupted atomic writes of the manifest and of
-// cassettes. Apply runs it first (sparing its own staging folder); it is safe to run at any time no
-// refresh of dir is running.
-func Recover(dir string) error { return recoverExcept(dir, "") }
+// cassettes. A staging folder whose lock is held belongs to a refresh
+// still running and is left alone. Before it moves anything, it checks the
+// journal: every name in it a plain file name of its kind (a cassette's
+// *.yaml, the manifest's manifest.json), its check intact, every staged
+// file a regular file with its journalled digest, every cassette readable
+// and free of secrets, and the staged manifest listing them; a journal
+// that fails any of these is refused, naming the file and the entry, and
+// nothing is moved. It holds dir's refresh lock while it works (see
+// LockDir); Apply runs it first.
+func Recover(dir string) error {
+	return withLock(dir, func() error { return recoverDir(dir, "") })
+}
 
-func recoverExcept(dir, keep string) error {
+// recoverDir is Recover with dir's lock held, sparing keep.
+func recoverDir(dir, keep string) error {
 	for _, s := range stages(dir) {
 		if s == keep {
 			continue
 		}
-		jb, err := os.ReadFile(filepath.Join(s, journalName))
-		if errors.Is(err, fs.ErrNotExist) {
-			if err := removeStage(s); err != nil {
-				return err
-			}
-			continue
-		}
+		ok, err := holdStage(s)
 		if err != nil {
-			return newErr(s, 0, "recover", err)
+			return err
 		}
-		var j journal
-		if err := json.Unmarshal(jb, &j); err != nil || j.Format != 1 {
-			return newErr(filepath.Join(s, journalName), 0, "recover", detailf(ErrInterruptedApply,
-				"%v: unreadable journal (%v); restore %s from version control and re-record", ErrInterruptedApply, err, dir))
+		if !ok {
+			continue // a refresh still filling it
 		}
-		if err := rollForward(dir, s, j); err != nil {
+		if err := recoverStage(dir, s); err != nil {
+			releaseStage(s)
 			return err
 		}
 	}
 	tmps, _ := filepath.Glob(filepath.Join(dir, ".*.tmp-*"))
 	for _, t := range tmps {
 		base := strings.TrimPrefix(filepath.Base(t), ".")
-		if name, _, ok := strings.Cut(base, ".tmp-"); ok && (name == ManifestName || strings.HasSuffix(name, ".yaml")) {
+		name, _, _ := strings.Cut(base, ".tmp-")
+		if fi, err := os.Lstat(t); err == nil && fi.Mode().IsRegular() && (name == ManifestName || isCassetteName(name)) {
 			os.Remove(t)
 		}
 	}
 	return nil
+}
+
+// recoverStage rolls the journal of stage forward, or removes a stage
+// without one.
+func recoverStage(dir, s string) error {
+	if _, err := os.Lstat(filepath.Join(s, journalName)); errors.Is(err, fs.ErrNotExist) {
+		return removeStage(s)
+	}
+	j, err := readJournal(dir, s)
+	if err != nil {
+		return err
+	}
+	_, err = rollForward(dir, s, j)
+	return err
 }
 
 // RecoverCommand is the command that runs Recover on dir, as printed in

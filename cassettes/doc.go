@@ -152,9 +152,15 @@
 // redacted and user info removed from URLs; the recorded duration is zero.
 // A re-record's diff therefore shows only what the API said differently.
 //
-// Then the serialized bytes are scanned, and nothing is written (Close
-// returns ErrSecret naming the line and the kind of secret, never any of
-// its bytes) if they hold any of:
+// Then the serialized bytes are scanned, and so is what they mean: every
+// string as yaml.v3 decodes it (aliases and merge keys resolved, escapes
+// and !!binary base64 decoded; yaml.v3 writes a string with an invalid
+// UTF-8 byte as !!binary), each body decoded from the gzip or deflate
+// Content-Encoding the recorder kept (a body in another coding, or one
+// that does not decode within 64 MiB, makes the cassette invalid: it could
+// not be checked), and URL query values and user-info passwords
+// unescaped. Nothing is written (Close returns ErrSecret naming the line
+// and the kind of secret, never any of its bytes) if either holds any of:
 //
 //   - Options.APIKey, when it is at least 8 bytes long;
 //   - a credential header (Authorization, Proxy-Authorization, X-Api-Key,
@@ -175,17 +181,21 @@
 //     password in a URL's user info (scheme://user:password@host), bearer
 //     tokens, AWS secret access keys named as such, and Anthropic (sk-ant-),
 //     OpenAI (sk-, sk-proj-), Hugging Face (hf_) and GitHub fine-grained
-//     (github_pat_) keys of any length.
+//     (github_pat_) keys of any length, and a value of 8 bytes or more of a
+//     credential query parameter (key, api_key, access_token, token, sig,
+//     signature, password, ...) that is not a placeholder.
 //
 // Apply refuses a staged cassette the same scan flags, so a manifest entry
 // vouches that its content was scanned. Verify applies the whole scan to
 // every cassette; Open applies it to a cassette no manifest entry vouches
 // for (one another recorder wrote may hold an X-Api-Key header), and the
 // credential-header check to every cassette. A finding is an ErrSecret
-// naming the file and line, never the value. The ruleset runs once per
-// cassette content in a process. Error messages mask everything
+// naming the file and line, never the value; Options.APIKey is looked for
+// in the text and in what it means at every Open. The ruleset runs once
+// per cassette file content in a process. Error messages mask everything
 // these rules find, and Options.APIKey wherever it appears, in whole
-// bodies before any excerpt is cut from them.
+// bodies before any excerpt is cut from them; Mask does the same for
+// text a caller prints.
 //
 // # File format
 //
@@ -227,7 +237,9 @@
 //	                "forced", "reason", "at", "chain"}, ...]}
 //
 // (max_age, hard_max_age and recorded_at are left out when empty.)
-// Cassettes are sorted by file (a slash path relative to the manifest).
+// Cassettes are sorted by file, the cassette's file name in the manifest's
+// directory (a plain name ending in .yaml: a manifest naming any other
+// path is invalid, and no file is read for it).
 // Model is the first model a response names. Pinned marks a cassette that a
 // golden digest depends on; Apply creates entries pinned, and
 // replacing a pinned cassette with different content needs force and a
@@ -272,21 +284,45 @@
 //
 // Re-recorded cassettes are written into a staging folder that NewStage
 // makes in the directory (".refresh-" and a random suffix, holding a
-// .gitignore of "*" so git never shows it). Apply validates them, writes
-// the new manifest ("manifest.json.new") and then a journal
-// ("journal.json": format 1 and the list of moves, each the staged name,
-// the name in the directory and the blake3 of the bytes, the manifest
-// last) into that folder, each atomically; writing the journal is the
-// commit point. It then renames each staged file into place, removes the
-// journal and the folder. Readers therefore see every cassette and the
-// manifest all old, or all new, or a journal: Open and Verify report a
-// journal as ErrInterruptedApply naming the repair command (RecoverCommand).
+// .gitignore of "*" so git never shows it, and a lock file the making
+// process holds while it lives). Apply validates them, writes the new
+// manifest ("manifest.json.new") and then a journal ("journal.json":
+// {"format": 2, "moves": [{"staged", "file", "sum"}, ...], "check"}, each
+// move the staged name, the name in the directory and the blake3 of the
+// bytes, the manifest last; check is the hex blake3-256 of the line
+// "codegenie cassettes journal" and the canonical JSON of
+// {"Format", "Moves"}) into that folder, each atomically; writing the
+// journal is the commit point. It then renames each staged file into
+// place, removes the journal and the folder. Readers therefore see every
+// cassette and the manifest all old, or all new, or a journal: Open and
+// Verify report a journal as ErrInterruptedApply naming the repair command
+// (RecoverCommand). An Apply that fails after its journal was written
+// says which files it had already replaced and what the repair command
+// will do; one that fails before changed nothing.
+//
 // Recover, which Apply and refresh-cassettes run first, rolls a journal
-// forward (a file already moved must have its journalled digest), removes
-// staging folders without a journal (nothing in the directory had changed)
-// and the temporary files of interrupted writes of the manifest or of a
-// cassette. It removes only files of those names: a staging folder holding
-// anything else is left alone and reported.
+// forward, removes staging folders without a journal (nothing in the
+// directory had changed) and the temporary files of interrupted writes of
+// the manifest or of a cassette. A journal is untrusted input: before
+// anything is moved, every name in it must be a plain file name of its
+// kind (a cassette's name ending in .yaml, the manifest's manifest.json;
+// no path separator, no leading dot), its check must hold, every staged
+// file (or, once moved, the file in the directory) must be a regular file
+// with its journalled digest, every cassette must read as one and hold no
+// secret, and the staged manifest must list each of them with its digest.
+// A journal that fails any of this is refused, naming the file and the
+// entry, and nothing is moved. Recover removes only regular files of the
+// names a refresh writes: a staging folder holding anything else, or one
+// that is a link, is left alone and reported. A staging folder whose lock
+// is held belongs to a refresh still running and is left alone too.
+//
+// One refresh of a directory runs at a time: Apply, Recover, NewStage and
+// the save of a cassette recorded by the test flag hold the directory's
+// refresh lock (a file in the folder .refresh.lock, which git ignores; an
+// advisory lock, flock on Unix and LockFileEx on Windows) while they work,
+// and a command that records several cassettes holds it from staging to
+// applying (LockDir and its methods). A second refresh waits for the lock
+// for up to a minute, then fails saying so; it changed nothing.
 //
 // # Committed cassettes
 //

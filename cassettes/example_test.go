@@ -205,13 +205,36 @@ func ExampleRedirect() {
 	// Output: true <nil>
 }
 
-// A refresh killed while it moved cassettes in is completed by Recover.
+// Recover completes or discards what killed refreshes left; a staging
+// folder whose refresh is still running (here, this process's) is left
+// alone.
 func ExampleRecover() {
 	dir, _ := os.MkdirTemp("", "cassettes-example-")
 	defer os.RemoveAll(dir)
-	stage, _ := cassettes.NewStage(dir) // a refresh killed while recording
+	stage, _ := cassettes.NewStage(dir) // a refresh still recording
 	fmt.Println(cassettes.Recover(dir))
 	_, err := os.Stat(stage)
+	fmt.Println(err == nil)
+	// Output:
+	// <nil>
+	// true
+}
+
+// A refresh that records several cassettes holds the directory's lock
+// from staging to applying; Unlock removes a staging folder that was not
+// applied.
+func ExampleLockDir() {
+	dir, _ := os.MkdirTemp("", "cassettes-example-")
+	defer os.RemoveAll(dir)
+	l, err := cassettes.LockDir(context.Background(), dir)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	stage, _ := l.NewStage()
+	// ... record into stage, review, then l.Apply(updates, at) ...
+	fmt.Println(l.Unlock())
+	_, err = os.Stat(stage)
 	fmt.Println(os.IsNotExist(err))
 	// Output:
 	// <nil>

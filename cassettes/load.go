@@ -3,14 +3,15 @@ package cassettes
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/http"
 	"net/url"
+	"os"
 	"regexp"
 	"strconv"
 	"sync"
 
-	"github.com/codegenie/codegenie/cassettes/internal/vcryaml"
 	"github.com/codegenie/codegenie/events"
 	"gopkg.in/dnaeon/go-vcr.v3/cassette"
 	"gopkg.in/yaml.v3"
@@ -29,8 +30,9 @@ type parsed struct {
 	urls    map[urlKey]string // recorded URLs -> canonical URL
 	resps   []respTemplate
 	raw2i   map[string][]int // raw request body -> interactions, in file order
-	digest  events.Digest
-	headers []headerRef // every header and trailer value, for the secret scan
+	digest  events.Digest    // cassette_id: of the decoded content
+	sum     events.Digest    // blake3 of raw: of the text
+	decoded map[int]string   // body b (see bodyAt) decoded from its Content-Encoding
 }
 
 // maxCassetteBytes bounds the cassette files this package reads.
@@ -64,7 +66,7 @@ func lineOf(err error) int {
 // readCassette reads and validates path. refresh is the command named when
 // the file is missing.
 func readCassette(path, refresh string) (*parsed, error) {
-	raw, err := readBounded(path, maxCassetteBytes)
+	raw, err := readCassetteFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, newErr(path, 0, "open", detailf(ErrCassetteNotFound,
 			"%v: the file does not exist; record it with: %s", ErrCassetteNotFound, refresh))
@@ -92,16 +94,44 @@ func readCassette(path, refresh string) (*parsed, error) {
 	return p, nil
 }
 
+// readCassetteFile reads the regular file at path, refusing from its size,
+// before reading a byte, a file larger than maxCassetteBytes.
+func readCassetteFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file (%v)", fi.Mode().Type())
+	}
+	if fi.Size() > maxCassetteBytes {
+		return nil, fmt.Errorf("%d bytes, larger than %d bytes, the most this package reads", fi.Size(), maxCassetteBytes)
+	}
+	b, err := readAllInto(io.LimitReader(f, maxCassetteBytes+1), make([]byte, 0, fi.Size()+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxCassetteBytes {
+		return nil, fmt.Errorf("larger than %d bytes, the most this package reads", maxCassetteBytes)
+	}
+	return b, nil
+}
+
 func parseCassette(path string, raw []byte, refresh string) (*parsed, error) {
 	if refresh == "" {
 		refresh = "a new recording"
 	}
 	invalid := invalidFunc(path, refresh)
-	c, lines, headers, err := decodeCassette(path, raw, refresh)
+	c, lines, err := decodeYAML(path, raw, refresh)
 	if err != nil {
 		return nil, err
 	}
-	p := &parsed{path: path, raw: raw, c: c, lines: lines, headers: headers,
+	p := &parsed{path: path, raw: raw, c: c, lines: lines, sum: events.Sum(raw),
 		index: map[key][]int{}, raw2i: map[string][]int{}, urls: map[urlKey]string{}}
 	h, scratch := newHasher(), []byte(nil)
 	for i, in := range c.Interactions {
@@ -109,21 +139,11 @@ func parseCassette(path string, raw []byte, refresh string) (*parsed, error) {
 			return nil, invalid(p.lines[i], "interaction %d %s", i, problem)
 		}
 	}
+	if b, err := p.decodeBodies(); err != nil {
+		return nil, invalid(p.lines[b/2], "interaction %d: %v", b/2, err)
+	}
 	p.digest = digestOf(c)
 	return p, nil
-}
-
-// decodeCassette decodes raw, with package vcryaml when raw is in the
-// YAML subset it reads (what go-vcr writes), else with yaml.v3, which
-// decodes such text alike and reports what is wrong with the rest.
-func decodeCassette(path string, raw []byte, refresh string) (*cassette.Cassette, []int, []headerRef, error) {
-	if doc, ok := vcryaml.Decode(string(raw)); ok {
-		c := cassette.New("")
-		c.IsNew = false
-		c.Interactions = doc.Interactions
-		return c, doc.Lines, doc.Headers, nil
-	}
-	return decodeYAML(path, raw, refresh)
 }
 
 // invalidFunc returns a function making the ErrInvalidCassette errors of
@@ -136,20 +156,21 @@ func invalidFunc(path, refresh string) func(line int, format string, args ...any
 	}
 }
 
-// decodeYAML decodes raw with yaml.v3, returning the cassette, the line
-// of each interaction and every header and trailer value.
-func decodeYAML(path string, raw []byte, refresh string) (*cassette.Cassette, []int, []headerRef, error) {
+// decodeYAML decodes raw with yaml.v3 as go-vcr does (aliases, merge keys
+// and !!binary resolved by yaml.v3), returning the cassette and the line of
+// each interaction.
+func decodeYAML(path string, raw []byte, refresh string) (*cassette.Cassette, []int, error) {
 	invalid := invalidFunc(path, refresh)
 	var doc yaml.Node
 	if err := yaml.Unmarshal(raw, &doc); err != nil {
-		return nil, nil, nil, invalid(lineOf(err), "%v (the file is truncated or is not YAML)", err)
+		return nil, nil, invalid(lineOf(err), "%v (the file is truncated or is not YAML)", err)
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
-		return nil, nil, nil, invalid(1, "empty file")
+		return nil, nil, invalid(1, "empty file")
 	}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
-		return nil, nil, nil, invalid(root.Line, "top level is not a mapping")
+		return nil, nil, invalid(root.Line, "top level is not a mapping")
 	}
 	var versionNode, interactionsNode *yaml.Node
 	for i := 0; i+1 < len(root.Content); i += 2 {
@@ -161,35 +182,34 @@ func decodeYAML(path string, raw []byte, refresh string) (*cassette.Cassette, []
 		}
 	}
 	if versionNode == nil {
-		return nil, nil, nil, newErr(path, root.Line, "parse", detailf(ErrUnsupportedVersion,
+		return nil, nil, newErr(path, root.Line, "parse", detailf(ErrUnsupportedVersion,
 			"%v: no version field; go-vcr v3 reads format version %d", ErrUnsupportedVersion, cassette.CassetteFormatV2))
 	}
 	var version int
 	if err := versionNode.Decode(&version); err != nil || version != cassette.CassetteFormatV2 {
-		return nil, nil, nil, newErr(path, versionNode.Line, "parse", detailf(ErrUnsupportedVersion,
+		return nil, nil, newErr(path, versionNode.Line, "parse", detailf(ErrUnsupportedVersion,
 			"%v: version %q, want %d (go-vcr v3 format); re-record it: %s",
 			ErrUnsupportedVersion, versionNode.Value, cassette.CassetteFormatV2, refresh))
 	}
 	c := cassette.New("")
 	c.IsNew = false
 	if err := root.Decode(c); err != nil {
-		return nil, nil, nil, invalid(lineOf(err), "%v", err)
+		return nil, nil, invalid(lineOf(err), "%v", err)
 	}
 	var lines []int
-	var headers []headerRef
-	if interactionsNode != nil {
+	if interactionsNode = resolve(interactionsNode); interactionsNode != nil {
 		if interactionsNode.Kind != yaml.SequenceNode && !(interactionsNode.Kind == yaml.ScalarNode && interactionsNode.Tag == "!!null") {
-			return nil, nil, nil, invalid(interactionsNode.Line, "interactions is not a list")
+			return nil, nil, invalid(interactionsNode.Line, "interactions is not a list")
 		}
-		for _, n := range interactionsNode.Content {
-			lines = append(lines, n.Line)
-			headers = appendHeaderRefs(headers, n)
+		lines = make([]int, len(interactionsNode.Content))
+		for i, n := range interactionsNode.Content {
+			lines[i] = n.Line
 		}
 	}
 	if len(lines) != len(c.Interactions) {
-		return nil, nil, nil, invalid(0, "decoded %d interactions from %d list items", len(c.Interactions), len(lines))
+		return nil, nil, invalid(0, "decoded %d interactions from %d list items", len(c.Interactions), len(lines))
 	}
-	return c, lines, headers, nil
+	return c, lines, nil
 }
 
 // add checks interaction i and indexes it for replay, hashing with h and
@@ -238,41 +258,14 @@ func canonicalKeys(h http.Header) http.Header {
 	return h
 }
 
-// appendHeaderRefs appends the header and trailer values of one
-// interaction node (request and response) with their lines.
-func appendHeaderRefs(out []headerRef, in *yaml.Node) []headerRef {
-	for _, side := range mappingValues(in, "request", "response") {
-		for _, hs := range mappingValues(side, "headers", "trailer") {
-			if hs.Kind != yaml.MappingNode {
-				continue
-			}
-			for i := 0; i+1 < len(hs.Content); i += 2 {
-				name, vals := hs.Content[i], hs.Content[i+1]
-				if vals.Kind == yaml.ScalarNode {
-					out = append(out, headerRef{Name: name.Value, Value: vals.Value, Line: vals.Line})
-				}
-				for _, v := range vals.Content {
-					out = append(out, headerRef{Name: name.Value, Value: v.Value, Line: v.Line})
-				}
-			}
-		}
+// resolve follows n through aliases.
+func resolve(n *yaml.Node) *yaml.Node {
+	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < maxAliasHops; i++ {
+		n = n.Alias
 	}
-	return out
+	return n
 }
 
-// mappingValues returns the values of the given keys of mapping node n, in
-// the order of keys, skipping absent ones.
-func mappingValues(n *yaml.Node, keys ...string) []*yaml.Node {
-	if n == nil || n.Kind != yaml.MappingNode {
-		return nil
-	}
-	var out []*yaml.Node
-	for _, k := range keys {
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if n.Content[i].Value == k {
-				out = append(out, n.Content[i+1])
-			}
-		}
-	}
-	return out
-}
+// maxAliasHops bounds the aliases resolve follows: yaml.v3 makes no alias
+// of an alias, so one hop is all a document has.
+const maxAliasHops = 8

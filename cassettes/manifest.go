@@ -35,8 +35,9 @@ type Manifest struct {
 
 // Entry is one cassette in the manifest.
 type Entry struct {
-	// File is the cassette's slash-separated path relative to the
-	// manifest's directory.
+	// File is the cassette's file name in the manifest's directory: a
+	// plain name ending in ".yaml" (a name with a path separator, or one
+	// that starts with a dot, makes the manifest invalid).
 	File string `json:"file"`
 	// Digest is the cassette_id.
 	Digest string `json:"digest"`
@@ -86,8 +87,8 @@ func chainOf(prev string, h HistoryEntry) (string, error) {
 	return events.Sum(append(p, b...)).String(), nil
 }
 
-// Lookup returns the entry for file (slash-separated, relative to the
-// manifest's directory).
+// Lookup returns the entry for file (a file name in the manifest's
+// directory).
 func (m *Manifest) Lookup(file string) (Entry, bool) {
 	i := slices.IndexFunc(m.Cassettes, func(e Entry) bool { return e.File == file })
 	if i < 0 {
@@ -159,6 +160,9 @@ func (m *Manifest) check() error {
 		return err
 	}
 	for i, e := range m.Cassettes {
+		if !isCassetteName(e.File) {
+			return entryErrf("cassettes", i, "cassette %q: not a cassette file name in the manifest's folder (a plain name ending in .yaml); no file is read for it", e.File)
+		}
 		if i > 0 && m.Cassettes[i-1].File >= e.File {
 			return entryErrf("cassettes", i, "cassettes are not sorted by file, or %q is listed twice", e.File)
 		}
@@ -169,6 +173,9 @@ func (m *Manifest) check() error {
 	last := map[string]string{}
 	prev := ""
 	for i, h := range m.History {
+		if !isCassetteName(h.File) {
+			return entryErrf("history", i, "history entry %d: %q is not a cassette file name (a plain name ending in .yaml)", i+1, h.File)
+		}
 		if h.Seq != i+1 {
 			return entryErrf("history", i, "history entry %d has seq %d: history is append-only and dense", i+1, h.Seq)
 		}

@@ -9,7 +9,6 @@ import (
 	"sync"
 
 	"github.com/codegenie/codegenie/cassettes/internal/secrets"
-	"github.com/codegenie/codegenie/cassettes/internal/vcryaml"
 	"github.com/codegenie/codegenie/events"
 )
 
@@ -38,11 +37,9 @@ type secretFinding struct {
 	line int    // 1-based line in the file
 }
 
-// headerRef is one header value of a parsed cassette, with its line.
-type headerRef = vcryaml.Header
-
-// scanCache holds the ruleset's verdict on a cassette's content by digest:
-// the rules run once per content however often it is opened.
+// scanCache holds the ruleset's verdict on a cassette by the blake3 of its
+// text (which decides its meaning too): the rules run once per file
+// content however often it is opened.
 var scanCache struct {
 	sync.Mutex
 	m map[events.Digest]*secretFinding
@@ -51,21 +48,19 @@ var scanCache struct {
 const maxCachedScans = 256
 
 // findSecret returns the first credential in the cassette p, or nil: the
-// recording key anywhere in the file (when at least 8 bytes long), a
-// credential header holding anything but a placeholder, and, when deep,
-// anything the secrets ruleset finds in the file or in a header rendered
-// as "Name: value".
+// recording key (when at least 8 bytes long) in the file's text or in what
+// it means (see fields), a credential header holding anything but a
+// placeholder, and, when deep, anything the secrets ruleset finds in the
+// text or in what it means.
 func findSecret(p *parsed, apiKey string, deep bool) *secretFinding {
-	if len(apiKey) >= 8 {
-		if i := bytes.Index(p.raw, []byte(apiKey)); i >= 0 {
-			return &secretFinding{what: "the API key used for recording", line: lineOfOffset(p.raw, i)}
-		}
+	if f := keyFinding(p, apiKey); f != nil {
+		return f
 	}
 	if !deep {
 		return credentialHeader(p)
 	}
 	scanCache.Lock()
-	f, ok := scanCache.m[p.digest]
+	f, ok := scanCache.m[p.sum]
 	scanCache.Unlock()
 	if ok {
 		return f
@@ -75,22 +70,70 @@ func findSecret(p *parsed, apiKey string, deep bool) *secretFinding {
 	if scanCache.m == nil || len(scanCache.m) >= maxCachedScans {
 		scanCache.m = map[events.Digest]*secretFinding{}
 	}
-	scanCache.m[p.digest] = f
+	scanCache.m[p.sum] = f
 	scanCache.Unlock()
 	return f
 }
 
-// credentialHeader returns the first credential header holding anything
-// but a placeholder.
-func credentialHeader(p *parsed) *secretFinding {
-	for _, h := range p.headers {
-		if slices.Contains(credentialHeaders, http.CanonicalHeaderKey(h.Name)) && !isMasked(h.Value) {
-			return &secretFinding{what: fmt.Sprintf("a credential in the %s header", http.CanonicalHeaderKey(h.Name)), line: h.Line}
+// keyFinding locates apiKey in p's text, else in what p means.
+func keyFinding(p *parsed, apiKey string) *secretFinding {
+	const what = "the API key used for recording"
+	if len(apiKey) < 8 {
+		return nil
+	}
+	if i := bytes.Index(p.raw, []byte(apiKey)); i >= 0 {
+		return &secretFinding{what: what, line: lineOfOffset(p.raw, i)}
+	}
+	for i := range p.c.Interactions {
+		var hit *field
+		p.fields(i, func(f field) bool {
+			if strings.Contains(f.value, apiKey) {
+				hit = &f
+			}
+			return hit == nil
+		})
+		if hit != nil {
+			return &secretFinding{what: what + meant, line: p.lineOf(i, hit.src)}
 		}
 	}
 	return nil
 }
 
+// meant qualifies a secret found in what a cassette means but not in its
+// text.
+const meant = " (in what the cassette decodes to: an alias, a merge key, an escape, base64 or a compressed body)"
+
+// credentialHeader returns the first credential header holding anything
+// but a placeholder, as yaml.v3 decodes the headers (aliases and merge
+// keys resolved): by interaction, then request headers, request trailer,
+// response headers and response trailer, then name.
+func credentialHeader(p *parsed) *secretFinding {
+	for i, in := range p.c.Interactions {
+		for _, h := range []http.Header{in.Request.Headers, in.Request.Trailer, in.Response.Headers, in.Response.Trailer} {
+			best, value := "", ""
+			for name, vs := range h {
+				canon := http.CanonicalHeaderKey(name)
+				if best != "" && name >= best || !slices.Contains(credentialHeaders, canon) {
+					continue
+				}
+				for _, v := range vs {
+					if !isMasked(v) {
+						best, value = name, v
+						break
+					}
+				}
+			}
+			if best != "" {
+				return &secretFinding{what: fmt.Sprintf("a credential in the %s header", http.CanonicalHeaderKey(best)), line: p.lineOf(i, value)}
+			}
+		}
+	}
+	return nil
+}
+
+// scanParsed runs the secrets ruleset over p's text and over what p
+// means, and checks its credential headers; it returns the finding on
+// the earliest line.
 func scanParsed(p *parsed) *secretFinding {
 	best := credentialHeader(p)
 	keep := func(f *secretFinding) {
@@ -98,14 +141,37 @@ func scanParsed(p *parsed) *secretFinding {
 			best = f
 		}
 	}
-	for _, h := range p.headers {
-		if fs := secrets.Scan(h.Name + ": " + h.Value + "\n"); len(fs) > 0 {
-			keep(&secretFinding{what: fs[0].Description + " (rule " + fs[0].Rule + ") in the " + http.CanonicalHeaderKey(h.Name) + " header", line: h.Line})
-		}
-	}
 	if fs := secrets.Scan(string(p.raw)); len(fs) > 0 {
 		keep(&secretFinding{what: fs[0].Description + " (rule " + fs[0].Rule + ")", line: lineOfOffset(p.raw, fs[0].Start)})
 	}
+	var b strings.Builder
+	starts := make([]int, len(p.c.Interactions))
+	for i := range p.c.Interactions {
+		starts[i] = b.Len()
+		p.fields(i, func(f field) bool {
+			b.WriteString(f.text())
+			return true
+		})
+	}
+	text := b.String()
+	fs := secrets.Scan(text)
+	if len(fs) == 0 {
+		return best
+	}
+	i, ok := slices.BinarySearch(starts, fs[0].Start)
+	if !ok {
+		i--
+	}
+	src, off := "", starts[i]
+	p.fields(i, func(f field) bool {
+		src, off = f.src, off+len(f.text())
+		return off <= fs[0].Start
+	})
+	what := fs[0].Description + " (rule " + fs[0].Rule + ")"
+	if !bytes.Contains(p.raw, []byte(text[fs[0].Start:fs[0].End])) {
+		what += meant
+	}
+	keep(&secretFinding{what: what, line: p.lineOf(i, src)})
 	return best
 }
 

@@ -26,7 +26,10 @@
 //     when every goroutine blocks, so around CPU work the branch is never
 //     taken in any run and the gate cannot see it; the fix is to bound the
 //     work by a count, or by a context deadline checked at blocking calls,
-//     or to inject the clock. A branch that only logs is not reported.
+//     or to inject the clock. A branch that only logs is not reported, nor
+//     one in a function that sleeps, waits on a timer or ticker, receives
+//     or selects: the bubble's clock moves there, and the gate sees both
+//     branches.
 //   - rand: every package-level function of math/rand and math/rand/v2
 //     except the constructors (New...). Methods of a *rand.Rand are not
 //     reported: a generator with an explicit seed is deterministic if its

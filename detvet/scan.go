@@ -46,7 +46,7 @@ func (c *checker) checkSources() {
 					}
 					if o.r.category == CategoryWallClock {
 						for _, in := range w.ifs {
-							if !latency[in] && isThreshold(in.Cond) && f.branchMatters(fn, in) {
+							if !latency[in] && isThreshold(in.Cond) && !blocks(in.Parent()) && f.branchMatters(fn, in) {
 								latency[in] = true
 								c.reportAt(in.Cond.Pos(), nil, CategoryLatency, "branch on elapsed time decides what reaches the output; inside a synctest bubble time stands still during CPU work, so the gate never takes the other branch: bound the work by a count, or by a context deadline checked at blocking calls, or inject the clock")
 							}
@@ -328,6 +328,35 @@ func isThreshold(cond ssa.Value) bool {
 				switch funcKey(fo) {
 				case "(time.Time).After", "(time.Time).Before":
 					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// blocks reports whether fn waits in a way that lets a synctest bubble's
+// clock advance: it sleeps, waits on a timer or ticker, receives or
+// selects. Elapsed time then moves in the gate as well, and a branch on it
+// is exercised there.
+func blocks(fn *ssa.Function) bool {
+	for _, b := range fn.Blocks {
+		for _, instr := range b.Instrs {
+			switch in := instr.(type) {
+			case *ssa.Select:
+				return true
+			case *ssa.UnOp:
+				if in.Op == token.ARROW {
+					return true
+				}
+			case *ssa.Call:
+				if callee := in.Call.StaticCallee(); callee != nil {
+					if fo, ok := callee.Object().(*types.Func); ok {
+						switch funcKey(fo) {
+						case "time.Sleep", "time.After", "time.Tick", "time.NewTimer", "time.NewTicker", "time.AfterFunc":
+							return true
+						}
+					}
 				}
 			}
 		}

@@ -66,15 +66,17 @@
 // A stream recorded with frame offsets (cassettes.FrameOffsetsHeader) gets
 // the arrival of its first and last frame; timing is shown, never drift
 // (the header is not part of the shape or of the body compared).
-// Text is masked with the cassettes package's secret rules before it is
-// diffed or kept; texts and arguments are kept up to Config.MaxText bytes.
+// Every text the review keeps (URLs, request bodies, folded texts, tool
+// calls, models, error types and messages) is masked as cassettes.Mask
+// masks it, with Config.APIKey, before it is diffed or kept; texts and
+// arguments are kept up to Config.MaxText bytes.
 //
 // # Word diff
 //
 // Texts are split into words and runs of white space, and aligned along a
-// longest common subsequence after their common head and tail are set
-// aside (when the rest would need more than 2^21 cells, the differing
-// middle is shown removed and added whole, and the review says coarse).
+// common subsequence of words as go-udiff's lcs package finds it (Myers'
+// algorithm with a bounded search: linear in the words for texts that
+// differ little, never a table of old times new words).
 // Unchanged stretches longer than 3*ContextBytes keep ContextBytes on each
 // side. Markdown renders it as git's plain word diff: [-old-]{+new+}.
 //
@@ -111,7 +113,7 @@
 // file, old_digest ("" when new), new_digest, drift, interactions (old,
 // new, old_line, new_line, method, url, change, drift, why, request_diff,
 // before and after messages, text_diff spans {op, text, elided},
-// text_diff_coarse, cost), usage_before, usage_after and cost; then counts
+// cost), usage_before, usage_after and cost; then counts
 // by class (every class, zero included), drifted, usage_before,
 // usage_after, cost {before_micro, after_micro, delta_micro, unpriced},
 // prices (the table's source), currency, goldens {path, cassettes} and

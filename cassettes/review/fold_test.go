@@ -144,7 +144,7 @@ func TestClassify(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			o, n := base, tt.new
 			b, a := fold(o), fold(n)
-			got, why := classify(&o, &n, &b, &a)
+			got, why := classify(&o, &n, &b, &a, nil)
 			require.Equal(t, tt.want, got)
 			if tt.why != nil {
 				require.Equal(t, tt.why, why)

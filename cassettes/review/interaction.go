@@ -7,7 +7,6 @@ import (
 	"strconv"
 
 	"github.com/codegenie/codegenie/cassettes"
-	"github.com/codegenie/codegenie/cassettes/internal/secrets"
 	"github.com/codegenie/codegenie/internal/excerpt"
 	"github.com/codegenie/codegenie/internal/jsondiff"
 )
@@ -82,21 +81,24 @@ func bodyDistance(a, b string) int {
 // maxDiffLines bounds the request diff lines kept per interaction.
 const maxDiffLines = 200
 
-// mask hides every secret the cassettes package's rules find.
-func mask(s string) string { return secrets.Mask(s, "REDACTED") }
+// A masker hides every secret the cassettes package's rules find, and
+// each of its keys (the recording key), as cassettes.Mask does.
+type masker []string
+
+func (keys masker) mask(s string) string { return cassettes.Mask(s, keys...) }
 
 // compareInteraction reviews one pair; o or n may be nil.
-func compareInteraction(o, n *cassettes.Recorded, prices *Prices, maxText int) Interaction {
+func compareInteraction(o, n *cassettes.Recorded, prices *Prices, maxText int, mk masker) Interaction {
 	var in Interaction
 	var before, after *Message
 	if o != nil {
-		in.Method, in.URL, in.OldLine = o.Method, mask(o.URL), o.Line
-		m := foldMasked(*o)
+		in.Method, in.URL, in.OldLine = mk.mask(o.Method), mk.mask(o.URL), o.Line
+		m := foldMasked(*o, mk)
 		before = &m
 	}
 	if n != nil {
-		in.Method, in.URL, in.NewLine = n.Method, mask(n.URL), n.Line
-		m := foldMasked(*n)
+		in.Method, in.URL, in.NewLine = mk.mask(n.Method), mk.mask(n.URL), n.Line
+		m := foldMasked(*n, mk)
 		after = &m
 	}
 	switch {
@@ -105,16 +107,16 @@ func compareInteraction(o, n *cassettes.Recorded, prices *Prices, maxText int) I
 	case n == nil:
 		in.Change, in.Drift = "removed", Removed
 	default:
-		in.Drift, in.Why = classify(o, n, before, after)
+		in.Drift, in.Why = classify(o, n, before, after, mk)
 		in.Change = "changed"
 		if in.Drift == Unchanged {
 			in.Change = "unchanged"
 		}
 		if o.Key != n.Key || o.RequestBody != n.RequestBody {
-			in.RequestDiff = requestDiff(o, n)
+			in.RequestDiff = requestDiff(o, n, mk)
 		}
 		if before.Text != after.Text {
-			in.TextDiff, in.TextDiffCoarse = wordDiff(before.Text, after.Text)
+			in.TextDiff = wordDiff(before.Text, after.Text)
 		}
 	}
 	for _, side := range []struct {
@@ -127,7 +129,7 @@ func compareInteraction(o, n *cassettes.Recorded, prices *Prices, maxText int) I
 		}
 		model := side.m.Model
 		if model == "" {
-			model = requestModel(side.r.RequestBody)
+			model = mk.mask(requestModel(side.r.RequestBody))
 		}
 		if mp, ok := prices.Lookup(model); ok {
 			*side.cost = mp.Cost(side.m.Usage)
@@ -144,19 +146,21 @@ func compareInteraction(o, n *cassettes.Recorded, prices *Prices, maxText int) I
 	return in
 }
 
-// foldMasked folds r's response and masks what it keeps.
-func foldMasked(r cassettes.Recorded) Message {
+// foldMasked folds r's response and masks every text it keeps.
+func foldMasked(r cassettes.Recorded, mk masker) Message {
 	m := fold(r)
-	m.Text, m.ErrorMessage = mask(m.Text), mask(m.ErrorMessage)
+	for _, s := range []*string{&m.Model, &m.Text, &m.StopReason, &m.ErrorType, &m.ErrorMessage} {
+		*s = mk.mask(*s)
+	}
 	for i, c := range m.ToolCalls {
-		m.ToolCalls[i].Arguments = mask(c.Arguments)
+		m.ToolCalls[i] = ToolCall{ID: mk.mask(c.ID), Name: mk.mask(c.Name), Arguments: mk.mask(c.Arguments)}
 	}
 	return m
 }
 
 // classify gives the drift class of a pair present on both sides, and the
 // facts behind it.
-func classify(o, n *cassettes.Recorded, before, after *Message) (Class, []string) {
+func classify(o, n *cassettes.Recorded, before, after *Message, mk masker) (Class, []string) {
 	var why []string
 	if o.Status != n.Status {
 		why = append(why, fmt.Sprintf("status %d -> %d", o.Status, n.Status))
@@ -165,6 +169,9 @@ func classify(o, n *cassettes.Recorded, before, after *Message) (Class, []string
 		why = append(why, fmt.Sprintf("error type %s -> %s", orNone(before.ErrorType), orNone(after.ErrorType)))
 	}
 	if len(why) > 0 {
+		for i := range why {
+			why[i] = mk.mask(why[i])
+		}
 		return Error, why
 	}
 	if a, b := mediaType(o), mediaType(n); a != b {
@@ -174,7 +181,7 @@ func classify(o, n *cassettes.Recorded, before, after *Message) (Class, []string
 	why = append(why, shapeDiff("response", responseShape(*o), responseShape(*n))...)
 	if len(why) > 0 {
 		for i := range why {
-			why[i] = mask(why[i])
+			why[i] = mk.mask(why[i])
 		}
 		return Schema, why
 	}
@@ -203,12 +210,12 @@ func mediaType(r *cassettes.Recorded) string {
 // URL, then the body's fields, at most maxDiffLines of them. Bodies are
 // masked whole before they are compared, so no excerpt holds part of a
 // secret.
-func requestDiff(o, n *cassettes.Recorded) []string {
+func requestDiff(o, n *cassettes.Recorded, mk masker) []string {
 	var out []string
 	if o.Method != n.Method || o.URL != n.URL {
-		out = append(out, fmt.Sprintf("request line: %s %s != %s %s", o.Method, excerpt.Quote(mask(o.URL)), n.Method, excerpt.Quote(mask(n.URL))))
+		out = append(out, fmt.Sprintf("request line: %s %s != %s %s", mk.mask(o.Method), excerpt.Quote(mk.mask(o.URL)), mk.mask(n.Method), excerpt.Quote(mk.mask(n.URL))))
 	}
-	a, b := []byte(mask(o.RequestBody)), []byte(mask(n.RequestBody))
+	a, b := []byte(mk.mask(o.RequestBody)), []byte(mk.mask(n.RequestBody))
 	lines := jsondiff.Lines(a, b)
 	if lines == nil && string(a) != string(b) {
 		off, _ := excerpt.FirstDiff(a, b)

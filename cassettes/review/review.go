@@ -45,6 +45,11 @@ type Config struct {
 	// MaxText bounds each text and tool-call argument kept in the review;
 	// 0 means DefaultMaxText. Diffs are computed on the whole texts.
 	MaxText int
+	// APIKey is the key the cassettes were recorded with (as in
+	// cassettes.Options): masked wherever it would appear in the review,
+	// as written or escaped, besides every secret the cassettes package's
+	// rules find.
+	APIKey string
 }
 
 // Drift classes an interaction falls into, from the least to the most
@@ -156,11 +161,9 @@ type Interaction struct {
 	// Before and After are the folded responses (nil when absent).
 	Before *Message `json:"before,omitempty"`
 	After  *Message `json:"after,omitempty"`
-	// TextDiff is the word-level diff of the texts; TextDiffCoarse says
-	// the texts differed too much to align word by word.
-	TextDiff       []Span `json:"text_diff,omitempty"`
-	TextDiffCoarse bool   `json:"text_diff_coarse,omitempty"`
-	Cost           Cost   `json:"cost"`
+	// TextDiff is the word-level diff of the texts.
+	TextDiff []Span `json:"text_diff,omitempty"`
+	Cost     Cost   `json:"cost"`
 }
 
 // Golden is a file that pins a cassette the refresh changes.
@@ -215,7 +218,7 @@ func (c Config) Files(ctx context.Context, dir, stage string, names []string) (*
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		cr, err := reviewCassette(filepath.Join(dir, name), filepath.Join(stage, name), prices, maxText)
+		cr, err := reviewCassette(filepath.Join(dir, name), filepath.Join(stage, name), prices, maxText, masker{c.APIKey})
 		if err != nil {
 			return nil, err
 		}
@@ -246,7 +249,7 @@ func sum(m map[Class]int) int {
 
 // reviewCassette reviews the cassette at newPath against oldPath (which
 // may not exist).
-func reviewCassette(oldPath, newPath string, prices *Prices, maxText int) (*Cassette, error) {
+func reviewCassette(oldPath, newPath string, prices *Prices, maxText int, mk masker) (*Cassette, error) {
 	newRecs, err := cassettes.ReadRecorded(newPath)
 	if err != nil {
 		return nil, err
@@ -276,7 +279,7 @@ func reviewCassette(oldPath, newPath string, prices *Prices, maxText int) (*Cass
 		if p.new >= 0 {
 			n = &newRecs[p.new]
 		}
-		in := compareInteraction(o, n, prices, maxText)
+		in := compareInteraction(o, n, prices, maxText, mk)
 		in.Old, in.New = p.old, p.new
 		cr.Interactions = append(cr.Interactions, in)
 		cr.Drift = worse(cr.Drift, in.Drift)

@@ -5,6 +5,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/aymanbagabas/go-udiff/lcs"
+
 	"github.com/codegenie/codegenie/internal/excerpt"
 )
 
@@ -24,11 +26,6 @@ type Span struct {
 // ContextBytes is how much of an unchanged stretch a word diff keeps on
 // each side of an elision.
 const ContextBytes = 160
-
-// maxDiffCells bounds the table of the word diff (old words times new
-// words, after the common head and tail are set aside): past it, the
-// differing middle is shown as removed and added whole.
-const maxDiffCells = 1 << 21
 
 // words splits s into words and the runs of space between them, so that
 // joining the pieces gives s back.
@@ -51,66 +48,23 @@ func words(s string) []string {
 	return out
 }
 
-// wordDiff is the word-level diff of a and b (nil when equal). coarse
-// reports that the texts differed too much to align word by word within
-// maxDiffCells.
-func wordDiff(a, b string) (spans []Span, coarse bool) {
+// wordDiff is the word-level diff of a and b (nil when equal), along the
+// common subsequence of words go-udiff's lcs package finds.
+func wordDiff(a, b string) []Span {
 	if a == b {
-		return nil, false
+		return nil
 	}
 	wa, wb := words(a), words(b)
-	head := 0
-	for head < len(wa) && head < len(wb) && wa[head] == wb[head] {
-		head++
-	}
-	tail := 0
-	for tail < len(wa)-head && tail < len(wb)-head && wa[len(wa)-1-tail] == wb[len(wb)-1-tail] {
-		tail++
-	}
 	d := &spanBuilder{}
-	d.add("=", wa[:head]...)
-	ma, mb := wa[head:len(wa)-tail], wb[head:len(wb)-tail]
-	if len(ma)*len(mb) > maxDiffCells {
-		coarse = true
-		d.add("-", ma...)
-		d.add("+", mb...)
-	} else {
-		lcsDiff(d, ma, mb)
+	pos := 0
+	for _, c := range lcs.DiffLines(wa, wb) {
+		d.add("=", wa[pos:c.Start]...)
+		d.add("-", wa[c.Start:c.End]...)
+		d.add("+", wb[c.ReplStart:c.ReplEnd]...)
+		pos = c.End
 	}
-	d.add("=", wa[len(wa)-tail:]...)
-	return d.result(), coarse
-}
-
-// lcsDiff appends the diff of a and b along a longest common subsequence
-// of words, removals before additions at each change.
-func lcsDiff(d *spanBuilder, a, b []string) {
-	n, m := len(a), len(b)
-	// l[i*(m+1)+j] is the LCS length of a[i:] and b[j:].
-	l := make([]int32, (n+1)*(m+1))
-	for i := n - 1; i >= 0; i-- {
-		for j := m - 1; j >= 0; j-- {
-			switch {
-			case a[i] == b[j]:
-				l[i*(m+1)+j] = l[(i+1)*(m+1)+j+1] + 1
-			default:
-				l[i*(m+1)+j] = max(l[(i+1)*(m+1)+j], l[i*(m+1)+j+1])
-			}
-		}
-	}
-	i, j := 0, 0
-	for i < n || j < m {
-		switch {
-		case i < n && j < m && a[i] == b[j]:
-			d.add("=", a[i])
-			i, j = i+1, j+1
-		case j == m || i < n && l[(i+1)*(m+1)+j] >= l[i*(m+1)+j+1]:
-			d.add("-", a[i])
-			i++
-		default:
-			d.add("+", b[j])
-			j++
-		}
-	}
+	d.add("=", wa[pos:]...)
+	return d.result()
 }
 
 // spanBuilder collects pieces with their ops; spans merges them into

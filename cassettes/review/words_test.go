@@ -34,8 +34,7 @@ func sides(spans []Span) (string, string) {
 func TestWordDiffRebuildsBothTexts(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		a, b := text().Draw(t, "old"), text().Draw(t, "new")
-		spans, coarse := wordDiff(a, b)
-		require.False(t, coarse)
+		spans := wordDiff(a, b)
 		if a == b {
 			require.Nil(t, spans)
 			return
@@ -56,12 +55,12 @@ func TestWordDiff(t *testing.T) {
 		want       []Span
 	}{
 		{"a word replaced", "the quick fox", "the slow fox", []Span{{Op: "=", Text: "the "}, {Op: "-", Text: "quick"}, {Op: "+", Text: "slow"}, {Op: "=", Text: " fox"}}},
-		{"a word added", "one two", "one and two", []Span{{Op: "=", Text: "one "}, {Op: "+", Text: "and "}, {Op: "=", Text: "two"}}},
+		{"a word added", "one two", "one and two", []Span{{Op: "=", Text: "one"}, {Op: "+", Text: " and"}, {Op: "=", Text: " two"}}},
 		{"all new", "", "hi", []Span{{Op: "+", Text: "hi"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, _ := wordDiff(tt.a, tt.b)
+			got := wordDiff(tt.a, tt.b)
 			require.Equal(t, tt.want, got)
 		})
 	}
@@ -69,23 +68,49 @@ func TestWordDiff(t *testing.T) {
 
 func TestWordDiffElidesLongUnchangedStretches(t *testing.T) {
 	same := strings.Repeat("word ", 400)
-	spans, _ := wordDiff(same+"old", same+"new")
+	spans := wordDiff(same+"old", same+"new")
 	require.Len(t, spans, 3)
 	require.Equal(t, "=", spans[0].Op)
 	require.Equal(t, len(same), len(spans[0].Text)-len("…")+spans[0].Elided)
 	require.Contains(t, spans[0].Text, "…")
 }
 
-func TestWordDiffIsCoarsePastItsBound(t *testing.T) {
-	n := 1600 // n*n words > maxDiffCells
-	var a, b strings.Builder
+// TestWordDiffOfLargeTexts: texts of 40,000 words each, wholly different
+// or differing in a few words, diff word by word (an O(n*m) table would
+// hold 1.6e9 cells) and rebuild both sides.
+func TestWordDiffOfLargeTexts(t *testing.T) {
+	const n = 20000
+	var a, b, c strings.Builder
 	for i := range n {
 		a.WriteString("a" + strings.Repeat("x", i%7) + " ")
 		b.WriteString("b" + strings.Repeat("y", i%5) + " ")
+		if i%5000 == 0 {
+			c.WriteString("changed ")
+		} else {
+			c.WriteString("a" + strings.Repeat("x", i%7) + " ")
+		}
 	}
-	spans, coarse := wordDiff(a.String(), b.String())
-	require.True(t, coarse)
-	ga, gb := sides(spans)
-	require.Equal(t, a.String(), ga)
-	require.Equal(t, b.String(), gb)
+	for _, other := range []string{b.String(), c.String()} {
+		spans := wordDiff(a.String(), other)
+		ga, gb := sides(spans)
+		require.Equal(t, len(a.String()), len(ga)-strings.Count(ga, "…")*len("…")+elided(spans))
+		require.Equal(t, len(other), len(gb)-strings.Count(gb, "…")*len("…")+elided(spans))
+	}
+	spans := wordDiff(a.String(), c.String())
+	changes := 0
+	for _, s := range spans {
+		if s.Op == "+" {
+			changes++
+			require.Equal(t, "changed", strings.TrimSpace(s.Text), "only the changed words differ")
+		}
+	}
+	require.Equal(t, 4, changes)
+}
+
+func elided(spans []Span) int {
+	n := 0
+	for _, s := range spans {
+		n += s.Elided
+	}
+	return n
 }

@@ -44,8 +44,8 @@
 //
 // # Exit status
 //
-// 0 success (with -check: nothing drifted), 1 failure (nothing was
-// applied), 2 usage error, 3 with -check: something drifted (the review
+// 0 success (with -check: nothing drifted), 1 failure (the message says
+// what, if anything, was changed), 2 usage error, 3 with -check: something drifted (the review
 // says what). A scheduled job runs -check and opens an issue on 3.
 //
 // # What a refresh does
@@ -70,8 +70,15 @@
 //     (see cassettes.Apply), all or nothing as readers see it, recording
 //     each cassette's recorded_at (the time this command recorded it).
 //
-// A failed refresh leaves the old cassettes and manifest as they were. A
-// process killed while moving files leaves a journal that the gate
+// A refresh holds the directory's refresh lock (see cassettes.LockDir)
+// from recording to applying, so a second refresh of the same directory,
+// or a test saving a cassette there with -cassettes.record, waits up to a
+// minute and then fails, having changed nothing.
+//
+// A refresh that fails before applying leaves the old cassettes and
+// manifest as they were, and says so. One that fails while moving files
+// in names the files it had already replaced and what -recover will do.
+// A process killed while moving files leaves a journal that the gate
 // reports and that -recover, or the next refresh, completes; a staging
 // folder from a process killed earlier is removed by the next run.
 //

@@ -18,7 +18,7 @@ import (
 // directory, writes review.md and review.json into the review directory
 // and prints the Markdown.
 func (cfg config) writeReview(ctx context.Context, o *options, stage string, recs []recorded, stdout io.Writer) (*review.Review, error) {
-	rc := review.Config{GoldenCommand: o.goldenCmd}
+	rc := review.Config{GoldenCommand: o.goldenCmd, APIKey: cfg.apiKey}
 	if o.prices != "" {
 		p, err := review.ReadPrices(o.prices)
 		if err != nil {

@@ -56,7 +56,7 @@ func targets() []target {
 	return out
 }
 
-func (cfg config) run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+func (cfg config) run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (err error) {
 	o, err := parseFlags(args)
 	if err != nil {
 		return err
@@ -86,14 +86,24 @@ func (cfg config) run(ctx context.Context, args []string, stdin io.Reader, stdou
 	if cfg.apiKey == "" {
 		return errors.New("ANTHROPIC_API_KEY is not set: export the key to record with (it is sent to the API only and never written to a cassette)")
 	}
-	if err := cassettes.Recover(o.dir); err != nil {
-		return err
-	}
-	stage, err := cassettes.NewStage(o.dir)
+	// One refresh of a directory at a time, from recording to applying.
+	lock, err := cassettes.LockDir(ctx, o.dir)
 	if err != nil {
 		return err
 	}
-	defer cassettes.Recover(o.dir) // discards the staging folder if nothing was applied
+	defer func() {
+		// Removes the staging folder if nothing was applied.
+		if uerr := lock.Unlock(); uerr != nil && err == nil {
+			err = uerr
+		}
+	}()
+	if err := lock.Recover(); err != nil {
+		return err
+	}
+	stage, err := lock.NewStage()
+	if err != nil {
+		return err
+	}
 
 	recs, err := cfg.recordAll(ctx, o, selected, stage, stdout)
 	if err != nil {
@@ -123,11 +133,21 @@ func (cfg config) run(ctx context.Context, args []string, stdin io.Reader, stdou
 	for _, r := range recs {
 		updates = append(updates, cassettes.Update{File: r.t.file, Staged: r.staged, Force: o.force, Reason: o.reason, RecordedAt: r.at})
 	}
-	if _, err := cassettes.Apply(o.dir, updates, cfg.now().UTC().Format(time.RFC3339)); err != nil {
-		return fmt.Errorf("%w\nnothing was changed in %s", err, o.dir)
+	if _, err := lock.Apply(updates, cfg.now().UTC().Format(time.RFC3339)); err != nil {
+		return applyError(err, o.dir)
 	}
 	summary(o, recs, stdout)
 	return nil
+}
+
+// applyError is the error of a failed Apply. An ErrInterruptedApply says
+// itself what was changed and what the recovery command will do; any
+// other failure came before anything was moved.
+func applyError(err error, dir string) error {
+	if errors.Is(err, cassettes.ErrInterruptedApply) {
+		return err
+	}
+	return fmt.Errorf("%w\nnothing was changed in %s", err, dir)
 }
 
 // record runs one scenario path through the fixture tier with a recording

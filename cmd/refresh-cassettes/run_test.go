@@ -38,12 +38,18 @@ func runCmd(t testing.TB, cfg config, args ...string) (stdout, stderr string, co
 	return out.String(), errb.String(), code
 }
 
+// snapshot maps the names in dir to their bytes ("<dir>" for a folder),
+// leaving out the folder of the directory's refresh lock, which stays (git
+// ignores it).
 func snapshot(t testing.TB, dir string) map[string][]byte {
 	t.Helper()
 	out := map[string][]byte{}
 	ents, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	for _, e := range ents {
+		if e.Name() == ".refresh.lock" {
+			continue
+		}
 		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
 		if e.IsDir() {
 			b, err = []byte("<dir>"), nil
@@ -297,8 +303,12 @@ func TestRecoverFlag(t *testing.T) {
 	dir := t.TempDir()
 	_, stderr, code := runCmd(t, cfg, "-dir", dir, "-base-url", base, "-run", "npm-lodash/happy")
 	require.Equal(t, 0, code, stderr)
-	stage, err := cassettes.NewStage(dir) // a run killed while recording
+	// What a run killed while recording leaves: a staging folder with its
+	// marker and part of a cassette (a NewStage of this process would be
+	// alive, and left alone).
+	stage, err := os.MkdirTemp(dir, ".refresh-")
 	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(stage, ".gitignore"), []byte("# a codegenie cassettes staging folder: removed by the next refresh\n*\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(stage, "npm-lodash.happy.yaml"), []byte("half a cassette"), 0o644))
 	stdout, stderr, code := runCmd(t, cfg, "-dir", dir, "-recover")
 	require.Equal(t, 0, code, stderr)

@@ -1,0 +1,16 @@
+//go:build windows
+
+package cassettes
+
+import (
+	"time"
+
+	"golang.org/x/sys/windows"
+)
+
+// realSleep waits d on the real clock, even inside a testing/synctest
+// bubble (where time.Sleep only moves the bubble's fake clock): waiting
+// for another process to release a lock takes real time.
+func realSleep(d time.Duration) {
+	windows.SleepEx(uint32(d/time.Millisecond), false)
+}

@@ -1,0 +1,209 @@
+package cassettes
+
+import (
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// treeSnapshot maps every path under root (relative, slash-separated) to
+// its mode and bytes (a link's target, a folder's "<dir>").
+func treeSnapshot(t testing.TB, root string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		v := fi.Mode().String() + " "
+		switch {
+		case fi.Mode()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			v += "-> " + target
+		case fi.IsDir():
+			v += "<dir>"
+		default:
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			v += string(b)
+		}
+		out[filepath.ToSlash(rel)] = v
+		return nil
+	})
+	require.NoError(t, err)
+	return out
+}
+
+// plantedTree is a cassette directory four levels below base, with one
+// applied cassette, and base/outside holding files a planted journal
+// aims at.
+func plantedTree(t *testing.T) (base, dir string) {
+	t.Helper()
+	base = t.TempDir()
+	dir = filepath.Join(base, "repo", "pkg", "testdata")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	_, err := Apply(dir, []Update{{File: "s.happy.yaml", Staged: stage(t, dir, "s.happy", []plainReq{reqA})}}, "")
+	require.NoError(t, err)
+	outside := filepath.Join(base, "outside")
+	require.NoError(t, os.MkdirAll(outside, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(outside, "id_rsa"), []byte("-----BEGIN PRIVATE KEY----- not really\n"), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(outside, "victim.txt"), []byte("the victim's content\n"), 0o644))
+	return base, dir
+}
+
+// plantStage makes a folder that looks like a staging folder in dir, with
+// the given files.
+func plantStage(t *testing.T, dir string, files map[string]string) string {
+	t.Helper()
+	s := filepath.Join(dir, stagePrefix+"planted")
+	require.NoError(t, os.Mkdir(s, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(s, stageMarker), []byte(stageIgnore), 0o644))
+	for n, c := range files {
+		require.NoError(t, os.WriteFile(filepath.Join(s, n), []byte(c), 0o644))
+	}
+	return s
+}
+
+// TestPlantedJournalMovesNothing: a journal planted in a staging folder
+// that names paths outside the directory (the one from the report, and the
+// same with a valid format and check, which anyone can compute) is
+// refused, naming the journal and the entry; no file outside the cassette
+// directory changes, byte for byte, and nothing inside either.
+func TestPlantedJournalMovesNothing(t *testing.T) {
+	withCheck := func(moves []journalEntry) string {
+		j := journal{Format: journalFormat, Moves: moves}
+		j.Check = j.checksum()
+		b, err := json.Marshal(j)
+		require.NoError(t, err)
+		return string(b)
+	}
+	sum := "0000000000000000000000000000000000000000000000000000000000000000"
+	tests := []struct {
+		name    string
+		journal string
+		want    string
+	}{
+		{"as reported", `{"format":1,"moves":[{"staged":"../../../../outside/id_rsa","file":"stolen.yaml"},{"staged":"payload","file":"../../../outside/victim.txt"}]}`,
+			"format 1"},
+		{"valid check, staged outside", withCheck([]journalEntry{
+			{Staged: "../../../../outside/id_rsa", File: "stolen.yaml", Sum: sum},
+			{Staged: stagedManName, File: ManifestName, Sum: sum}}),
+			`entry 0 names "../../../../outside/id_rsa" as its staged file`},
+		{"valid check, file outside", withCheck([]journalEntry{
+			{Staged: "payload.yaml", File: "../../../outside/victim.txt", Sum: sum},
+			{Staged: stagedManName, File: ManifestName, Sum: sum}}),
+			`entry 0 moves "payload.yaml" to "../../../outside/victim.txt"`},
+		{"valid check, manifest elsewhere", withCheck([]journalEntry{
+			{Staged: "payload.yaml", File: "x.yaml", Sum: sum},
+			{Staged: "payload2.yaml", File: "../victim.txt", Sum: sum}}),
+			"its last entry moves"},
+		{"valid check, absolute", withCheck([]journalEntry{
+			{Staged: "payload.yaml", File: "/tmp/x.yaml", Sum: sum},
+			{Staged: stagedManName, File: ManifestName, Sum: sum}}),
+			`"/tmp/x.yaml", which is not a cassette file name`},
+		{"valid names, wrong content", withCheck([]journalEntry{
+			{Staged: "payload.yaml", File: "s.happy.yaml", Sum: sum},
+			{Staged: stagedManName, File: ManifestName, Sum: sum}}),
+			"the staged file payload.yaml is not the one journalled"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			base, dir := plantedTree(t)
+			s := plantStage(t, dir, map[string]string{journalName: tt.journal, "payload": "planted\n", "payload.yaml": "planted\n"})
+			before := treeSnapshot(t, base)
+
+			for _, op := range []struct {
+				name string
+				run  func() error
+			}{
+				{"Recover", func() error { return Recover(dir) }},
+				{"Apply", func() error {
+					sdir, err := NewStage(dir)
+					require.NoError(t, err)
+					staged := recordPlain(t, sdir, "n.happy", echoServer(t), []plainReq{reqA})
+					_, err = Apply(dir, []Update{{File: "n.happy.yaml", Staged: staged}}, "")
+					return err
+				}},
+			} {
+				err := op.run()
+				require.ErrorIs(t, err, ErrInterruptedApply, op.name)
+				require.ErrorContains(t, err, filepath.Join(s, journalName), op.name)
+				require.ErrorContains(t, err, tt.want, op.name)
+				require.ErrorContains(t, err, "nothing was moved", op.name)
+			}
+			after := treeSnapshot(t, base)
+			for p, v := range before {
+				if filepath.Dir(filepath.FromSlash(p)) != filepath.Join("repo", "pkg", "testdata") || filepath.Base(p)[0] != '.' {
+					require.Equal(t, v, after[p], "%s changed", p)
+				}
+			}
+			require.Equal(t, before["outside/id_rsa"], after["outside/id_rsa"])
+			require.Equal(t, before["outside/victim.txt"], after["outside/victim.txt"])
+			require.Len(t, treeSnapshot(t, filepath.Join(base, "outside")), 3, "nothing added outside")
+			require.NotContains(t, after, "repo/pkg/testdata/stolen.yaml")
+			require.DirExists(t, s, "the planted folder is left for a person to look at")
+		})
+	}
+}
+
+// TestLinkedStageIsNotOurs: a staging folder that is a link to a folder
+// elsewhere is not recovered or removed through.
+func TestLinkedStageIsNotOurs(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symbolic links need privileges on Windows")
+	}
+	base, dir := plantedTree(t)
+	elsewhere := filepath.Join(base, "outside", "stage")
+	require.NoError(t, os.Mkdir(elsewhere, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(elsewhere, stageMarker), []byte(stageIgnore), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(elsewhere, "keep.yaml"), []byte("someone's file\n"), 0o644))
+	require.NoError(t, os.Symlink(elsewhere, filepath.Join(dir, stagePrefix+"link")))
+	before := treeSnapshot(t, filepath.Join(base, "outside"))
+	require.NoError(t, Recover(dir))
+	require.Equal(t, before, treeSnapshot(t, filepath.Join(base, "outside")))
+}
+
+// TestManifestEntriesAreFileNames: a manifest entry naming a path outside
+// the directory makes the manifest invalid, naming the line; Verify and
+// Open read no file for it.
+func TestManifestEntriesAreFileNames(t *testing.T) {
+	for _, name := range []string{"../outside/victim.yaml", "sub/x.yaml", `..\x.yaml`, "/abs/x.yaml", ".hidden.yaml", "x.json"} {
+		t.Run(name, func(t *testing.T) {
+			base, dir := plantedTree(t)
+			outside := filepath.Join(base, "repo", "pkg", "outside")
+			require.NoError(t, os.MkdirAll(outside, 0o755))
+			b, err := os.ReadFile(filepath.Join(dir, "s.happy.yaml"))
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(filepath.Join(outside, "victim.yaml"), b, 0o644))
+			editManifest(t, dir, func(m *Manifest) {
+				m.Cassettes[0].File = name
+				m.History[0].File = name
+				c, err := chainOf("", m.History[0])
+				require.NoError(t, err)
+				m.History[0].Chain = c
+			})
+			err = Verify(dir)
+			require.ErrorIs(t, err, ErrInvalidManifest)
+			require.ErrorContains(t, err, "not a cassette file name")
+			require.ErrorContains(t, err, ManifestName+":")
+			require.NotErrorIs(t, err, ErrDigestMismatch)
+			_, err = Open(filepath.Join(dir, "s.happy.yaml"), Options{})
+			require.ErrorIs(t, err, ErrInvalidManifest)
+		})
+	}
+}

@@ -10,14 +10,20 @@ import (
 )
 
 // Request headers dropped from a saved cassette: they vary with the SDK
-// version, OS, architecture, Go version and attempt, and matching ignores
-// them.
-var volatileRequestHeaders = []string{"User-Agent", "Idempotency-Key", "X-Stainless-"}
+// version, OS, architecture, Go version, attempt and signing instant
+// (AWS SigV4's date and body hash, the AWS SDK's invocation ids and retry
+// counters, Google's client versions), and matching ignores them.
+var volatileRequestHeaders = []string{
+	"User-Agent", "Idempotency-Key", "X-Stainless-",
+	"X-Amz-Date", "X-Amz-Content-Sha256", "X-Amz-User-Agent", "Amz-Sdk-Invocation-Id", "Amz-Sdk-Request",
+	"X-Goog-Api-Client",
+}
 
 // Headers whose values are replaced by redacted in a saved cassette, on the
 // request and on the response.
 var redactedHeaders = []string{
 	"Authorization", "Proxy-Authorization", "X-Api-Key", "Api-Key", "Cookie", "Set-Cookie",
+	"X-Goog-Api-Key", "X-Amz-Security-Token",
 	"Request-Id", "X-Request-Id", "Anthropic-Organization-Id", "Openai-Organization",
 	"Traceparent", "Tracestate", "X-Amzn-Trace-Id", "X-Cloud-Trace-Context", "Cf-Ray", "X-B3-Traceid", "X-B3-Spanid",
 }

@@ -34,6 +34,9 @@ func (c *Cassette) replay(req *http.Request) (*http.Response, error) {
 	if err := req.Context().Err(); err != nil {
 		return nil, err
 	}
+	if err := checkBodyHash(req.Header, body); err != nil {
+		return nil, newErr(c.path, 0, "replay", err)
+	}
 	cr := canonicalHead(req.Method, req.URL, req.Header, c.p.urls)
 	p := c.p
 	// Fast path: a recorded body with the same bytes has the same

@@ -118,12 +118,20 @@ func (r *recording) save() error {
 	return nil
 }
 
-// write puts a recording's bytes in place, holding the directory's refresh
-// lock: through Apply when a manifest lists the directory's cassettes and
-// the recording was asked for with a test flag, else in place.
+// write puts a recording's bytes in place: through Apply, holding the
+// directory's refresh lock from staging to applying, when a manifest
+// lists the directory's cassettes and the recording was asked for with a
+// test flag; else in place, atomically.
 func (r *recording) write(data []byte) (err error) {
 	c := r.c
 	dir := filepath.Dir(c.path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return newErr(c.path, 0, "write", err)
+	}
+	_, merr := os.Stat(filepath.Join(dir, ManifestName))
+	if c.opts.Mode != Replay || c.opts.Manifest != "" || errors.Is(merr, fs.ErrNotExist) {
+		return writeFileAtomic(c.path, data, c.opts.createTemp)
+	}
 	l, err := lockDir(dir)
 	if err != nil {
 		return err
@@ -134,11 +142,7 @@ func (r *recording) write(data []byte) (err error) {
 			err = uerr
 		}
 	}()
-	_, merr := os.Stat(filepath.Join(dir, ManifestName))
-	if c.opts.Mode == Replay && c.opts.Manifest == "" && !errors.Is(merr, fs.ErrNotExist) {
-		return applyOne(l, filepath.Base(c.path), data, responseDate(r.captured))
-	}
-	return writeFileAtomic(c.path, data, c.opts.createTemp)
+	return applyOne(l, filepath.Base(c.path), data, responseDate(r.captured))
 }
 
 // applyOne records one cassette re-recorded by a test flag into the

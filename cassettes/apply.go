@@ -165,8 +165,13 @@ func apply(dir string, updates []Update, at string, create func(string, string) 
 		return nil, newErr(filepath.Join(stage, journalName), 0, "write", err)
 	}
 	if made, err := rollForward(dir, stage, &j); err != nil {
+		// Decided: the folder is Recover's to complete from now on.
+		releaseStage(stage)
 		return nil, partialError(dir, stage, &j, made, err)
 	}
+	// Applied. A folder that cannot be removed now holds no journal, so
+	// the next Recover removes it (or reports what else it holds).
+	removeStage(stage)
 	return m, nil
 }
 
@@ -180,13 +185,19 @@ func partialError(dir, stage string, j *journal, made []string, err error) error
 			left = append(left, mv.File)
 		}
 	}
+	jpath := filepath.Join(stage, journalName)
 	changed := "nothing in " + dir + " was changed yet"
 	if len(made) > 0 {
 		changed = fmt.Sprintf("%s in %s %s already replaced by the new version", strings.Join(made, ", "), dir, plural(len(made), "was", "were"))
 	}
+	if len(left) == 0 {
+		return newErr(dir, 0, "apply", detailf(ErrInterruptedApply,
+			"%v: every new file is in place in %s, but the journal %s could not be removed: %v\n%s removes it and the staging folder %s; it moves nothing",
+			ErrInterruptedApply, dir, jpath, err, RecoverCommand(dir), stage))
+	}
 	return newErr(dir, 0, "apply", detailf(ErrInterruptedApply,
-		"%v: the refresh was decided (its journal is %s) but failed part-way: %v\n%s; still to move in: %s. %s completes it: it checks the journal and moves the rest of the new files in, then removes %s",
-		ErrInterruptedApply, filepath.Join(stage, journalName), err, changed, strings.Join(left, ", "), RecoverCommand(dir), stage))
+		"%v: the refresh was decided (its journal is %s) but failed part-way: %v\n%s; still to move in: %s. %s completes it: it checks the journal, moves the rest of the new files in, then removes %s",
+		ErrInterruptedApply, jpath, err, changed, strings.Join(left, ", "), RecoverCommand(dir), stage))
 }
 
 func plural(n int, one, many string) string {
@@ -336,8 +347,10 @@ func recoverStage(dir, s string) error {
 	if err != nil {
 		return err
 	}
-	_, err = rollForward(dir, s, j)
-	return err
+	if _, err := rollForward(dir, s, j); err != nil {
+		return err
+	}
+	return removeStage(s)
 }
 
 // RecoverCommand is the command that runs Recover on dir, as printed in

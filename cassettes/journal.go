@@ -215,8 +215,9 @@ func readRegular(path string) ([]byte, error) {
 var applyStep = func() {}
 
 // rollForward checks j (checkStaged), moves every staged file not yet
-// moved into dir, then removes the staging folder. It returns the moves
-// it made, for a report of what changed if it fails part-way.
+// moved into dir, then removes the journal: the apply is complete. It
+// returns the moves it made, for a report of what changed if it fails
+// part-way. The caller removes the staging folder.
 func rollForward(dir, stage string, j *journal) (made []string, err error) {
 	moves, err := checkStaged(dir, stage, j)
 	if err != nil {
@@ -237,5 +238,5 @@ func rollForward(dir, stage string, j *journal) (made []string, err error) {
 	if err := os.Remove(filepath.Join(stage, journalName)); err != nil {
 		return made, newErr(stage, 0, "write", err)
 	}
-	return made, removeStage(stage)
+	return made, nil
 }

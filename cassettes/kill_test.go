@@ -29,6 +29,9 @@ func TestMain(m *testing.M) {
 	if src := os.Getenv(killChildEnv); src != "" {
 		os.Exit(killChild(src, os.Getenv(killDirEnv)))
 	}
+	if code, ok := raceChildMain(); ok {
+		os.Exit(code)
+	}
 	// No test leaves a goroutine behind: replay starts none, and test
 	// servers and child processes are waited for.
 	goleak.VerifyTestMain(m)

@@ -111,38 +111,52 @@ func (r *recording) save() error {
 			"%v: %s at line %d of the serialized cassette survived redaction (the value is not shown); nothing was written. Keep credentials out of request and response bodies and headers, then re-record",
 			ErrSecret, f.what, f.line))
 	}
-	dir := filepath.Dir(c.path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return newErr(c.path, 0, "write", err)
-	}
-	_, merr := os.Stat(filepath.Join(dir, ManifestName))
-	if c.opts.Mode == Replay && c.opts.Manifest == "" && !errors.Is(merr, fs.ErrNotExist) {
-		if err := applyOne(dir, filepath.Base(c.path), data, responseDate(r.captured)); err != nil {
-			return err
-		}
-	} else if err := writeFileAtomic(c.path, data, c.opts.createTemp); err != nil {
+	if err := r.write(data); err != nil {
 		return err
 	}
 	c.id = p.digest.String()
 	return nil
 }
 
+// write puts a recording's bytes in place: through Apply, holding the
+// directory's refresh lock from staging to applying, when a manifest
+// lists the directory's cassettes and the recording was asked for with a
+// test flag; else in place, atomically.
+func (r *recording) write(data []byte) (err error) {
+	c := r.c
+	dir := filepath.Dir(c.path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return newErr(c.path, 0, "write", err)
+	}
+	_, merr := os.Stat(filepath.Join(dir, ManifestName))
+	if c.opts.Mode != Replay || c.opts.Manifest != "" || errors.Is(merr, fs.ErrNotExist) {
+		return writeFileAtomic(c.path, data, c.opts.createTemp)
+	}
+	l, err := lockDir(dir)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		// Removes the staging folder if nothing was applied.
+		if uerr := l.Unlock(); uerr != nil && err == nil {
+			err = uerr
+		}
+	}()
+	return applyOne(l, filepath.Base(c.path), data, responseDate(r.captured))
+}
+
 // applyOne records one cassette re-recorded by a test flag into the
-// manifest of its directory, through a staging folder and Apply.
-func applyOne(dir, file string, data []byte, recorded time.Time) error {
-	stage, err := NewStage(dir)
+// manifest of its directory, through a staging folder and Apply, under l.
+func applyOne(l *DirLock, file string, data []byte, recorded time.Time) error {
+	stage, err := l.NewStage()
 	if err != nil {
 		return err
 	}
 	staged := filepath.Join(stage, file)
 	if err := writeFileAtomic(staged, data, nil); err != nil {
-		removeStage(stage)
 		return err
 	}
-	_, err = Apply(dir, []Update{{File: file, Staged: staged, Force: true, Reason: "re-recorded with go test -" + RecordFlag, RecordedAt: recorded}}, "")
-	if err != nil {
-		removeStage(stage)
-	}
+	_, err = l.Apply([]Update{{File: file, Staged: staged, Force: true, Reason: "re-recorded with go test -" + RecordFlag, RecordedAt: recorded}}, "")
 	return err
 }
 

@@ -207,3 +207,44 @@ func TestManifestEntriesAreFileNames(t *testing.T) {
 		})
 	}
 }
+
+// TestApplyFailingPartWaySaysWhatChanged: when the last move of an apply
+// (the manifest's) fails after the cassettes were moved in, the error
+// names the cassettes already replaced, what is still to move in, and the
+// command that completes it, and never says nothing was changed; that
+// command then completes it.
+func TestApplyFailingPartWaySaysWhatChanged(t *testing.T) {
+	dir := t.TempDir()
+	_, err := Apply(dir, []Update{{File: "a.happy.yaml", Staged: stage(t, dir, "a.happy", []plainReq{reqA})}}, "")
+	require.NoError(t, err)
+	reqB := reqA
+	reqB.body = `{"other":true}`
+	ups := []Update{
+		{File: "a.happy.yaml", Staged: stage(t, dir, "a.happy", []plainReq{reqB}), Force: true, Reason: "r"},
+		{File: "b.happy.yaml", Staged: stage(t, dir, "b.happy", []plainReq{reqB})},
+	}
+	steps := 0
+	applyStep = func() {
+		steps++
+		if steps == 3 { // before the manifest's move
+			mpath := filepath.Join(dir, ManifestName)
+			require.NoError(t, os.Remove(mpath))
+			require.NoError(t, os.MkdirAll(filepath.Join(mpath, "obstacle"), 0o755))
+		}
+	}
+	t.Cleanup(func() { applyStep = func() {} })
+	_, err = Apply(dir, ups, "")
+	applyStep = func() {}
+	require.ErrorIs(t, err, ErrInterruptedApply)
+	require.ErrorContains(t, err, "a.happy.yaml, b.happy.yaml in "+dir+" were already replaced by the new version")
+	require.ErrorContains(t, err, "still to move in: "+ManifestName)
+	require.ErrorContains(t, err, RecoverCommand(dir)+" completes it")
+	require.NotContains(t, err.Error(), "nothing")
+
+	require.NoError(t, os.RemoveAll(filepath.Join(dir, ManifestName)))
+	require.NoError(t, Recover(dir))
+	require.NoError(t, Verify(dir))
+	m, err := ReadManifest(filepath.Join(dir, ManifestName))
+	require.NoError(t, err)
+	require.Len(t, m.Cassettes, 2)
+}

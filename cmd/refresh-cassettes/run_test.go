@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -314,4 +315,13 @@ func TestRecoverFlag(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, stdout, "is consistent")
 	require.NoDirExists(t, stage)
+}
+
+// TestApplyErrorSaysWhatChanged: a failed Apply that had moved files in
+// (an ErrInterruptedApply, which says what changed) is never followed by
+// "nothing was changed"; any other failure is.
+func TestApplyErrorSaysWhatChanged(t *testing.T) {
+	partial := fmt.Errorf("cassettes: d: apply: %w", cassettes.ErrInterruptedApply)
+	require.NotContains(t, applyError(partial, "d").Error(), "nothing was changed")
+	require.Contains(t, applyError(errors.New("pinned"), "d").Error(), "nothing was changed in d")
 }

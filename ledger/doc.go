@@ -95,7 +95,10 @@
 // retention records. A row edited by a superuser with the triggers
 // disabled and a byte flipped in the embedded file are found at their seq.
 // Entries of a schema version this package does not know, and a ledger of
-// mixed versions, are warnings, not failures. A cut tail cannot be seen
+// mixed versions, are warnings, not failures. The report keeps the first
+// MaxReported problems, warnings and schema versions, each message cut to
+// MaxMessageBytes, and counts the rest, so neither memory nor output grows
+// with a hostile ledger. A cut tail cannot be seen
 // from the chain alone: keep the reported head hash elsewhere to detect it.
 //
 // # Replay and flakes

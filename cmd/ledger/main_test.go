@@ -236,3 +236,12 @@ func TestRepair(t *testing.T) {
 	require.Equal(t, 2, code)
 	require.Contains(t, stderr, "only the embedded store")
 }
+
+func TestTailIsStable(t *testing.T) {
+	out := &tail{max: 64}
+	io.WriteString(out, "--- FAIL: TestGate/alpha (0.01s)\n    gate_test.go:9: boom\nFAIL\nFAIL\texample.com/gated\t12.345s\n")
+	require.Equal(t, "    gate_test.go:9: boom\nFAIL\nFAIL\texample.com/gated\tNs\n", out.String())
+	whole := &tail{max: 1 << 10}
+	io.WriteString(whole, "--- FAIL: TestGate/alpha (0.01s)\nok  \texample.com/other\t0.5s\n")
+	require.Equal(t, "--- FAIL: TestGate/alpha (Ns)\nok  \texample.com/other\tNs\n", whole.String())
+}

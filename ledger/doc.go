@@ -65,9 +65,13 @@
 // with a text editor, and no append-only guarantee of its own either,
 // since whoever can write the file can rewrite it; in both, tamper
 // evidence comes from the chain. A reader reads up to the length the file
-// had when it looked, so it never sees a partial line. A file that does
-// not end in a newline (an append cut short by a crash) is refused for
-// appending and reported by Verify.
+// had when it looked, so it never sees a partial line. An append that
+// fails part-way (a full disk, a file size limit) truncates its partial
+// line before releasing the lock. A file that does not end in a newline
+// (an append killed part-way) is refused for appending and reported by
+// Verify until Config.Repair (ledger repair) drops the torn line, logging
+// it with its bytes beside the ledger (path plus ".repairs"); Repair never
+// removes a complete line.
 //
 // PostgreSQL is for runners that share one ledger; package ledger/postgres
 // documents its table, triggers and roles. The database itself refuses
@@ -91,7 +95,10 @@
 // retention records. A row edited by a superuser with the triggers
 // disabled and a byte flipped in the embedded file are found at their seq.
 // Entries of a schema version this package does not know, and a ledger of
-// mixed versions, are warnings, not failures. A cut tail cannot be seen
+// mixed versions, are warnings, not failures. The report keeps the first
+// MaxReported problems, warnings and schema versions, each message cut to
+// MaxMessageBytes, and counts the rest, so neither memory nor output grows
+// with a hostile ledger. A cut tail cannot be seen
 // from the chain alone: keep the reported head hash elsewhere to detect it.
 //
 // # Replay and flakes

@@ -26,6 +26,10 @@ type fileStore struct {
 	path string
 	now  func() time.Time
 
+	// write writes b to f: (*os.File).Write, replaced by tests to inject
+	// a failure part-way.
+	write func(f *os.File, b []byte) (int, error)
+
 	mu sync.Mutex // serialises this handle's goroutines; the file lock does processes and handles
 	// The head as last seen, valid while the file is the same and as long.
 	cacheFile os.FileInfo
@@ -42,7 +46,7 @@ func openFile(path string, now func() time.Time) (*fileStore, error) {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("%w: directory %s of ledger %s does not exist; create it first", ErrBadDSN, dir, path)
 	}
-	return &fileStore{path: path, now: now}, nil
+	return &fileStore{path: path, now: now, write: (*os.File).Write}, nil
 }
 
 func (s *fileStore) Close() error { return nil }
@@ -86,6 +90,9 @@ func (s *fileStore) head(f *os.File) (uint64, string, os.FileInfo, error) {
 		return s.headSeq, s.headHash, fi, nil
 	}
 	last, err := lastLine(f, fi.Size())
+	if errors.Is(err, errTorn) {
+		return 0, "", nil, fmt.Errorf("%w: %s: %w", ErrDamaged, s.path, err)
+	}
 	if err != nil {
 		return 0, "", nil, fmt.Errorf("%w: %s: %v; run ledger verify", ErrDamaged, s.path, err)
 	}
@@ -107,7 +114,7 @@ func lastLine(f *os.File, size int64) ([]byte, error) {
 			return nil, err
 		}
 		if buf[n-1] != '\n' {
-			return nil, fmt.Errorf("the file does not end with a newline (an append was cut short at byte %d)", size)
+			return nil, fmt.Errorf("%w: the file does not end with a newline (an append was cut short at byte %d); run ledger repair, which drops the torn line and records it", errTorn, size)
 		}
 		body := buf[:n-1]
 		if i := bytes.LastIndexByte(body, '\n'); i >= 0 {
@@ -143,17 +150,31 @@ func (s *fileStore) Append(ctx context.Context, e Entry) (Entry, error) {
 		return Entry{}, err
 	}
 	b = append(b, '\n')
-	if _, err := f.Write(b); err != nil {
-		return Entry{}, fmt.Errorf("ledger: append to %s: %w", s.path, err)
+	if _, err := s.write(f, b); err != nil {
+		return Entry{}, s.undo(f, fi.Size(), fmt.Errorf("ledger: append to %s: %w", s.path, err))
 	}
 	if err := f.Sync(); err != nil {
-		return Entry{}, fmt.Errorf("ledger: sync %s: %w", s.path, err)
+		return Entry{}, s.undo(f, fi.Size(), fmt.Errorf("ledger: sync %s: %w", s.path, err))
 	}
 	if fi.Size() == 0 {
 		syncDir(filepath.Dir(s.path))
 	}
 	s.cacheFile, s.cacheSize, s.headSeq, s.headHash = fi, fi.Size()+int64(len(b)), sealed.Seq, sealed.Hash
 	return sealed, nil
+}
+
+// undo removes what a failed append wrote (a partial line, on ENOSPC or
+// EFBIG) by truncating f back to size while the lock is still held, so
+// the failure leaves the ledger as it was and appendable.
+func (s *fileStore) undo(f *os.File, size int64, err error) error {
+	terr := f.Truncate(size)
+	if terr == nil {
+		terr = f.Sync()
+	}
+	if terr != nil {
+		return fmt.Errorf("%w; removing the partial line failed too (%v): run ledger repair", err, terr)
+	}
+	return err
 }
 
 // syncDir makes a new file's directory entry durable, best effort.

@@ -1,10 +1,13 @@
 package ledger
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -37,4 +40,37 @@ func TestLastLine(t *testing.T) {
 			require.Equal(t, tc.want, string(got))
 		})
 	}
+}
+
+// TestFailedAppendLeavesNoPartialLine: a write that fails part-way (disk
+// full) is undone before the lock is released, so the ledger stays
+// appendable and every earlier entry is kept.
+func TestFailedAppendLeavesNoPartialLine(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "ledger.jsonl")
+	s, err := openFile(path, time.Now)
+	require.NoError(t, err)
+	e := Entry{Kind: KindVerdict, Scenario: "npm", Verdict: Pass}
+	_, err = s.Append(ctx, e)
+	require.NoError(t, err)
+	before, err := os.ReadFile(path)
+	require.NoError(t, err)
+
+	s.write = func(f *os.File, b []byte) (int, error) {
+		n, _ := f.Write(b[:len(b)/2])
+		return n, syscall.ENOSPC
+	}
+	_, err = s.Append(ctx, e)
+	require.ErrorIs(t, err, syscall.ENOSPC)
+	after, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, before, after)
+
+	s.write = (*os.File).Write
+	got, err := s.Append(ctx, e)
+	require.NoError(t, err)
+	require.Equal(t, uint64(2), got.Seq)
+	rep, err := Verify(ctx, s)
+	require.NoError(t, err)
+	require.NoError(t, rep.Err())
 }

@@ -9,6 +9,9 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/codegenie/codegenie/events"
 )
@@ -25,12 +28,29 @@ type VerifyReport struct {
 	First    uint64 `json:"first"`
 	Head     uint64 `json:"head"`
 	HeadHash string `json:"head_hash"`
-	// Schemas counts entries per schema version, ascending.
-	Schemas []SchemaCount `json:"schemas"`
-	// Problems make the ledger fail; Warnings do not.
-	Problems []Problem `json:"problems,omitempty"`
-	Warnings []Problem `json:"warnings,omitempty"`
+	// Schemas counts entries per schema version, ascending, for the
+	// first MaxReported versions seen; OtherSchemas counts the entries of
+	// any further version.
+	Schemas      []SchemaCount `json:"schemas"`
+	OtherSchemas int           `json:"other_schemas,omitempty"`
+	// Problems make the ledger fail; Warnings do not. Each keeps the first
+	// MaxReported found, in the order found; MoreProblems and MoreWarnings
+	// count the rest. A message is at most MaxMessageBytes.
+	Problems     []Problem `json:"problems,omitempty"`
+	MoreProblems int       `json:"more_problems,omitempty"`
+	Warnings     []Problem `json:"warnings,omitempty"`
+	MoreWarnings int       `json:"more_warnings,omitempty"`
 }
+
+// Bounds of a VerifyReport, so that memory and output stay bounded
+// whatever a ledger holds.
+const (
+	// MaxReported bounds the problems, warnings and schema versions a
+	// report keeps.
+	MaxReported = 100
+	// MaxMessageBytes bounds one problem's message.
+	MaxMessageBytes = 300
+)
 
 // SchemaCount is how many entries declare one schema version.
 type SchemaCount struct {
@@ -53,17 +73,25 @@ func (p Problem) String() string {
 	return fmt.Sprintf("seq %d: %s", p.Seq, p.Message)
 }
 
+// errSeqs is how many problem seqs Err names.
+const errSeqs = 10
+
 // Err returns nil when there are no problems, else an error wrapping
-// ErrTampered that names the seq of each.
+// ErrTampered that names the seq of the first few.
 func (r *VerifyReport) Err() error {
 	if len(r.Problems) == 0 {
 		return nil
 	}
-	seqs := make([]uint64, len(r.Problems))
-	for i, p := range r.Problems {
-		seqs[i] = p.Seq
+	n := len(r.Problems) + r.MoreProblems
+	var seqs []string
+	for _, p := range r.Problems[:min(len(r.Problems), errSeqs)] {
+		seqs = append(seqs, strconv.FormatUint(p.Seq, 10))
 	}
-	return fmt.Errorf("%w: %d problem(s), at seq %v", ErrTampered, len(r.Problems), seqs)
+	more := ""
+	if n > len(seqs) {
+		more = fmt.Sprintf(" and %d more", n-len(seqs))
+	}
+	return fmt.Errorf("%w: %d problem(s), at seq [%s]%s", ErrTampered, n, strings.Join(seqs, " "), more)
 }
 
 // Text writes the report for people.
@@ -73,8 +101,14 @@ func (r *VerifyReport) Text(w io.Writer) error {
 	for _, p := range r.Problems {
 		fmt.Fprintf(&b, "TAMPERED %s\n", p)
 	}
+	if r.MoreProblems > 0 {
+		fmt.Fprintf(&b, "TAMPERED and %d more problems, not listed (the first %d are)\n", r.MoreProblems, len(r.Problems))
+	}
 	for _, p := range r.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", p)
+	}
+	if r.MoreWarnings > 0 {
+		fmt.Fprintf(&b, "warning: and %d more warnings, not listed (the first %d are)\n", r.MoreWarnings, len(r.Warnings))
 	}
 	if len(r.Problems) == 0 {
 		b.WriteString("chain verifies\n")
@@ -108,7 +142,43 @@ type verifier struct {
 }
 
 func (v *verifier) problem(seq uint64, line int64, format string, args ...any) {
-	v.rep.Problems = append(v.rep.Problems, Problem{Seq: seq, Line: line, Message: fmt.Sprintf(format, args...)})
+	if len(v.rep.Problems) == MaxReported {
+		v.rep.MoreProblems++
+		return
+	}
+	v.rep.Problems = append(v.rep.Problems, Problem{Seq: seq, Line: line, Message: clip(fmt.Sprintf(format, args...))})
+}
+
+func (v *verifier) warning(seq uint64, line int64, format string, args ...any) {
+	if len(v.rep.Warnings) == MaxReported {
+		v.rep.MoreWarnings++
+		return
+	}
+	v.rep.Warnings = append(v.rep.Warnings, Problem{Seq: seq, Line: line, Message: clip(fmt.Sprintf(format, args...))})
+}
+
+// countSchema counts an entry of schema version ver, keeping at most
+// MaxReported versions.
+func (v *verifier) countSchema(ver int) {
+	if _, ok := v.schemas[ver]; ok || len(v.schemas) < MaxReported {
+		v.schemas[ver]++
+		return
+	}
+	v.rep.OtherSchemas++
+}
+
+// clip cuts a message to MaxMessageBytes, on a rune boundary, marking the
+// cut.
+func clip(msg string) string {
+	if len(msg) <= MaxMessageBytes {
+		return msg
+	}
+	const mark = "... (cut)"
+	cut := MaxMessageBytes - len(mark)
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return msg[:cut] + mark
 }
 
 func (v *verifier) record(r Record) {
@@ -145,9 +215,9 @@ func (v *verifier) record(r Record) {
 			v.problem(at, r.Line, "prev %s is not the hash of entry %d (%s): one of the two was rewritten", short(e.Prev), v.prevSeq, short(v.prevHash))
 		}
 	}
-	v.schemas[e.Schema]++
+	v.countSchema(e.Schema)
 	if unknown {
-		v.rep.Warnings = append(v.rep.Warnings, Problem{Seq: at, Line: r.Line, Message: fmt.Sprintf("schema %d is not known to this version (it knows %d): its hash and chain were checked, its fields were not", e.Schema, SchemaVersion)})
+		v.warning(at, r.Line, "schema %d is not known to this version (it knows %d): its hash and chain were checked, its fields were not", e.Schema, SchemaVersion)
 	} else if err := checkFields(e); err != nil {
 		v.problem(at, r.Line, "%v", err)
 	}
@@ -199,7 +269,7 @@ func (v *verifier) finish() {
 	}
 	slices.SortFunc(r.Schemas, func(a, b SchemaCount) int { return a.Version - b.Version })
 	if len(r.Schemas) > 1 {
-		r.Warnings = append(r.Warnings, Problem{Seq: r.First, Message: fmt.Sprintf("mixed schema versions: %v", r.Schemas)})
+		v.warning(r.First, 0, "mixed schema versions: %v", r.Schemas)
 	}
 	first := v.first
 	switch {

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/codegenie/codegenie/ledger"
 	"github.com/codegenie/codegenie/ledger/postgres"
@@ -129,6 +130,23 @@ func (a app) retain(ctx context.Context, args []string, stdout, _ io.Writer) err
 	}
 	_, err = fmt.Fprintf(stdout, "dropped entries %d..%d; recorded as admin entry %d\n", e.Admin.DroppedFrom, e.Admin.DroppedTo, e.Seq)
 	return err
+}
+
+// repair makes an embedded ledger appendable after a killed append tore
+// its last line.
+func (a app) repair(ctx context.Context, args []string, stdout, _ io.Writer) error {
+	f := a.flags("repair")
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	if strings.Contains(*f.dsn, "://") {
+		return usagef("repair: only the embedded store can have a torn line; give its file path")
+	}
+	rep, err := ledger.Config{Now: a.now}.Repair(ctx, *f.dsn)
+	if err != nil {
+		return err
+	}
+	return rep.Text(stdout)
 }
 
 func (a app) install(ctx context.Context, args []string, stdout, _ io.Writer) error {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -133,14 +134,30 @@ func fromResult(r harness.Result) ledger.Entry {
 type tail struct {
 	max int
 	b   []byte
+	cut bool
 }
 
 func (t *tail) Write(p []byte) (int, error) {
 	t.b = append(t.b, p...)
 	if len(t.b) > t.max {
-		t.b = t.b[len(t.b)-t.max:]
+		t.b, t.cut = t.b[len(t.b)-t.max:], true
 	}
 	return len(p), nil
 }
 
-func (t *tail) String() string { return string(t.b) }
+// goTestTime is the duration go test prints after a test or a package
+// ("--- FAIL: TestX (0.01s)", "FAIL\tpkg\t0.123s").
+var goTestTime = regexp.MustCompile(`(?m)(^\s*--- [A-Z]+: .* \(|^(?:ok|FAIL)\s+\S+\s+)\d+(?:\.\d+)?s`)
+
+// String returns the output kept, from its first whole line, with go
+// test's durations replaced by "Ns", so that a message quoting it is the
+// same bytes on every run.
+func (t *tail) String() string {
+	b := t.b
+	if t.cut {
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			b = b[i+1:]
+		}
+	}
+	return goTestTime.ReplaceAllString(string(b), "${1}Ns")
+}

@@ -8,6 +8,8 @@
 //	                                       re-run each entry's gate now and compare
 //	ledger flakes [-since N] [-json]       verdict counts per scenario
 //	ledger retain -before N -reason TEXT   drop entries before N, recorded in the ledger
+//	ledger repair                          drop the torn last line a killed append left
+//	                                       (embedded store), logged beside the ledger
 //	ledger install                         create the PostgreSQL schema and roles
 //
 // Every command takes -ledger DSN (default $CODEGENIE_LEDGER): a file path
@@ -43,6 +45,7 @@ const usage = `usage:
   ledger replay -from N [-to M] [-strict] [-output report.json] [-dir MODULE]
   ledger flakes [-since N] [-json]
   ledger retain -before N -reason TEXT
+  ledger repair
   ledger install
 every command takes -ledger DSN (default $CODEGENIE_LEDGER): a file path or a postgres:// URL
 `
@@ -94,7 +97,7 @@ func (a app) run(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return usagef("no command")
 	}
 	cmds := map[string]func(context.Context, []string, io.Writer, io.Writer) error{
-		"verify": a.verify, "replay": a.replay, "flakes": a.flakes, "retain": a.retain, "install": a.install,
+		"verify": a.verify, "replay": a.replay, "flakes": a.flakes, "retain": a.retain, "repair": a.repair, "install": a.install,
 	}
 	cmd, ok := cmds[args[0]]
 	if !ok {

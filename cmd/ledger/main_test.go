@@ -218,3 +218,30 @@ func TestEvaluateNeedsTestAndPackage(t *testing.T) {
 	require.ErrorContains(t, err, "entry 4 records no test and package")
 	require.False(t, errors.Is(err, context.Canceled))
 }
+
+func TestRepair(t *testing.T) {
+	path := seed(t, "npm")
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString(`{"schema":1,"se`)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	code, out, stderr := invoke(t, testApp(nil), "repair", "-ledger", path)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, out, "dropped a torn last line of 15 bytes at byte ")
+	code, out, _ = invoke(t, testApp(nil), "repair", "-ledger", path)
+	require.Equal(t, 0, code)
+	require.Equal(t, "nothing to repair: the ledger ends with a complete line\n", out)
+	code, _, stderr = invoke(t, testApp(nil), "repair", "-ledger", "postgres://db/x")
+	require.Equal(t, 2, code)
+	require.Contains(t, stderr, "only the embedded store")
+}
+
+func TestTailIsStable(t *testing.T) {
+	out := &tail{max: 64}
+	io.WriteString(out, "--- FAIL: TestGate/alpha (0.01s)\n    gate_test.go:9: boom\nFAIL\nFAIL\texample.com/gated\t12.345s\n")
+	require.Equal(t, "    gate_test.go:9: boom\nFAIL\nFAIL\texample.com/gated\tNs\n", out.String())
+	whole := &tail{max: 1 << 10}
+	io.WriteString(whole, "--- FAIL: TestGate/alpha (0.01s)\nok  \texample.com/other\t0.5s\n")
+	require.Equal(t, "--- FAIL: TestGate/alpha (Ns)\nok  \texample.com/other\tNs\n", whole.String())
+}

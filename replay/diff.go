@@ -218,8 +218,8 @@ func (d *DiffReport) Text(w io.Writer) error {
 	}{{"metadata", d.MetadataDiff}, {"pins", d.PinDiff}} {
 		if len(l.lines) > 0 {
 			fmt.Fprintf(&sb, "%s differ (a != b):\n", l.what)
-			for _, line := range l.lines {
-				fmt.Fprintf(&sb, "   %s\n", excerpt.Quote(line))
+			for _, line := range l.lines { // pindiff quotes what needs it
+				fmt.Fprintf(&sb, "   %s\n", line)
 			}
 		}
 	}

@@ -203,13 +203,18 @@ func WriteResult(dir string, r Result) (string, error) {
 // ErrBadResult is wrapped by errors about a result file.
 var ErrBadResult = errors.New("bad result file")
 
-// maxResultFile bounds one result file.
-const maxResultFile = 64 << 20
+// maxResultFile bounds one result file, and maxResultObjects the JSON
+// objects in it: decoding turns a 3-byte "{}" into a struct of a hundred
+// bytes or more, so the count bounds the memory a file decodes to.
+const (
+	maxResultFile    = 8 << 20
+	maxResultObjects = 1 << 16
+)
 
 // ReadResult reads one result file: a regular file (not a symbolic link,
-// a FIFO or a device) of at most 64 MiB holding strict JSON of
-// ResultFormat with a scenario, a verdict, a valid shard and no negative
-// count.
+// a FIFO or a device) of at most 8 MiB and 65,536 JSON objects, holding
+// strict JSON of ResultFormat with a scenario, a verdict, a valid shard
+// and no negative count.
 func ReadResult(path string) (Result, error) {
 	var r Result
 	// Lstat first: opening a FIFO for reading would block until a writer
@@ -238,6 +243,9 @@ func ReadResult(path string) (Result, error) {
 	}
 	if len(b) > maxResultFile {
 		return r, fmt.Errorf("%w: %s is over %d bytes", ErrBadResult, path, maxResultFile)
+	}
+	if n := bytes.Count(b, []byte("{")); n > maxResultObjects {
+		return r, fmt.Errorf("%w: %s holds %d JSON objects or more, at most %d", ErrBadResult, path, n, maxResultObjects)
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()

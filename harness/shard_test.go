@@ -289,6 +289,15 @@ func TestReadResultRefuses(t *testing.T) {
 			t.Fatal("ReadResults blocked on a FIFO")
 		}
 	})
+	t.Run("object-bomb", func(t *testing.T) {
+		// 3 bytes of JSON per class, each decoded into a Class struct.
+		p := filepath.Join(t.TempDir(), "a.json")
+		bomb := `{"format":"codegenie-gate-result/1","scenario":"a","verdict":"PASS","classes":[` + strings.Repeat("{},", 1<<20) + `{}]}`
+		require.NoError(t, os.WriteFile(p, []byte(bomb), 0o644))
+		_, err := harness.ReadResult(p)
+		require.ErrorIs(t, err, harness.ErrBadResult)
+		require.ErrorContains(t, err, "JSON objects")
+	})
 	t.Run("symlink", func(t *testing.T) {
 		dir := t.TempDir()
 		p, err := harness.WriteResult(t.TempDir(), passResult("a"))

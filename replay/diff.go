@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/codegenie/codegenie/events"
@@ -93,11 +94,13 @@ func (o Options) Diff(ctx context.Context, a, b RunRef) (*DiffReport, error) {
 			return nil, err
 		}
 	}
-	ia, err := pickRun(a, runIDs(ba.Runs))
+	idsA, idsB := runIDs(ba.Runs), runIDs(bb.Runs)
+	example := func(string) []string { return diffExample(a, idsA, b, idsB) }
+	ia, err := pickRun(a, idsA, "diff", example)
 	if err != nil {
 		return nil, err
 	}
-	ib, err := pickRun(b, runIDs(bb.Runs))
+	ib, err := pickRun(b, idsB, "diff", example)
 	if err != nil {
 		return nil, err
 	}
@@ -106,9 +109,35 @@ func (o Options) Diff(ctx context.Context, a, b RunRef) (*DiffReport, error) {
 	return d, nil
 }
 
+// diffExample returns the arguments of a replay diff that compares runs
+// of a and b that exist: the ones named where they exist, else the first
+// (for b in a's bundle, the second).
+func diffExample(a RunRef, idsA []string, b RunRef, idsB []string) []string {
+	pick := func(ref RunRef, ids []string, skip int) string {
+		if slices.Contains(ids, ref.Run) {
+			return ref.Run
+		}
+		return ids[min(skip, len(ids)-1)]
+	}
+	x := pick(a, idsA, 0)
+	skip := 0
+	if b.Path == a.Path {
+		skip = 1
+	}
+	return (&DiffReport{A: Side{Path: a.Path, Run: x}, B: Side{Path: b.Path, Run: pick(b, idsB, skip)}}).args()
+}
+
+// runChoiceError says which run to name: a run ref did not name one of
+// its bundle's runs. It wraps ErrMissing.
+type runChoiceError struct{ msg string }
+
+func (e *runChoiceError) Error() string { return e.msg }
+func (e *runChoiceError) Unwrap() error { return ErrMissing }
+
 // pickRun returns the index of the run ref names among ids, the IDs of a
-// bundle's runs.
-func pickRun(ref RunRef, ids []string) (int, error) {
+// bundle's runs. When ref names none of them, the error lists them and
+// ends with the command example returns (given the first ID) for op.
+func pickRun(ref RunRef, ids []string, op string, example func(first string) []string) (int, error) {
 	if ref.Run == "" && len(ids) == 1 {
 		return 0, nil
 	}
@@ -123,9 +152,12 @@ func pickRun(ref RunRef, ids []string) (int, error) {
 	}
 	msg := fmt.Sprintf("no run %s; the bundle holds %s", excerpt.Quote(ref.Run), strings.Join(quoted, ", "))
 	if ref.Run == "" {
-		msg = fmt.Sprintf("the bundle holds %d runs (%s): name the one to compare", len(ids), strings.Join(quoted, ", "))
+		msg = fmt.Sprintf("the bundle holds %d runs (%s): name one of them", len(ids), strings.Join(quoted, ", "))
 	}
-	return 0, &BundleError{Path: ref.Path, File: RunsFile, Record: -1, Op: "read", Err: wrapf(ErrMissing, "%s", msg)}
+	if len(ids) > 0 && example != nil {
+		msg += "; for example: " + hint.Tool("replay", example(ids[0])...)
+	}
+	return 0, &BundleError{Path: ref.Path, Record: -1, Op: op, Err: &runChoiceError{msg}}
 }
 
 func runIDs(runs []Run) []string {
@@ -186,8 +218,8 @@ func (d *DiffReport) Text(w io.Writer) error {
 	}{{"metadata", d.MetadataDiff}, {"pins", d.PinDiff}} {
 		if len(l.lines) > 0 {
 			fmt.Fprintf(&sb, "%s differ (a != b):\n", l.what)
-			for _, line := range l.lines {
-				fmt.Fprintf(&sb, "   %s\n", excerpt.Quote(line))
+			for _, line := range l.lines { // pindiff quotes what needs it
+				fmt.Fprintf(&sb, "   %s\n", line)
 			}
 		}
 	}

@@ -144,7 +144,7 @@ func (r *Reader) runIndex(ref RunRef) (int, error) {
 	for i, info := range r.hdr.runs {
 		ids[i] = info.ID
 	}
-	return pickRun(ref, ids)
+	return pickRun(ref, ids, "replay", func(first string) []string { return []string{"state", ref.Path, "-run", first} })
 }
 
 // snapshotCheck returns the check of the bundle's snapshot against f after

@@ -3,13 +3,16 @@ package replay
 import (
 	"bytes"
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/codegenie/codegenie/events"
 	"github.com/codegenie/codegenie/internal/excerpt"
+	"github.com/codegenie/codegenie/internal/hint"
 	"github.com/codegenie/codegenie/internal/pindiff"
+	"github.com/codegenie/codegenie/internal/shell"
 )
 
 // Merge combines bundles of one scenario, for example the shards of a CI
@@ -31,26 +34,39 @@ import (
 // Merge(Merge(x...), y) equals Merge(x..., y). The inputs are not
 // modified.
 func Merge(bundles ...*Bundle) (*Bundle, error) {
+	return mergeBundles(bundles, nil)
+}
+
+// mergeBundles is Merge; paths, when not nil, are the files the bundles
+// were read from, which the errors name along with the replay diff
+// command that compares the conflicting runs.
+func mergeBundles(bundles []*Bundle, paths []string) (*Bundle, error) {
 	if len(bundles) == 0 {
 		return nil, wrapf(ErrMissing, "nothing to merge")
 	}
+	name := func(in int) string {
+		if paths != nil {
+			return shell.Quote(paths[in])
+		}
+		return fmt.Sprintf("input %d", in)
+	}
 	out := &Bundle{Metadata: bundles[0].Metadata}
-	var all []*Run
+	var all []copyOf
 	for i, b := range bundles {
 		if b.Metadata != out.Metadata {
-			return nil, wrapf(ErrConflict, "input %d's metadata differs from input 0's: %s", i, strings.Join(pindiff.Lines(out.Metadata.fields(), b.Metadata.fields()), "; "))
+			return nil, wrapf(ErrConflict, "the metadata of %s differs from that of %s: %s", name(i), name(0), strings.Join(pindiff.Lines(out.Metadata.fields(), b.Metadata.fields()), "; "))
 		}
 		for j := range b.Runs {
-			all = append(all, &b.Runs[j])
+			all = append(all, copyOf{&b.Runs[j], i})
 		}
 	}
-	slices.SortStableFunc(all, func(a, b *Run) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortStableFunc(all, func(a, b copyOf) int { return cmp.Compare(a.ID, b.ID) })
 	for i := 0; i < len(all); {
 		j := i + 1
 		for j < len(all) && all[j].ID == all[i].ID {
 			j++
 		}
-		r, err := mergeRun(all[i:j])
+		r, err := mergeRun(all[i:j], name, paths)
 		if err != nil {
 			return nil, err
 		}
@@ -60,22 +76,41 @@ func Merge(bundles ...*Bundle) (*Bundle, error) {
 	return out, nil
 }
 
-// mergeRun merges the copies of one run.
-func mergeRun(copies []*Run) (Run, error) {
+// copyOf is a copy of a run held by input in.
+type copyOf struct {
+	*Run
+	in int
+}
+
+// mergeRun merges the copies of one run; name names an input.
+func mergeRun(copies []copyOf, name func(int) string, paths []string) (Run, error) {
 	first := copies[0]
+	// compare is the command that compares the run in inputs a and b.
+	compare := func(a, b int) string {
+		if paths == nil {
+			return ""
+		}
+		return "; compare them with: " + hint.Tool("replay", "diff", paths[a], paths[b], "-runs", first.ID+","+first.ID)
+	}
 	tapes := make([][]events.Event, len(copies))
 	for i, c := range copies {
-		if !equalInfo(first, c) {
-			return Run{}, wrapf(ErrConflict, "run %s: two inputs hold it with different %s; find which is wrong with: replay diff -runs",
-				excerpt.Quote(first.ID), infoDiff(first, c))
+		if !equalInfo(first.Run, c.Run) {
+			return Run{}, wrapf(ErrConflict, "run %s: %s and %s hold it with different %s%s",
+				excerpt.Quote(first.ID), name(first.in), name(c.in), infoDiff(first.Run, c.Run), compare(first.in, c.in))
 		}
 		tapes[i] = c.Events
 	}
 	evs, err := MergeTapes(tapes...)
+	var tc *tapeConflict
+	if errors.As(err, &tc) {
+		return Run{}, fmt.Errorf("run %s: %w: seq %d lane %q: event %d of %s (%s, payload %s) and event %d of %s (%s, payload %s) differ%s",
+			excerpt.Quote(first.ID), ErrConflict, tc.seq, tc.lane, tc.a.idx, name(copies[tc.a.in].in), excerpt.Quote(string(tc.a.kind)), tc.a.digest,
+			tc.b.idx, name(copies[tc.b.in].in), excerpt.Quote(string(tc.b.kind)), tc.b.digest, compare(copies[tc.a.in].in, copies[tc.b.in].in))
+	}
 	if err != nil {
 		return Run{}, fmt.Errorf("run %s: %w", excerpt.Quote(first.ID), err)
 	}
-	r := *first
+	r := *first.Run
 	r.Events = evs
 	return r, nil
 }
@@ -134,11 +169,33 @@ func MergeTapes(inputs ...[]events.Event) ([]events.Event, error) {
 				if bytes.Equal(events.AppendRecord(nil, p.e), events.AppendRecord(nil, k.e)) {
 					continue
 				}
-				return nil, fmt.Errorf("%w: seq %d lane %s: input %d event %d (%s, payload %s) and input %d event %d (%s, payload %s) differ; find which source is wrong with: replay diff",
-					ErrConflict, k.e.Seq, excerpt.Quote(k.e.Lane), p.in, p.idx, excerpt.Quote(string(p.e.Kind)), p.e.PayloadDigest, k.in, k.idx, excerpt.Quote(string(k.e.Kind)), k.e.PayloadDigest)
+				side := func(k keyed) tapeEvent { return tapeEvent{k.in, k.idx, k.e.Kind, k.e.PayloadDigest} }
+				return nil, &tapeConflict{seq: k.e.Seq, lane: k.e.Lane, a: side(p), b: side(k)}
 			}
 		}
 		out = append(out, k.e)
 	}
 	return out, nil
 }
+
+// tapeConflict: two events of one identity (seq, lane) differ. It wraps
+// ErrConflict.
+type tapeConflict struct {
+	seq  uint64
+	lane string
+	a, b tapeEvent
+}
+
+// tapeEvent is event idx of input in.
+type tapeEvent struct {
+	in, idx int
+	kind    events.Kind
+	digest  events.Digest
+}
+
+func (e *tapeConflict) Error() string {
+	return fmt.Sprintf("%v: seq %d lane %q: input %d event %d (%s, payload %s) and input %d event %d (%s, payload %s) differ",
+		ErrConflict, e.seq, e.lane, e.a.in, e.a.idx, excerpt.Quote(string(e.a.kind)), e.a.digest, e.b.in, e.b.idx, excerpt.Quote(string(e.b.kind)), e.b.digest)
+}
+
+func (e *tapeConflict) Unwrap() error { return ErrConflict }

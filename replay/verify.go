@@ -150,7 +150,8 @@ func (r *Reader) jsonSize() int64 {
 
 // Merge loads the bundles at paths within one set of bounds (all of them
 // count against one MaxLoadedBytes and one MaxBufferedBlobs) and merges
-// them (Merge).
+// them (Merge). A conflict names the bundles and the replay diff command
+// that compares the conflicting runs.
 func (o Options) Merge(ctx context.Context, paths ...string) (*Bundle, error) {
 	mem := o.newBudget()
 	bs := make([]*Bundle, len(paths))
@@ -160,5 +161,5 @@ func (o Options) Merge(ctx context.Context, paths ...string) (*Bundle, error) {
 			return nil, err
 		}
 	}
-	return Merge(bs...)
+	return mergeBundles(bs, paths)
 }

@@ -6,6 +6,8 @@
 //
 //	gate-merge [-out DIR] DIR...
 //
+// gate-merge -h describes the command and every flag.
+//
 // Each DIR holds the *.json result files of one or more shards
 // (harness.ReadResults: regular files only, each bounded in size, shards
 // and counts validated). The merge (harness.MergeResults) orders results
@@ -38,24 +40,45 @@ func main() {
 	os.Exit(exitCode(err, os.Stderr))
 }
 
-// usageError is a command-line mistake: exit status 2.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
+// errUsage: a command-line mistake, already reported with the usage:
+// exit status 2.
+var errUsage = errors.New("usage")
 
 // errFailed: the merged gate did not pass (the summary says which).
 var errFailed = errors.New("the gate did not pass")
 
+// help describes the command; the flags follow it.
+const help = `usage: gate-merge [-out DIR] DIR...
+  merge the result files (*.json) in each DIR, written by the shards of a
+  determinism gate (go test ... -gate.shard=i/n -gate.results=DIR), print the
+  gate summary, and fail unless every scenario has one result: PASS with at
+  least its floor of runs.
+Exit status: 0 when the gate passed; 1 when it did not or the merge failed;
+2 for usage errors.
+Flags:
+`
+
 func run(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("gate-merge", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	out := fs.String("out", "", "also write the merged result files to `dir`")
-	fs.Usage = func() { fmt.Fprintln(stderr, "usage: gate-merge [-out DIR] DIR...") }
-	if err := fs.Parse(args); err != nil {
-		return &usageError{err.Error()}
+	fs.SetOutput(io.Discard)
+	out := fs.String("out", "", "also write the merged result files to `DIR`, one file per scenario")
+	usage := func(w io.Writer) {
+		fs.SetOutput(w)
+		fmt.Fprint(w, help)
+		fs.PrintDefaults()
 	}
-	if fs.NArg() == 0 {
-		return &usageError{"no result directories given; usage: gate-merge [-out DIR] DIR..."}
+	err := fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		usage(stdout)
+		return nil
+	}
+	if err == nil && fs.NArg() == 0 {
+		err = errors.New("no result directories given")
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "gate-merge: %v\n", err)
+		usage(stderr)
+		return errUsage
 	}
 	var all []harness.Result
 	for _, dir := range fs.Args() {
@@ -91,15 +114,15 @@ func run(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer
 	return nil
 }
 
-// exitCode prints err (if any) and returns the exit status.
+// exitCode prints err (if any, and not already reported) and returns the
+// exit status.
 func exitCode(err error, stderr io.Writer) int {
-	if err == nil {
+	switch {
+	case err == nil:
 		return 0
-	}
-	fmt.Fprintf(stderr, "gate-merge: %v\n", err)
-	var ue *usageError
-	if errors.As(err, &ue) {
+	case errors.Is(err, errUsage):
 		return 2
 	}
+	fmt.Fprintf(stderr, "gate-merge: %v\n", err)
 	return 1
 }

@@ -170,3 +170,14 @@ func TestFIFO(t *testing.T) {
 		t.Fatal("gate-merge blocked on a FIFO")
 	}
 }
+
+// TestHelp: -h prints the usage and every flag with its description on
+// stdout, exit status 0.
+func TestHelp(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"-h"}, nil, &stdout, &stderr)
+	require.Equal(t, 0, exitCode(err, &stderr))
+	require.Empty(t, stderr.String())
+	require.Contains(t, stdout.String(), "usage: gate-merge [-out DIR] DIR...\n")
+	require.Contains(t, stdout.String(), "  -out DIR\n    \talso write the merged result files to DIR, one file per scenario\n")
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -27,6 +28,9 @@ func (a app) flags(name string) flags {
 // parse parses args, which take no positional arguments.
 func (f flags) parse(args []string) error {
 	if err := f.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return &helpRequested{f.FlagSet}
+		}
 		return usagef("%s: %v", f.Name(), err)
 	}
 	if f.NArg() > 0 {
@@ -36,6 +40,22 @@ func (f flags) parse(args []string) error {
 		return usagef("%s: no ledger: give -ledger DSN or set CODEGENIE_LEDGER", f.Name())
 	}
 	return nil
+}
+
+// helpRequested is -h: the subcommand's flags are described on standard
+// output.
+type helpRequested struct{ fs *flag.FlagSet }
+
+func (h *helpRequested) Error() string { return "help requested" }
+
+// write describes every flag of the subcommand (flag.PrintDefaults).
+func (h *helpRequested) write(w io.Writer) {
+	fmt.Fprintf(w, "flags of %s:\n", h.fs.Name())
+	// The default of -ledger is $CODEGENIE_LEDGER, which may hold a
+	// password: the usage names the variable, never its value.
+	h.fs.Lookup("ledger").DefValue = ""
+	h.fs.SetOutput(w)
+	h.fs.PrintDefaults()
 }
 
 func (a app) open(ctx context.Context, f flags) (ledger.Store, error) {

@@ -99,9 +99,25 @@ func (a app) run(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	cmds := map[string]func(context.Context, []string, io.Writer, io.Writer) error{
 		"verify": a.verify, "replay": a.replay, "flakes": a.flakes, "retain": a.retain, "repair": a.repair, "install": a.install,
 	}
+	var h *helpRequested
+	switch args[0] {
+	case "help", "-h", "-help", "--help":
+		io.WriteString(stdout, usage)
+		for _, name := range []string{"verify", "replay", "flakes", "retain", "install"} {
+			if errors.As(cmds[name](ctx, []string{"-h"}, stdout, stderr), &h) {
+				h.write(stdout)
+			}
+		}
+		return nil
+	}
 	cmd, ok := cmds[args[0]]
 	if !ok {
 		return usagef("unknown command %q", args[0])
 	}
-	return cmd(ctx, args[1:], stdout, stderr)
+	err := cmd(ctx, args[1:], stdout, stderr)
+	if errors.As(err, &h) {
+		h.write(stdout)
+		return nil
+	}
+	return err
 }

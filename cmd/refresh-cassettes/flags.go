@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"io"
 	"net/url"
@@ -17,6 +18,15 @@ const (
 	defaultGoldens   = "properties/testdata/golden"
 	defaultGoldenCmd = "go test ./properties/ -run Golden -update"
 )
+
+// usageLine is the command's usage; -h adds every flag.
+const usageLine = "usage: refresh-cassettes [-run REGEX] [-expired] [-base-url URL] [-dir DIR] [-review DIR] [-prices FILE] [-goldens DIR] [-golden-cmd CMD] [-parity-runs N] [-dry-run | -check | -force -reason TEXT] | -recover [-dir DIR]"
+
+// helpRequested is -h: text is the usage and every flag with its
+// description, for standard output.
+type helpRequested struct{ text string }
+
+func (h *helpRequested) Error() string { return "help requested" }
 
 // options are the parsed flags.
 type options struct {
@@ -57,6 +67,13 @@ func parseFlags(args []string) (*options, error) {
 	fl.StringVar(&o.goldenCmd, "golden-cmd", defaultGoldenCmd, "the command that refreshes the golden files")
 	fl.IntVar(&o.parityRuns, "parity-runs", harness.DefaultFloor, "replays of each staged cassette before apply (at least the gate's floor)")
 	if err := fl.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			var sb strings.Builder
+			sb.WriteString(usageLine + "\nFlags:\n")
+			fl.SetOutput(&sb)
+			fl.PrintDefaults()
+			return nil, &helpRequested{sb.String()}
+		}
 		return nil, usagef("%v", err)
 	}
 	if fl.NArg() > 0 {

@@ -121,7 +121,7 @@ func exitCode(err error, stderr io.Writer) int {
 	var ue *usageError
 	if errors.As(err, &ue) {
 		fmt.Fprintf(stderr, "refresh-cassettes: %v\n", err)
-		fmt.Fprintln(stderr, "usage: refresh-cassettes [-run REGEX] [-expired] [-base-url URL] [-dir DIR] [-review DIR] [-prices FILE] [-goldens DIR] [-golden-cmd CMD] [-parity-runs N] [-dry-run | -check | -force -reason TEXT] | -recover [-dir DIR]")
+		fmt.Fprintln(stderr, usageLine+"\nrefresh-cassettes -h describes every flag")
 		return 2
 	}
 	fmt.Fprintf(stderr, "refresh-cassettes: %v\n", err)

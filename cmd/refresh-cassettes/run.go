@@ -58,6 +58,10 @@ func targets() []target {
 
 func (cfg config) run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (err error) {
 	o, err := parseFlags(args)
+	if h := (*helpRequested)(nil); errors.As(err, &h) {
+		_, err = io.WriteString(stdout, h.text)
+		return err
+	}
 	if err != nil {
 		return err
 	}

@@ -7,7 +7,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/codegenie/codegenie/events"
 	"github.com/codegenie/codegenie/fallback"
@@ -15,72 +17,84 @@ import (
 	"github.com/codegenie/codegenie/replay"
 )
 
-func verifyCmd(ctx context.Context, fs *flag.FlagSet, args []string, w io.Writer) error {
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) == 0 {
-		return &usageError{"verify: want at least one BUNDLE"}
-	}
-	var errs []error
-	for _, p := range pos {
-		rep, err := replay.Verify(ctx, p)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		fmt.Fprintf(w, "ok %s: %s form, scenario %s, %d runs, %d events, bundle digest %s\n",
-			p, rep.Form, excerpt.Quote(rep.Metadata.Scenario), len(rep.Runs), rep.Events, rep.Digest)
-		for _, r := range rep.Runs {
-			fmt.Fprintf(w, "   run %s: %d events, chain %s, output %d bytes", excerpt.Quote(r.ID), r.Events, r.Chain, r.OutputSize)
-			if r.Error != "" {
-				fmt.Fprintf(w, ", error %s", excerpt.Quote(r.Error))
-			}
-			fmt.Fprintln(w)
-		}
-		if s := rep.Snapshot; s != nil {
-			fmt.Fprintf(w, "   snapshot of run %s at seq %d (fold %s)\n", excerpt.Quote(s.Run), s.At, excerpt.Quote(s.Fold))
-		}
-	}
-	return errors.Join(errs...)
+// subcommand is one subcommand: setup registers its flags and returns
+// what runs it on the positional arguments.
+type subcommand struct {
+	name, synopsis, doc string
+	setup               func(fs *flag.FlagSet) func(ctx context.Context, pos []string, w io.Writer) error
 }
 
-func showCmd(ctx context.Context, fs *flag.FlagSet, args []string, w io.Writer) error {
+// subcommands in the order the help lists them.
+var subcommands = []subcommand{
+	{"verify", "BUNDLE...", "check every file and record of each bundle", verifyCmd},
+	{"show", "BUNDLE [-run ID] [-from N] [-to M] [-payload]", "list the events with seq in [N, M]", showCmd},
+	{"state", "BUNDLE [-run ID] [-at N]", "print a fallback run's state after seq N", stateCmd},
+	{"diff", "A [B] [-runs X,Y] [-json]", "print the first divergence of two runs: run X of A and run Y of B (of A when B is not given), or the only run of each", diffCmd},
+	{"merge", "[-force] OUT IN...", "merge bundles of one scenario into OUT (a single file when OUT ends in .zst, else a directory)", mergeCmd},
+}
+
+func verifyCmd(_ *flag.FlagSet) func(context.Context, []string, io.Writer) error {
+	return func(ctx context.Context, pos []string, w io.Writer) error {
+		if len(pos) == 0 {
+			return &usageError{msg: "verify: want at least one BUNDLE"}
+		}
+		var errs []error
+		for _, p := range pos {
+			rep, err := replay.Verify(ctx, p)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			fmt.Fprintf(w, "ok %s: %s form, scenario %s, %d runs, %d events, bundle digest %s\n",
+				p, rep.Form, excerpt.Quote(rep.Metadata.Scenario), len(rep.Runs), rep.Events, rep.Digest)
+			for _, r := range rep.Runs {
+				fmt.Fprintf(w, "   run %s: %d events, chain %s, output %d bytes", excerpt.Quote(r.ID), r.Events, r.Chain, r.OutputSize)
+				if r.Error != "" {
+					fmt.Fprintf(w, ", error %s", excerpt.Quote(r.Error))
+				}
+				fmt.Fprintln(w)
+			}
+			if s := rep.Snapshot; s != nil {
+				fmt.Fprintf(w, "   snapshot of run %s at seq %d (fold %s)\n", excerpt.Quote(s.Run), s.At, excerpt.Quote(s.Fold))
+			}
+		}
+		return errors.Join(errs...)
+	}
+}
+
+func showCmd(fs *flag.FlagSet) func(context.Context, []string, io.Writer) error {
 	o := limitFlags(fs)
-	runID := fs.String("run", "", "show only this run")
+	runID := fs.String("run", "", "show only the run with this `ID`")
 	from := fs.Uint64("from", 0, "first seq to show")
 	to := fs.Uint64("to", 0, "last seq to show (0: the end)")
-	payload := fs.Bool("payload", false, "print whole payloads")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return &usageError{"show: want exactly one BUNDLE"}
-	}
-	if *to != 0 && *to < *from {
-		return &usageError{fmt.Sprintf("show: -to %d is before -from %d", *to, *from)}
-	}
-	r, err := o.Open(ctx, pos[0])
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	runs := r.Runs()
-	for i := 0; ; i++ {
-		run, e, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return nil
+	payload := fs.Bool("payload", false, "print whole payloads, as text when they are printable")
+	return func(ctx context.Context, pos []string, w io.Writer) error {
+		if len(pos) != 1 {
+			return &usageError{msg: "show: want exactly one BUNDLE"}
 		}
+		if *to != 0 && *to < *from {
+			return &usageError{msg: fmt.Sprintf("show: -to %d is before -from %d", *to, *from)}
+		}
+		r, err := o.Open(ctx, pos[0])
 		if err != nil {
 			return err
 		}
-		id := runs[run].ID
-		if (*runID != "" && id != *runID) || e.Seq < *from || (*to != 0 && e.Seq > *to) {
-			continue
+		defer r.Close()
+		runs := r.Runs()
+		for i := 0; ; i++ {
+			run, e, err := r.Next()
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			id := runs[run].ID
+			if (*runID != "" && id != *runID) || e.Seq < *from || (*to != 0 && e.Seq > *to) {
+				continue
+			}
+			showEvent(w, i, id, len(runs) > 1, e, *payload)
 		}
-		showEvent(w, i, id, len(runs) > 1, e, *payload)
 	}
 }
 
@@ -98,68 +112,100 @@ func showEvent(w io.Writer, i int, run string, many bool, e events.Event, payloa
 	if !e.EmittedAt.IsZero() {
 		fmt.Fprintf(&sb, " at %s", e.EmittedAt.Format("2006-01-02T15:04:05.000000000Z07:00"))
 	}
-	radius := 120
-	if payload {
-		radius = len(e.Payload)
-	}
-	fmt.Fprintf(&sb, "\n    %s\n", excerpt.Around(e.Payload, 0, radius))
+	fmt.Fprintf(&sb, "\n    %s\n", payloadText(e.Payload, payload))
 	io.WriteString(w, sb.String())
 }
 
-func stateCmd(ctx context.Context, fs *flag.FlagSet, args []string, w io.Writer) error {
-	o := limitFlags(fs)
-	runID := fs.String("run", "", "the run (needed when the bundle holds several)")
-	at := fs.Uint64("at", 0, "seq to stop after (0: the end)")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
+// excerptLen is the bytes of a payload show prints without -payload.
+const excerptLen = 120
+
+// payloadText renders a payload for show: printable text as it is (JSON
+// keeps its own escapes, not escaped again), whole with all or cut at
+// excerptLen bytes; anything else escaped (excerpt.Around), so no control
+// byte reaches the terminal. With all, the lines of a multi-line text are
+// indented.
+func payloadText(p []byte, all bool) string {
+	if !printable(p, all) {
+		radius := excerptLen
+		if all {
+			radius = len(p)
+		}
+		return excerpt.Around(p, 0, radius)
 	}
-	if len(pos) != 1 {
-		return &usageError{"state: want exactly one BUNDLE"}
+	if all {
+		return strings.ReplaceAll(string(p), "\n", "\n    ")
 	}
-	st := fallback.NewState()
-	if err := o.ReplayTo(ctx, replay.RunRef{Path: pos[0], Run: *runID}, *at, st); err != nil {
-		return err
+	s := excerpt.Head(string(p), excerptLen)
+	if len(s) < len(p) {
+		s += "…"
 	}
-	b, err := json.MarshalIndent(st, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(w, "%s\n", b)
-	return err
+	return s
 }
 
-func diffCmd(ctx context.Context, fs *flag.FlagSet, args []string, w io.Writer) error {
+// printable reports whether p is UTF-8 of printable runes (and, with
+// lines, newlines and tabs).
+func printable(p []byte, lines bool) bool {
+	if !utf8.Valid(p) {
+		return false
+	}
+	for _, r := range string(p) {
+		if !strconv.IsPrint(r) && !(lines && (r == '\n' || r == '\t')) {
+			return false
+		}
+	}
+	return true
+}
+
+func stateCmd(fs *flag.FlagSet) func(context.Context, []string, io.Writer) error {
 	o := limitFlags(fs)
-	asJSON := fs.Bool("json", false, "print the report as JSON")
-	runs := fs.String("runs", "", "X,Y: compare run X of A with run Y of B (of A when B is not given)")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	a, b, err := diffRefs(pos, *runs)
-	if err != nil {
-		return err
-	}
-	d, err := o.Diff(ctx, a, b)
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		out, err := json.MarshalIndent(d, "", "  ")
+	runID := fs.String("run", "", "the run's `ID` (needed when the bundle holds several)")
+	at := fs.Uint64("at", 0, "seq to stop after (0: the end)")
+	return func(ctx context.Context, pos []string, w io.Writer) error {
+		if len(pos) != 1 {
+			return &usageError{msg: "state: want exactly one BUNDLE"}
+		}
+		st := fallback.NewState()
+		if err := o.ReplayTo(ctx, replay.RunRef{Path: pos[0], Run: *runID}, *at, st); err != nil {
+			return err
+		}
+		b, err := json.MarshalIndent(st, "", "  ")
 		if err != nil {
 			return err
 		}
-		if _, err := fmt.Fprintf(w, "%s\n", out); err != nil {
-			return err
-		}
-	} else if err := d.Text(w); err != nil {
+		_, err = fmt.Fprintf(w, "%s\n", b)
 		return err
 	}
-	if d.Diverged() {
-		return errDiverged
+}
+
+func diffCmd(fs *flag.FlagSet) func(context.Context, []string, io.Writer) error {
+	o := limitFlags(fs)
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	runs := fs.String("runs", "", "compare run X of A with run Y of B (of A when B is not given), given as `X,Y`")
+	return func(ctx context.Context, pos []string, w io.Writer) error {
+		a, b, err := diffRefs(pos, *runs)
+		if err != nil {
+			return err
+		}
+		d, err := o.Diff(ctx, a, b)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			out, err := json.MarshalIndent(d, "", "  ")
+			if err != nil {
+				return err
+			}
+			if _, err := fmt.Fprintf(w, "%s\n", out); err != nil {
+				return err
+			}
+		} else if err := d.Text(w); err != nil {
+			return err
+		}
+		if d.Diverged() {
+			return errDiverged
+		}
+		return nil
 	}
-	return nil
 }
 
 // diffRefs turns diff's arguments into the two runs to compare.
@@ -168,7 +214,7 @@ func diffRefs(pos []string, runs string) (a, b replay.RunRef, err error) {
 	if runs != "" {
 		var ok bool
 		if x, y, ok = strings.Cut(runs, ","); !ok || x == "" || y == "" {
-			return a, b, &usageError{fmt.Sprintf("diff: -runs %q: want two run IDs, X,Y", runs)}
+			return a, b, &usageError{msg: fmt.Sprintf("diff: -runs %s: want two run IDs, X,Y", excerpt.Quote(runs))}
 		}
 	}
 	switch {
@@ -177,37 +223,35 @@ func diffRefs(pos []string, runs string) (a, b replay.RunRef, err error) {
 	case len(pos) == 1 && runs != "":
 		return replay.RunRef{Path: pos[0], Run: x}, replay.RunRef{Path: pos[0], Run: y}, nil
 	}
-	return a, b, &usageError{"diff: want two bundles A B, or one bundle and -runs X,Y"}
+	return a, b, &usageError{msg: "diff: want two bundles A B, or one bundle and -runs X,Y"}
 }
 
-func mergeCmd(ctx context.Context, fs *flag.FlagSet, args []string, w io.Writer) error {
+func mergeCmd(fs *flag.FlagSet) func(context.Context, []string, io.Writer) error {
 	o := limitFlags(fs)
 	force := fs.Bool("force", false, "replace OUT if it is a bundle (anything else is never replaced)")
-	pos, err := parse(fs, args)
-	if err != nil {
+	return func(ctx context.Context, pos []string, w io.Writer) error {
+		if len(pos) < 2 {
+			return &usageError{msg: "merge: want OUT and at least one IN"}
+		}
+		out, ins := pos[0], pos[1:]
+		m, err := o.Merge(ctx, ins...)
+		if err != nil {
+			return err
+		}
+		wo := replay.WriteOptions{Force: *force}
+		if strings.HasSuffix(out, ".zst") {
+			err = wo.WriteFile(ctx, out, m)
+		} else {
+			err = wo.Write(ctx, out, m)
+		}
+		if err != nil {
+			return err
+		}
+		n := 0
+		for _, r := range m.Runs {
+			n += len(r.Events)
+		}
+		_, err = fmt.Fprintf(w, "merged %d inputs into %s: %d runs, %d events\n", len(ins), out, len(m.Runs), n)
 		return err
 	}
-	if len(pos) < 2 {
-		return &usageError{"merge: want OUT and at least one IN"}
-	}
-	out, ins := pos[0], pos[1:]
-	m, err := o.Merge(ctx, ins...)
-	if err != nil {
-		return fmt.Errorf("merge %s: %w", strings.Join(ins, " "), err)
-	}
-	wo := replay.WriteOptions{Force: *force}
-	if strings.HasSuffix(out, ".zst") {
-		err = wo.WriteFile(ctx, out, m)
-	} else {
-		err = wo.Write(ctx, out, m)
-	}
-	if err != nil {
-		return err
-	}
-	n := 0
-	for _, r := range m.Runs {
-		n += len(r.Events)
-	}
-	_, err = fmt.Fprintf(w, "merged %d inputs into %s: %d runs, %d events\n", len(ins), out, len(m.Runs), n)
-	return err
 }

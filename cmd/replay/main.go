@@ -18,6 +18,9 @@
 // name ends in .zst, else as a directory; it never replaces an OUT that is
 // not a bundle, and replaces a bundle only with -force.
 //
+// replay -h describes every subcommand and flag; replay SUBCOMMAND -h one
+// subcommand.
+//
 // show, state, diff and merge read untrusted bundles within bounds
 // (replay.Options): -max-blob-memory N (bytes of blobs held in memory),
 // -max-payload-bytes N (bytes of payloads read) and -max-loaded-bytes N
@@ -39,6 +42,7 @@ import (
 	"os/signal"
 	"strings"
 
+	"github.com/codegenie/codegenie/internal/excerpt"
 	"github.com/codegenie/codegenie/replay"
 )
 
@@ -49,18 +53,12 @@ func main() {
 	os.Exit(exitCode(err, os.Stderr))
 }
 
-const usage = `usage:
-  replay verify BUNDLE...
-  replay show BUNDLE [-run ID] [-from N] [-to M] [-payload]
-  replay state BUNDLE [-run ID] [-at N]
-  replay diff A [B] [-runs X,Y] [-json]
-  replay merge [-force] OUT IN...
-flags of show, state, diff and merge: -max-blob-memory N, -max-payload-bytes N,
-  -max-loaded-bytes N
-`
-
-// usageError is a command-line mistake: exit status 2.
-type usageError struct{ msg string }
+// usageError is a command-line mistake: exit status 2. sub is the
+// subcommand whose help follows the message, nil for the list of them.
+type usageError struct {
+	msg string
+	sub *subcommand
+}
 
 func (e *usageError) Error() string { return e.msg }
 
@@ -83,36 +81,93 @@ func exitCode(err error, stderr io.Writer) int {
 	fmt.Fprintln(stderr, msg)
 	var ue *usageError
 	if errors.As(err, &ue) {
-		fmt.Fprint(stderr, usage)
+		if ue.sub != nil {
+			writeHelp(stderr, ue.sub)
+		} else {
+			fmt.Fprint(stderr, shortUsage())
+		}
 		return 2
 	}
 	return 1
 }
 
-// run runs one subcommand; stdin is not read.
+// run runs one subcommand; stdin is not read. -h, as the subcommand or
+// after it, prints the help to stdout.
 func run(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Writer) error {
 	if len(args) == 0 {
-		return &usageError{"missing subcommand"}
+		return &usageError{msg: "missing subcommand"}
 	}
-	cmd, args := args[0], args[1:]
-	fs := flag.NewFlagSet("replay "+cmd, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	switch cmd {
-	case "verify":
-		return verifyCmd(ctx, fs, args, stdout)
-	case "show":
-		return showCmd(ctx, fs, args, stdout)
-	case "state":
-		return stateCmd(ctx, fs, args, stdout)
-	case "diff":
-		return diffCmd(ctx, fs, args, stdout)
-	case "merge":
-		return mergeCmd(ctx, fs, args, stdout)
+	name, args := args[0], args[1:]
+	switch name {
 	case "help", "-h", "-help", "--help":
-		_, err := io.WriteString(stdout, usage)
-		return err
+		io.WriteString(stdout, intro)
+		for i := range subcommands {
+			writeHelp(stdout, &subcommands[i])
+		}
+		return nil
 	}
-	return &usageError{fmt.Sprintf("unknown subcommand %q", cmd)}
+	sub := lookup(name)
+	if sub == nil {
+		return &usageError{msg: fmt.Sprintf("unknown subcommand %s", excerpt.Quote(name))}
+	}
+	fs := flag.NewFlagSet("replay "+name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	do := sub.setup(fs)
+	pos, err := parse(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		writeHelp(stdout, sub)
+		return nil
+	}
+	if err != nil {
+		return &usageError{msg: fmt.Sprintf("%s: %v", name, err), sub: sub}
+	}
+	err = do(ctx, pos, stdout)
+	if ue, ok := err.(*usageError); ok {
+		ue.sub = sub
+	}
+	return err
+}
+
+// intro heads the help.
+const intro = `replay verifies, shows, rebuilds, compares and merges replay bundles, offline.
+A BUNDLE is a bundle directory or a single .bundle.zst file of one run or many.
+Exit status: 0 when the bundles are valid and (diff) the runs do not diverge;
+1 when a bundle is invalid or the runs diverge; 2 for usage errors.
+
+`
+
+// lookup returns the subcommand called name, or nil.
+func lookup(name string) *subcommand {
+	for i := range subcommands {
+		if subcommands[i].name == name {
+			return &subcommands[i]
+		}
+	}
+	return nil
+}
+
+// shortUsage lists the subcommands, one line each.
+func shortUsage() string {
+	var sb strings.Builder
+	sb.WriteString("usage:\n")
+	for _, s := range subcommands {
+		fmt.Fprintf(&sb, "  replay %s %s\n", s.name, s.synopsis)
+	}
+	sb.WriteString("replay -h describes every subcommand and flag\n")
+	return sb.String()
+}
+
+// writeHelp writes sub's usage line, what it does and every flag with its
+// description (flag.PrintDefaults).
+func writeHelp(w io.Writer, sub *subcommand) {
+	fs := flag.NewFlagSet("replay "+sub.name, flag.ContinueOnError)
+	sub.setup(fs)
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "usage: replay %s %s\n  %s\n", sub.name, sub.synopsis, sub.doc)
+	fs.SetOutput(&sb)
+	fs.PrintDefaults()
+	sb.WriteString("\n")
+	io.WriteString(w, sb.String())
 }
 
 // limitFlagNames maps the bounds of replay.Options to their flags.
@@ -132,7 +187,7 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			return nil, &usageError{fmt.Sprintf("%s: %v", fs.Name(), err)}
+			return nil, err
 		}
 		args = fs.Args()
 		if len(args) == 0 {

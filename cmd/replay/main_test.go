@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,7 +91,7 @@ func TestCommands(t *testing.T) {
 		{"diff equal runs of one bundle", []string{"diff", many, "-runs", "run-000,run-001"}, 0, "no divergence"},
 		{"diff runs of two bundles", []string{"diff", many, a, "-runs", "run-002,run-000"}, 1, "reproduce: go run github.com/codegenie/codegenie/cmd/replay diff"},
 		{"diff json", []string{"diff", "-json", a, b}, 1, `"field": "Payload"`},
-		{"diff needs runs", []string{"diff", many, a}, 1, "name the one to compare"},
+		{"diff needs runs", []string{"diff", many, a}, 1, "holds 3 runs (run-000, run-001, run-002): name one of them; for example: go run github.com/codegenie/codegenie/cmd/replay diff"},
 		{"diff unknown run", []string{"diff", many, "-runs", "run-000,run-009"}, 1, ""},
 		{"no subcommand", nil, 2, ""},
 		{"unknown subcommand", []string{"frobnicate"}, 2, ""},
@@ -158,6 +159,20 @@ func TestMerge(t *testing.T) {
 	conflict := write(t, "conflict"+replay.FileExt, oneRun("run-000", "y", t))
 	_, err = runCmd("merge", filepath.Join(t.TempDir(), "m.bundle.zst"), first, second, conflict)
 	require.ErrorIs(t, err, replay.ErrConflict)
+	// The hint compares the two copies, naming both bundles.
+	require.ErrorContains(t, err, "compare them with: go run github.com/codegenie/codegenie/cmd/replay diff "+first+" "+conflict+" -runs run-000,run-000")
+
+	// Two copies whose events differ at one identity: the same hint.
+	edited := full
+	edited.Events = tape(t, "x")
+	edited.Events[1] = tape(t, "z")[1] // another prompt at seq 2, same output and pins
+	edited.Events[1].Payload = []byte(`{"user":"fix lodash!"}`)
+	edited.Events[1].PayloadDigest = events.Sum(edited.Events[1].Payload)
+	changed := write(t, "changed"+replay.FileExt, edited)
+	_, err = runCmd("merge", filepath.Join(t.TempDir(), "m.bundle.zst"), second, changed)
+	require.ErrorIs(t, err, replay.ErrConflict)
+	require.ErrorContains(t, err, "seq 2 lane \"\"")
+	require.ErrorContains(t, err, "compare them with: go run github.com/codegenie/codegenie/cmd/replay diff "+second+" "+changed+" -runs run-000,run-000")
 }
 
 // TestStateChecksTheSnapshot: state from a bundle with a snapshot prints
@@ -256,4 +271,73 @@ func TestControlCharactersAreQuoted(t *testing.T) {
 			require.NotContains(t, s, "\x07", "%v", args)
 		}
 	}
+}
+
+// TestDiffNamesRuns: a diff that does not say which runs of a bundle of
+// several to compare names -runs, the run IDs and a command that runs.
+func TestDiffNamesRuns(t *testing.T) {
+	many := write(t, "many"+replay.FileExt, oneRun("run-000", "+lodash 4.17.21", t), oneRun("run-001", "+lodash 4.17.21", t))
+	a := write(t, "a"+replay.FileExt, oneRun("run-000", "+lodash 4.17.21", t))
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"diff", many, a}, "diff " + many + " " + a + " -runs run-000,run-000"},
+		{[]string{"diff", a, many}, "diff " + a + " " + many + " -runs run-000,run-000"},
+		{[]string{"diff", many, "-runs", "run-000,nope"}, "no run nope; the bundle holds run-000, run-001; for example: go run github.com/codegenie/codegenie/cmd/replay diff " + many + " -runs run-000,run-001"},
+		{[]string{"state", many}, "state " + many + " -run run-000"},
+	} {
+		_, err := runCmd(tt.args...)
+		var stderr bytes.Buffer
+		require.Equal(t, 1, exitCode(err, &stderr))
+		require.ErrorIs(t, err, replay.ErrMissing)
+		require.Contains(t, stderr.String(), tt.want, "%v", tt.args)
+		require.NotContains(t, stderr.String(), "runs.json")
+		require.NotContains(t, stderr.String(), "missing file")
+	}
+}
+
+// TestShowPayloadText: show prints a printable payload as its text: JSON
+// keeps its own escapes, not escaped a second time; -payload prints a
+// multi-line text whole, its lines indented; bytes that are not
+// printable text are escaped.
+func TestShowPayloadText(t *testing.T) {
+	var evs []events.Event
+	for i, p := range []string{`{"user":"fix \"lodash\" \\ now"}`, "line one\nline two", "bell\x07"} {
+		evs = append(evs, events.Event{Seq: uint64(i + 1), Parent: uint64(i), Kind: "step", Payload: []byte(p), PayloadDigest: events.Sum([]byte(p))})
+	}
+	p := write(t, "p"+replay.FileExt, replay.Run{ID: "r", Events: evs})
+	out, err := runCmd("show", p, "-payload")
+	require.NoError(t, err)
+	require.Contains(t, out, "\n    {\"user\":\"fix \\\"lodash\\\" \\\\ now\"}\n")
+	require.Contains(t, out, "\n    line one\n    line two\n")
+	require.Contains(t, out, "\n    bell\\x07\n")
+	out, err = runCmd("show", p)
+	require.NoError(t, err)
+	require.Contains(t, out, "\n    {\"user\":\"fix \\\"lodash\\\" \\\\ now\"}\n")
+	require.Contains(t, out, "\n    line one\\nline two\n", "one line without -payload")
+}
+
+// TestHelp: -h, alone or after a subcommand, lists every flag of every
+// subcommand with its description, on stdout, exit status 0.
+func TestHelp(t *testing.T) {
+	all, err := runCmd("-h")
+	require.NoError(t, err)
+	for _, sub := range subcommands {
+		one, err := runCmd(sub.name, "-h")
+		require.NoError(t, err)
+		require.Contains(t, all, one)
+		fs := flag.NewFlagSet(sub.name, flag.ContinueOnError)
+		sub.setup(fs)
+		fs.VisitAll(func(f *flag.Flag) {
+			require.Contains(t, one, "  -"+f.Name, sub.name)
+			_, usage := flag.UnquoteUsage(f)
+			require.Contains(t, one, usage, sub.name)
+		})
+	}
+	_, err = runCmd("diff", "-nope")
+	var stderr bytes.Buffer
+	require.Equal(t, 2, exitCode(err, &stderr))
+	require.Contains(t, stderr.String(), "replay: diff: flag provided but not defined: -nope\nusage: replay diff A [B] [-runs X,Y] [-json]\n")
+	require.Contains(t, stderr.String(), "  -runs X,Y\n")
 }

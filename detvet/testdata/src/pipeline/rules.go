@@ -351,3 +351,14 @@ func retryWithBackoff(ctx context.Context, call func(context.Context) (string, e
 		time.Sleep(time.Second)
 	}
 }
+
+func processIdentity() string {
+	host, _ := os.Hostname() // want `os\.Hostname differs between processes and machines`
+	wd, _ := os.Getwd()      // want `os\.Getwd differs between processes and machines`
+	return fmt.Sprintf("%s:%d:%s:%s", host, os.Getpid(), wd, os.TempDir()) // want `os\.Getpid differs` `os\.TempDir differs`
+}
+
+func processLogged() {
+	exe, _ := os.Executable() // tn: only logged
+	slog.Debug("started", "exe", exe, "pid", os.Getpid())
+}

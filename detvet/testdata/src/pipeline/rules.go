@@ -353,8 +353,8 @@ func retryWithBackoff(ctx context.Context, call func(context.Context) (string, e
 }
 
 func processIdentity() string {
-	host, _ := os.Hostname() // want `os\.Hostname differs between processes and machines`
-	wd, _ := os.Getwd()      // want `os\.Getwd differs between processes and machines`
+	host, _ := os.Hostname()                                               // want `os\.Hostname differs between processes and machines`
+	wd, _ := os.Getwd()                                                    // want `os\.Getwd differs between processes and machines`
 	return fmt.Sprintf("%s:%d:%s:%s", host, os.Getpid(), wd, os.TempDir()) // want `os\.Getpid differs` `os\.TempDir differs`
 }
 

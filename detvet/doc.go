@@ -73,7 +73,7 @@
 //     the Go release. For a struct element: the comparator reads some
 //     fields and not others, and none it reads is a string or named like
 //     an identifier or ordinal (…ID, …Key, …Seq, …Index, …Iter, …Run,
-//     …Version), which are taken to be unique. For a plain element: the
+//     …Version, …Pos, …Order, pre, post), which are taken to be unique. For a plain element: the
 //     comparator compares a value derived from the elements (len(a),
 //     strings.ToLower(a)) and never the elements themselves.
 //     sort.SliceStable, sort.Stable and slices.SortStableFunc are not

@@ -212,14 +212,15 @@ func (c *checker) elemRef(e ast.Expr, params []*ast.Ident) bool {
 
 // identifying reports whether a field is taken to identify its element: a
 // string, or a field whose name ends like an identifier or an ordinal (ID,
-// Key, Seq, Index, Iter, Run, Version). A comparator that compares one is
+// Key, Seq, Index, Iter, Run, Version, Pos, Order, and the pre and post
+// numbers of a tree walk). A comparator that compares one is
 // assumed to be a total order.
 func identifying(name string, t types.Type) bool {
 	if b, ok := t.Underlying().(*types.Basic); ok && b.Info()&types.IsString != 0 {
 		return true
 	}
 	n := strings.ToLower(name)
-	for _, suffix := range []string{"id", "key", "seq", "index", "idx", "iter", "run", "version"} {
+	for _, suffix := range []string{"id", "key", "seq", "index", "idx", "iter", "run", "version", "pos", "order", "pre", "post"} {
 		if strings.HasSuffix(n, suffix) {
 			return true
 		}

@@ -138,8 +138,23 @@ func (c *checker) looseFields(elem types.Type, body *ast.BlockStmt, params []*as
 		ast.Inspect(body, func(n ast.Node) bool {
 			switch n := n.(type) {
 			case *ast.SelectorExpr:
-				if sel := c.pass.TypesInfo.Selections[n]; sel != nil && sel.Kind() == types.FieldVal && isElem(n.X) {
-					used[n.Sel.Name] = true
+				// A field of the element (a.Score), or a field within one
+				// (a.dom.pre): the first names the element's field used,
+				// the last says whether the key identifies the element.
+				sel := c.pass.TypesInfo.Selections[n]
+				if sel == nil || sel.Kind() != types.FieldVal {
+					return true
+				}
+				top := n
+				for {
+					inner, ok := ast.Unparen(top.X).(*ast.SelectorExpr)
+					if s := c.pass.TypesInfo.Selections[inner]; !ok || s == nil || s.Kind() != types.FieldVal {
+						break
+					}
+					top = inner
+				}
+				if isElem(top.X) {
+					used[top.Sel.Name] = true
 					if identifying(n.Sel.Name, sel.Type()) {
 						key = true
 					}

@@ -362,3 +362,17 @@ func processLogged() {
 	exe, _ := os.Executable() // tn: only logged
 	slog.Debug("started", "exe", exe, "pid", os.Getpid())
 }
+
+type walkInfo struct{ pre, post int }
+
+type node struct {
+	Name string
+	walk walkInfo
+	Kids []*node
+}
+
+func preorder(nodes []*node) []*node {
+	out := slices.Clone(nodes)
+	sort.Slice(out, func(i, j int) bool { return out[i].walk.pre < out[j].walk.pre }) // tn: a walk's pre numbers are unique
+	return out
+}

@@ -303,6 +303,11 @@ func (w *walker) mark(addr ssa.Value) {
 				w.output = true
 			}
 		case *ssa.Const, *ssa.Function, *ssa.Builtin:
+		case *ssa.Call:
+			if opensFile(r) {
+				w.output = true // written into a file
+			}
+			w.add(r)
 		default:
 			w.add(r)
 		}
@@ -565,6 +570,24 @@ var sinkFuncs = map[string]bool{
 	"os.Rename": true, "os.Symlink": true, "os.Link": true, "os.Chmod": true, "os.Setenv": true,
 	"net/http.Get": true, "net/http.Post": true, "net/http.PostForm": true, "net/http.Head": true,
 	"net/http.Do": true,
+}
+
+// opensFile reports whether call opens a file for writing (os.Create,
+// os.OpenFile, os.CreateTemp).
+func opensFile(call *ssa.Call) bool {
+	callee := call.Call.StaticCallee()
+	if callee == nil {
+		return false
+	}
+	fo, ok := callee.Object().(*types.Func)
+	if !ok {
+		return false
+	}
+	switch funcKey(fo) {
+	case "os.Create", "os.OpenFile", "os.CreateTemp":
+		return true
+	}
+	return false
 }
 
 func unmarshals(path, name string) bool {

@@ -109,8 +109,9 @@
 //     or to a function value (a callback, yield);
 //   - is written into a writer, buffer, hash, encoder or header that itself
 //     reaches an output (fmt.Fprint*, io.Copy, Write methods), into a
-//     file (os.WriteFile, os.Create) or a request (http.Client.Do,
-//     http.Get, http.Post);
+//     file (os.WriteFile, or a handle from os.Create, OpenFile or
+//     CreateTemp, directly or through a buffered writer) or a request
+//     (http.Client.Do, http.Get, http.Post);
 //   - is sent on a channel.
 //
 // It does not reach an output when it only goes to a logger: log,

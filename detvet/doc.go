@@ -73,7 +73,7 @@
 //     the Go release. For a struct element: the comparator reads some
 //     fields and not others, and none it reads is a string or named like
 //     an identifier or ordinal (…ID, …Key, …Seq, …Index, …Iter, …Run,
-//     …Version), which are taken to be unique. For a plain element: the
+//     …Version, …Pos, …Order, pre, post), which are taken to be unique. For a plain element: the
 //     comparator compares a value derived from the elements (len(a),
 //     strings.ToLower(a)) and never the elements themselves.
 //     sort.SliceStable, sort.Stable and slices.SortStableFunc are not
@@ -109,8 +109,9 @@
 //     or to a function value (a callback, yield);
 //   - is written into a writer, buffer, hash, encoder or header that itself
 //     reaches an output (fmt.Fprint*, io.Copy, Write methods), into a
-//     file (os.WriteFile, os.Create) or a request (http.Client.Do,
-//     http.Get, http.Post);
+//     file (os.WriteFile, or a handle from os.Create, OpenFile or
+//     CreateTemp, directly or through a buffered writer) or a request
+//     (http.Client.Do, http.Get, http.Post);
 //   - is sent on a channel.
 //
 // It does not reach an output when it only goes to a logger: log,

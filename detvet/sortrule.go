@@ -138,8 +138,23 @@ func (c *checker) looseFields(elem types.Type, body *ast.BlockStmt, params []*as
 		ast.Inspect(body, func(n ast.Node) bool {
 			switch n := n.(type) {
 			case *ast.SelectorExpr:
-				if sel := c.pass.TypesInfo.Selections[n]; sel != nil && sel.Kind() == types.FieldVal && isElem(n.X) {
-					used[n.Sel.Name] = true
+				// A field of the element (a.Score), or a field within one
+				// (a.dom.pre): the first names the element's field used,
+				// the last says whether the key identifies the element.
+				sel := c.pass.TypesInfo.Selections[n]
+				if sel == nil || sel.Kind() != types.FieldVal {
+					return true
+				}
+				top := n
+				for {
+					inner, ok := ast.Unparen(top.X).(*ast.SelectorExpr)
+					if s := c.pass.TypesInfo.Selections[inner]; !ok || s == nil || s.Kind() != types.FieldVal {
+						break
+					}
+					top = inner
+				}
+				if isElem(top.X) {
+					used[top.Sel.Name] = true
 					if identifying(n.Sel.Name, sel.Type()) {
 						key = true
 					}
@@ -212,14 +227,15 @@ func (c *checker) elemRef(e ast.Expr, params []*ast.Ident) bool {
 
 // identifying reports whether a field is taken to identify its element: a
 // string, or a field whose name ends like an identifier or an ordinal (ID,
-// Key, Seq, Index, Iter, Run, Version). A comparator that compares one is
+// Key, Seq, Index, Iter, Run, Version, Pos, Order, and the pre and post
+// numbers of a tree walk). A comparator that compares one is
 // assumed to be a total order.
 func identifying(name string, t types.Type) bool {
 	if b, ok := t.Underlying().(*types.Basic); ok && b.Info()&types.IsString != 0 {
 		return true
 	}
 	n := strings.ToLower(name)
-	for _, suffix := range []string{"id", "key", "seq", "index", "idx", "iter", "run", "version"} {
+	for _, suffix := range []string{"id", "key", "seq", "index", "idx", "iter", "run", "version", "pos", "order", "pre", "post"} {
 		if strings.HasSuffix(n, suffix) {
 			return true
 		}

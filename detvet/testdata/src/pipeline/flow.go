@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/rand"
@@ -153,4 +154,24 @@ func collectLogged(m map[string]int) int {
 	keys := slices.Collect(maps.Keys(m)) // tn: only logged
 	slog.Debug("keys", "keys", keys)
 	return len(m)
+}
+
+func writeThroughBuffer(name string) {
+	f, err := os.Create(name)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	w := bufio.NewWriter(f)
+	fmt.Fprintf(w, "seed %d\n", mrand.Int()) // want `math/rand\.Int draws from the global random source`
+	_ = w.Flush()
+}
+
+func writeFileDirect(name string) {
+	f, err := os.Create(name)
+	if err != nil {
+		return
+	}
+	_, _ = f.WriteString(os.Getenv("HOME")) // want `os\.Getenv reads the environment`
+	_ = f.Close()
 }

@@ -351,3 +351,28 @@ func retryWithBackoff(ctx context.Context, call func(context.Context) (string, e
 		time.Sleep(time.Second)
 	}
 }
+
+func processIdentity() string {
+	host, _ := os.Hostname()                                               // want `os\.Hostname differs between processes and machines`
+	wd, _ := os.Getwd()                                                    // want `os\.Getwd differs between processes and machines`
+	return fmt.Sprintf("%s:%d:%s:%s", host, os.Getpid(), wd, os.TempDir()) // want `os\.Getpid differs` `os\.TempDir differs`
+}
+
+func processLogged() {
+	exe, _ := os.Executable() // tn: only logged
+	slog.Debug("started", "exe", exe, "pid", os.Getpid())
+}
+
+type walkInfo struct{ pre, post int }
+
+type node struct {
+	Name string
+	walk walkInfo
+	Kids []*node
+}
+
+func preorder(nodes []*node) []*node {
+	out := slices.Clone(nodes)
+	sort.Slice(out, func(i, j int) bool { return out[i].walk.pre < out[j].walk.pre }) // tn: a walk's pre numbers are unique
+	return out
+}

@@ -147,6 +147,9 @@ func Open(path string, opts Options) (*Cassette, error) {
 	if opts.ReplayOnly {
 		mode, err = Replay, nil
 	}
+	if err == nil && mode == Record && opts.Mode != Record {
+		mode, err = claimRecording(path, opts.testName)
+	}
 	if err != nil {
 		return nil, newErr(path, 0, "open", err)
 	}

@@ -36,6 +36,17 @@
 // with a manifest is applied to it (see Applying re-recorded cassettes),
 // forced, with the reason "re-recorded with go test -cassettes.record".
 //
+// A recording never makes a cassette worse. One during which a request
+// failed in transport (a dial error, not the caller cancelling it), or
+// that captured no interaction, is not saved: Close returns an error
+// naming the test and the cause, and an existing file stays byte for byte
+// as it was. Under the record switch a cassette is recorded once per go
+// test process: the first opening the flags make record records it,
+// later openings (by the same test or others, as when
+// -cassettes.record='.*' runs over a package whose tests share a
+// cassette) replay that recording once it has ended, and an opening while
+// it is still being recorded fails with one message naming both tests.
+//
 // OpenT(t, path, opts) opens for a test, fails it on error and closes the
 // cassette when the test ends; its errors name the go test line that
 // re-records the cassette from that test, from the module root, with the

@@ -26,6 +26,7 @@ type recording struct {
 	rec      *recorder.Recorder
 	err      error
 	captured []*cassette.Interaction // guarded by c.mu
+	failed   error                   // the first transport error; guarded by c.mu
 }
 
 func newRecording(c *Cassette) *recording { return &recording{c: c} }
@@ -75,6 +76,14 @@ func (c *Cassette) record(req *http.Request) (*http.Response, error) {
 	}
 	resp, err := rec.RoundTrip(req)
 	if err != nil {
+		if req.Context().Err() == nil {
+			// Not the caller giving up: the recording is incomplete.
+			c.mu.Lock()
+			if c.rec.failed == nil {
+				c.rec.failed = err
+			}
+			c.mu.Unlock()
+		}
 		return nil, err
 	}
 	out := *resp
@@ -90,9 +99,27 @@ func (c *Cassette) record(req *http.Request) (*http.Response, error) {
 // save serializes the redacted interactions exactly as go-vcr's
 // Cassette.Save does, scans the bytes, and writes them atomically: through
 // Apply when a manifest lists the directory's cassettes and the recording
-// was asked for with a test flag, else in place. c.mu is held.
+// was asked for with a test flag, else in place. A recording that met a
+// transport error, or captured no interaction, is not written: it would
+// replace a good cassette with a worse one. c.mu is held.
 func (r *recording) save() error {
 	c := r.c
+	defer endRecording(c.path)
+	if r.failed != nil || len(r.captured) == 0 {
+		who, kept := "the recording", "no file was written"
+		if c.opts.testName != "" {
+			who = c.opts.testName + "'s recording"
+		}
+		if exists(c.path) {
+			kept = "the existing cassette is left as it was"
+		}
+		why := "captured no interaction (no request was sent through the cassette's client)"
+		if r.failed != nil {
+			why = "failed: " + maskSecrets(r.failed.Error(), c.opts.APIKey)
+		}
+		return newErr(c.path, 0, "save", fmt.Errorf("not saved: %s %s; %s. Fix the cause (Options.RealTransport, cassettes.Redirect to a local fake, the network), then record again with: %s",
+			who, why, kept, c.hint))
+	}
 	cs := cassette.New(strings.TrimSuffix(c.path, ".yaml"))
 	for _, i := range r.captured {
 		cs.AddInteraction(redactInteraction(i))

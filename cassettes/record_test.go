@@ -64,11 +64,22 @@ func TestRecordAgainstAFakeReplaysAtTheRealURL(t *testing.T) {
 	require.NoError(t, c.Close())
 }
 
-// withFlags sets the record flags for one test.
+// withFlags sets the record flags for one test, which records as a fresh
+// go test process would: no cassette recorded yet.
 func withFlags(t *testing.T, record string, missing bool) {
 	oldR, oldM := *recordFlag, *recordMissingFlag
 	*recordFlag, *recordMissingFlag = record, missing
-	t.Cleanup(func() { *recordFlag, *recordMissingFlag = oldR, oldM })
+	resetRecordedOnce()
+	t.Cleanup(func() {
+		*recordFlag, *recordMissingFlag = oldR, oldM
+		resetRecordedOnce()
+	})
+}
+
+func resetRecordedOnce() {
+	recordedOnce.Lock()
+	recordedOnce.m = nil
+	recordedOnce.Unlock()
 }
 
 func TestRecordFlags(t *testing.T) {

@@ -81,11 +81,7 @@ func (c Config) check(t testing.TB, name string, s Scenario, fail bool) *Report 
 	iterate(t.Context(), &rc, rep, s, e)
 	finishCheck(t, gf, rep)
 	if err := rep.Err(); err != nil && fail {
-		msg := rep.String()
-		if e.artifactDir != nil && rc.ArtifactDir == "" && !artifactsKept() {
-			msg += "note: the evidence above is in t.ArtifactDir(), which go test deletes when the test ends unless -artifacts is set; run the reproduce command (it passes -artifacts) to keep it\n"
-		}
-		t.Errorf("%s", msg)
+		t.Errorf("%s", rep.String())
 		return rep
 	}
 	if rep.BudgetExceeded && fail {
@@ -98,7 +94,7 @@ func (c Config) check(t testing.TB, name string, s Scenario, fail bool) *Report 
 
 // checkEnv sets up the isolation Check gives t.
 func (c Config) checkEnv(t testing.TB, rc *resolved, name string, s Scenario) env {
-	e := env{artifactDir: func() (string, error) { return t.ArtifactDir(), nil }}
+	e := env{artifactDir: func() (string, error) { return testEvidenceDir(t) }}
 	tt, ok := t.(*testing.T)
 	if !ok {
 		lw := newLeakWatcher()

@@ -132,7 +132,10 @@ type Config struct {
 	// are served at once: the harness never sleeps in real time.
 	Latency func(run, call int) time.Duration
 	// ArtifactDir is where the evidence of a failure is written. In Check,
-	// "" means t.ArtifactDir(); in Iterate, a new directory under
+	// "" means -gate.evidence, else t.ArtifactDir() under go test
+	// -artifacts, else a directory of the test's own under the user's
+	// cache directory, which outlives the test (see the package
+	// documentation); in Iterate, a new directory under
 	// os.TempDir().
 	ArtifactDir string
 	// ReproCommand is the exact command that reproduces a failure, run

@@ -142,14 +142,21 @@
 //
 // # Evidence
 //
-// A gate that does not pass writes, under ArtifactDir/<scenario>/, each
-// file atomically: <scenario>.bundle.zst, one replay bundle (package
+// A gate that does not pass writes, under DIR/<scenario>/, each file
+// atomically: <scenario>.bundle.zst, one replay bundle (package
 // replay's multi-run format) holding the kept run of each class (its
 // first run, up to 16 classes) with its pins, output bytes, tape and
 // error; report.txt; and report.json. The report names the command that
 // compares the runs of the two largest classes inside that bundle
-// (replay diff BUNDLE -runs A,B), in the caller's module. The harness
-// writes nothing else and nothing into the source tree.
+// (replay diff BUNDLE -runs A,B), in the caller's module. DIR is
+// Config.ArtifactDir; in Check by default -gate.evidence/<test key>,
+// else t.ArtifactDir() under go test -artifacts, else
+// codegenie/evidence/<test key> in the user's cache directory
+// (os.UserCacheDir, else os.TempDir), where <test key> names the package
+// and the test (with a digest of them and of the module root): it
+// outlives the test, so the printed commands and a result file's
+// evidence find it, and the next failing gate of that test replaces it.
+// The harness writes nothing else and nothing into the source tree.
 //
 // # Gate flags and result files
 //
@@ -167,6 +174,8 @@
 //	                     (ledger.Open: a file path, or postgres://...)
 //	-gate.summary=FILE   CODEGENIE_GATE_SUMMARY: Main writes the summary
 //	                     there too
+//	-gate.evidence=DIR   CODEGENIE_GATE_EVIDENCE: keep the evidence of
+//	                     failing gates under DIR
 //
 // A result file is DIR/<scenario>-<16 hex digits>.json, one JSON object
 // (Result, format "codegenie-gate-result/1"): scenario, test, package

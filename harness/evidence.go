@@ -3,16 +3,101 @@ package harness
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"testing"
 
 	"github.com/codegenie/codegenie/internal/atomicfile"
 	"github.com/codegenie/codegenie/internal/hint"
 	"github.com/codegenie/codegenie/internal/safename"
 	"github.com/codegenie/codegenie/replay"
 )
+
+// testEvidenceDir is where Check keeps the evidence of the test t when
+// Config.ArtifactDir is empty: under -gate.evidence (or
+// CODEGENIE_GATE_EVIDENCE) if given, else t.ArtifactDir() under go test
+// -artifacts, else under the user's cache directory (os.UserCacheDir,
+// else os.TempDir) in codegenie/evidence; the last element names the
+// package and test, with a digest of them and of the module root, so
+// each test of each checkout has its own directory. In it each failing
+// gate gets a new numbered directory (gate-000001, ...), and only the
+// newest keptGates are kept, so the commands an earlier report printed
+// still find their evidence after a rerun. It is never in the source
+// tree unless asked, and it outlives the test.
+func testEvidenceDir(t testing.TB) (string, error) {
+	gf, err := gateFlags()
+	if err != nil {
+		return "", err
+	}
+	if gf.evidence == "" && artifactsKept() {
+		return t.ArtifactDir(), nil
+	}
+	return claimGateDir(evidenceHome(t, gf))
+}
+
+// keptGates is how many failing gates' evidence a test keeps.
+const keptGates = 8
+
+// claimGateDir creates the next numbered gate directory in home and
+// removes the gate directories older than the keptGates newest.
+func claimGateDir(home string) (string, error) {
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		return "", fmt.Errorf("harness: evidence directory: %w", err)
+	}
+	ents, err := os.ReadDir(home)
+	if err != nil {
+		return "", fmt.Errorf("harness: evidence directory: %w", err)
+	}
+	var nums []int
+	for _, e := range ents {
+		var n int
+		if _, err := fmt.Sscanf(e.Name(), "gate-%06d", &n); err == nil && e.IsDir() && e.Name() == gateName(n) {
+			nums = append(nums, n)
+		}
+	}
+	next := 1
+	if len(nums) > 0 {
+		next = slices.Max(nums) + 1
+	}
+	for ; ; next++ {
+		d := filepath.Join(home, gateName(next))
+		err := os.Mkdir(d, 0o755)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", fmt.Errorf("harness: evidence directory: %w", err)
+		}
+		for _, n := range nums {
+			if n <= next-keptGates {
+				_ = os.RemoveAll(filepath.Join(home, gateName(n)))
+			}
+		}
+		return d, nil
+	}
+}
+
+func gateName(n int) string { return fmt.Sprintf("gate-%06d", n) }
+
+// evidenceHome is the directory of the test t's gates under the gate
+// flags gf.
+func evidenceHome(t testing.TB, gf gateConfig) string {
+	_, pkg := packageOf()
+	key := safename.Of(pkg + " " + t.Name() + " @" + roots().seen)
+	if gf.evidence != "" {
+		return filepath.Join(gf.evidence, key)
+	}
+	base, err := os.UserCacheDir()
+	if err != nil {
+		base = os.TempDir()
+	}
+	return filepath.Join(base, "codegenie", "evidence", key)
+}
 
 // evidenceDir returns (creating it) the directory for scenario's evidence.
 func evidenceDir(rc *resolved, e env, scenario string) (string, error) {

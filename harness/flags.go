@@ -16,7 +16,7 @@ import (
 // each with an environment variable used when the flag is not given (so
 // `go test ./...` can pass them to every package).
 var gateFlagValues struct {
-	shard, results, ledger, summary *string
+	shard, results, ledger, summary, evidence *string
 }
 
 func init() {
@@ -26,6 +26,7 @@ func init() {
 	gateFlagValues.shard = flag.String("gate.shard", "", "run only the scenarios of shard `i/n` (0 <= i < n; stable hash of the scenario name); env CODEGENIE_GATE_SHARD")
 	gateFlagValues.results = flag.String("gate.results", "", "write one JSON result file per Check into `dir`; env CODEGENIE_GATE_RESULTS")
 	gateFlagValues.ledger = flag.String("gate.ledger", "", "append each verdict to the ledger at `dsn` (a file path, or postgres://...); env CODEGENIE_LEDGER")
+	gateFlagValues.evidence = flag.String("gate.evidence", "", "keep the evidence of failing gates (bundles, reports) under `dir` (default: the user cache directory); env CODEGENIE_GATE_EVIDENCE")
 	gateFlagValues.summary = flag.String("gate.summary", "", "write the gate summary to `file` at the end (see Main); env CODEGENIE_GATE_SUMMARY")
 }
 
@@ -35,6 +36,9 @@ type gateConfig struct {
 	results string
 	ledger  string
 	summary string
+	// evidence is where failing gates keep their evidence ("": the
+	// default, see evidenceHome).
+	evidence string
 }
 
 var (
@@ -57,6 +61,7 @@ func gateFlags() (gateConfig, error) {
 		gateCfg.results = get(v.results, "CODEGENIE_GATE_RESULTS")
 		gateCfg.ledger = get(v.ledger, "CODEGENIE_LEDGER")
 		gateCfg.summary = get(v.summary, "CODEGENIE_GATE_SUMMARY")
+		gateCfg.evidence = get(v.evidence, "CODEGENIE_GATE_EVIDENCE")
 		gateCfg.shard, gateErr = parseShard(get(v.shard, "CODEGENIE_GATE_SHARD"))
 	})
 	return gateCfg, gateErr

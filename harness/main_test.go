@@ -1,11 +1,24 @@
 package harness
 
 import (
+	"fmt"
 	"os"
 	"testing"
 
 	"go.uber.org/goleak"
 )
+
+// runVerified is goleak.VerifyTestMain that returns the exit code.
+func runVerified(m *testing.M) int {
+	code := m.Run()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintf(os.Stderr, "goleak: Errors on successful test run: %v\n", err)
+			return 1
+		}
+	}
+	return code
+}
 
 // TestMain fails the package's tests if any goroutine outlives them. The
 // gate's environment variables are cleared first: these tests judge the
@@ -18,6 +31,16 @@ func TestMain(m *testing.M) {
 		for _, k := range []string{"CODEGENIE_GATE_SHARD", "CODEGENIE_GATE_RESULTS", "CODEGENIE_LEDGER", "CODEGENIE_GATE_SUMMARY"} {
 			os.Unsetenv(k)
 		}
+		// The failing gates of these tests keep their evidence in a
+		// directory of their own, not in the user's cache.
+		dir, err := os.MkdirTemp("", "harness-evidence-")
+		if err != nil {
+			panic(err)
+		}
+		os.Setenv("CODEGENIE_GATE_EVIDENCE", dir)
+		code := runVerified(m)
+		os.RemoveAll(dir)
+		os.Exit(code)
 	}
 	goleak.VerifyTestMain(m)
 }

@@ -217,10 +217,18 @@ func TestAnotherModule(t *testing.T) {
 	// goCmd runs a command line in the module, offline, and returns its
 	// output and exit code (-1: it could not run at all). online runs it
 	// with the go command's own proxy setting instead.
+	// The gates write result files to results and keep their evidence in
+	// the default place, the user's cache directory, here cache (the go
+	// command keeps its own build cache).
+	results, cache := t.TempDir(), t.TempDir()
+	gocache, err := exec.CommandContext(t.Context(), "go", "env", "GOCACHE").Output()
+	require.NoError(t, err)
+	env := append(os.Environ(), "GOFLAGS=-mod=mod", "CODEGENIE_GATE_SHARD=", "CODEGENIE_GATE_RESULTS="+results,
+		"CODEGENIE_GATE_EVIDENCE=", "XDG_CACHE_HOME="+cache, "GOCACHE="+strings.TrimSpace(string(gocache)))
 	goCmdIn := func(online bool, line string) (string, int) {
 		cmd := exec.CommandContext(t.Context(), "sh", "-c", line)
 		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "CODEGENIE_GATE_SHARD=", "CODEGENIE_GATE_RESULTS=")
+		cmd.Env = env
 		if !online {
 			cmd.Env = append(cmd.Env, "GOPROXY=off")
 		}
@@ -260,13 +268,18 @@ func TestAnotherModule(t *testing.T) {
 	require.NoError(t, err)
 	fixed := regexp.MustCompile(`(?s)func render\(doc, outline, summary string\) string \{.*?\n\}\n`)
 	write("summarise.go", fixed.ReplaceAllLiteralString(string(src), userBug))
-	// -artifacts keeps the evidence the report names, as its reproduce
-	// command does.
-	out, code = goCmd("go test -count=1 -run '^TestSummarise$' -artifacts .")
+	// The evidence the report names outlives the test without -artifacts.
+	out, code = goCmd("go test -count=1 -run '^TestSummarise$' .")
 	require.Equal(t, 1, code, "the map-order bug fails the gate:\n%s", out)
 	require.Contains(t, out, "NONDETERMINISTIC")
 	require.Contains(t, out, "output bytes differ at offset")
 	require.NotContains(t, out, "re-record it:", "a nondeterminism never suggests re-recording")
+	res, err := harness.ReadResults(results)
+	require.NoError(t, err)
+	require.Len(t, res, 1)
+	require.Equal(t, harness.Nondeterministic, res[0].Verdict)
+	require.FileExists(t, res[0].Evidence, "the result's evidence exists after go test returned")
+	require.True(t, strings.HasPrefix(res[0].Evidence, cache+"/codegenie/evidence/"), res[0].Evidence)
 
 	// Every command the report prints runs in the module: none names a
 	// path of this repository or a package the module does not have.
@@ -284,7 +297,7 @@ func TestAnotherModule(t *testing.T) {
 		if c.Purpose == harness.PurposeReproduce {
 			cmd := exec.CommandContext(t.Context(), c.Argv[0], c.Argv[1:]...)
 			cmd.Dir = c.Dir
-			cmd.Env = append(os.Environ(), "GOPROXY=off", "GOFLAGS=-mod=mod", "CODEGENIE_GATE_SHARD=", "CODEGENIE_GATE_RESULTS=")
+			cmd.Env = append(env, "GOPROXY=off")
 			got, err := cmd.CombinedOutput()
 			require.Error(t, err, "argv of %s reproduces the failure:\n%s", c, got)
 			require.Contains(t, string(got), "NONDETERMINISTIC")

@@ -17,8 +17,7 @@ import (
 )
 
 // ReproCommand returns the go test command that reruns exactly the test t
-// (its package, an anchored -run pattern, -count=1, -artifacts to keep
-// the evidence), from the root of the module the test belongs to: it
+// (its package, an anchored -run pattern, -count=1), from the root of the module the test belongs to: it
 // runs in the user's module, wherever that is. It is the default
 // Config.ReproCommand in Check.
 func ReproCommand(t testing.TB) string {
@@ -27,7 +26,7 @@ func ReproCommand(t testing.TB) string {
 
 func reproCommand(t testing.TB) Command {
 	_, bench := t.(*testing.B)
-	return Command(hint.GoTestCommand(PurposeReproduce, t.Name(), bench, "-artifacts"))
+	return Command(hint.GoTestCommand(PurposeReproduce, t.Name(), bench))
 }
 
 // runPattern is the -test.run pattern that selects exactly the test

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -140,4 +141,48 @@ func TestOpenForkJoined(t *testing.T) {
 	})
 	require.ErrorIs(t, err, ErrBroken)
 	require.Equal(t, 3, rep.Events, "the lanes' events are on the tape:\n%s", rep)
+}
+
+// TestEvidenceHome: without -gate.evidence or -artifacts, a failing
+// gate's evidence goes to a directory of the test's own in the user's
+// cache directory, outside the source tree, the same for every run of
+// the test and another for another test.
+func TestEvidenceHome(t *testing.T) {
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		t.Skip("no user cache directory:", err)
+	}
+	d := evidenceHome(t, gateConfig{})
+	require.Equal(t, filepath.Join(cache, "codegenie", "evidence"), filepath.Dir(d))
+	require.True(t, strings.HasPrefix(filepath.Base(d), "github.com_codegenie_codegenie_harness_TestEvidenceHome_"), d)
+	require.Equal(t, d, evidenceHome(t, gateConfig{}), "stable")
+	t.Run("other", func(t *testing.T) {
+		require.NotEqual(t, d, evidenceHome(t, gateConfig{}))
+	})
+	rel, err := filepath.Rel(roots().seen, d)
+	require.NoError(t, err)
+	require.False(t, filepath.IsLocal(rel), "never in the source tree: %s", d)
+	require.Equal(t, filepath.Join("/ci/evidence", filepath.Base(d)), evidenceHome(t, gateConfig{evidence: "/ci/evidence"}))
+}
+
+// TestClaimGateDir: each failing gate gets a directory of its own, and
+// only the newest keptGates stay.
+func TestClaimGateDir(t *testing.T) {
+	home := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(home, "gate-notes.txt"), []byte("not ours"), 0o644))
+	var got []string
+	for range keptGates + 3 {
+		d, err := claimGateDir(home)
+		require.NoError(t, err)
+		got = append(got, filepath.Base(d))
+	}
+	require.Equal(t, "gate-000001", got[0])
+	require.Equal(t, "gate-000011", got[len(got)-1])
+	ents, err := os.ReadDir(home)
+	require.NoError(t, err)
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	require.Equal(t, append(got[3:], "gate-notes.txt"), names, "the oldest are removed, nothing else")
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"gopkg.in/dnaeon/go-vcr.v3/cassette"
 )
@@ -80,6 +81,17 @@ type Options struct {
 	// TimingOff always at once. See Streaming in the package
 	// documentation.
 	Timing Timing
+
+	// Latency, when set, is how long a replayed response takes, given the
+	// duration its recording measured (go-vcr's duration field, 0 when the
+	// cassette has none), where Timing paces: inside a synctest bubble by
+	// default. A response is returned after Latency(d); an event stream
+	// whose duration was measured is returned at once and its frames
+	// arrive at their recorded offsets scaled by Latency(d)/d. A wait
+	// cancelled by the request's context gives the interaction back, as a
+	// cancelled read does. nil keeps the recording's own timing: responses
+	// at once, frames at their offsets.
+	Latency func(recorded time.Duration) time.Duration
 
 	// Hint is the command errors name to re-record the cassette. Empty
 	// means the go test line that re-records it from the test that opened

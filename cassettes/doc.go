@@ -130,8 +130,11 @@
 //
 // Recording also notes when each frame of an event stream arrived: the
 // offset, in milliseconds since the request was sent, of the read that
-// completed it, on the clock of the goroutine that records (wall time, or
-// a synctest bubble's fake clock). The offsets are kept in one response
+// completed it, in real time: on the system's monotonic clock
+// (clock_gettime on Unix, QueryPerformanceCounter on Windows), which a
+// testing/synctest bubble does not fake, so a stream recorded inside a
+// bubble keeps its real cadence (on other systems a bubble's recording
+// keeps offsets of 0). The offsets are kept in one response
 // header, X-Codegenie-Frame-Offsets (FrameOffsetsHeader), "1000,1010,...",
 // one per frame, non-decreasing, at most 24 h: the cassette stays a plain
 // go-vcr cassette, and the cassette digest covers the timing. A cassette
@@ -160,8 +163,10 @@
 // dropped; Date becomes "Thu, 01 Jan 1970 00:00:00 GMT"; rate-limit headers
 // (Anthropic-Ratelimit-*, X-Ratelimit-*) become "0", or
 // "1970-01-01T00:00:00Z" for *-Reset; credential query parameters are
-// redacted and user info removed from URLs; the recorded duration is zero.
-// A re-record's diff therefore shows only what the API said differently.
+// redacted and user info removed from URLs. A re-record's review therefore
+// shows only what the API said differently. The recorded duration (go-vcr's
+// duration field) is kept, to the millisecond, measured in real time: replay
+// uses it for latency (Options.Latency).
 //
 // Then the serialized bytes are scanned, and so is what they mean: every
 // string as yaml.v3 decodes it (aliases and merge keys resolved, escapes

@@ -48,12 +48,14 @@ func (r *recording) recorder() (*recorder.Recorder, error) {
 
 // capture is the AfterCaptureHook: the interaction gets its own header
 // maps, so neither the live request nor the response the caller receives
-// shares a map with what will be saved.
+// shares a map with what will be saved, and the duration timedTransport
+// measured in real time.
 func (r *recording) capture(i *cassette.Interaction) error {
 	i.Request.Headers = cloneValues(i.Request.Headers)
 	i.Request.Trailer = cloneValues(i.Request.Trailer)
 	i.Response.Headers = cloneValues(i.Response.Headers)
 	i.Response.Trailer = cloneValues(i.Response.Trailer)
+	i.Response.Duration = takeDuration(http.Header(i.Response.Headers))
 	r.c.mu.Lock()
 	defer r.c.mu.Unlock()
 	if r.c.closed {

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"gopkg.in/dnaeon/go-vcr.v3/cassette"
 )
@@ -76,7 +77,8 @@ func copyInteraction(i *cassette.Interaction) *cassette.Interaction {
 // redactInteraction returns the copy of i that is saved: credentials and
 // request/trace ids redacted, volatile request headers dropped, Date and
 // rate-limit headers normalised, user info and credential query parameters
-// removed from the URL, and the recorded latency zeroed. i is not modified.
+// removed from the URL, and the recorded duration rounded to the
+// millisecond. i is not modified.
 func redactInteraction(i *cassette.Interaction) *cassette.Interaction {
 	c := copyInteraction(i)
 	c.Request.URL = redactURL(c.Request.URL)
@@ -103,6 +105,6 @@ func redactInteraction(i *cassette.Interaction) *cassette.Interaction {
 			}
 		}
 	}
-	c.Response.Duration = 0
+	c.Response.Duration = c.Response.Duration.Round(time.Millisecond)
 	return c
 }

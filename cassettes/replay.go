@@ -73,7 +73,18 @@ func (c *Cassette) replay(req *http.Request) (*http.Response, error) {
 	}
 	c.state[target].started = true
 	c.state[target].busy = !c.opts.replayable
-	return c.responseFor(req, target), nil
+	wait, scale := c.latencyOf(target)
+	if wait > 0 {
+		c.mu.Unlock()
+		err := sleepContext(req.Context(), wait)
+		c.mu.Lock()
+		if err != nil {
+			// As a cancelled read: a retry is served it again.
+			c.state[target].busy = false
+			return nil, err
+		}
+	}
+	return c.responseFor(req, target, scale), nil
 }
 
 // bodyPool recycles request body buffers: a body is only looked at while
@@ -120,12 +131,12 @@ func (c *Cassette) giveBack(i int) {
 // responseFor builds a fresh response from recorded interaction i: the
 // caller gets its own header maps and its own body reader, so concurrent
 // replays share nothing mutable.
-func (c *Cassette) responseFor(req *http.Request, i int) *http.Response {
+func (c *Cassette) responseFor(req *http.Request, i int, scale float64) *http.Response {
 	r := &c.interaction(i).Response
 	t := &c.p.resps[i]
 	body := newReplayBody(req.Context(), r.Body, t.sse)
 	body.onCancel = func() { c.giveBack(i) }
-	body.pace = pacerFor(t.offsets, c.opts.Timing)
+	body.pace = pacerFor(t.offsets, c.opts.Timing, scale)
 	return &http.Response{
 		Status:           t.status,
 		StatusCode:       r.Code,

@@ -2,6 +2,7 @@ package cassettes
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -37,11 +38,18 @@ const (
 // maxOffset bounds a recorded frame offset.
 const maxOffset = 24 * time.Hour
 
+// durationHeader carries the duration timedTransport measured to the
+// recording's capture hook, which removes it and makes it the
+// interaction's duration: it is never saved or seen by a client.
+const durationHeader = "X-Codegenie-Measured-Duration"
+
 // timedTransport is what recording sends requests through: for an event
 // stream it reads the whole body (go-vcr's recorder reads it whole anyway),
-// noting when each read returned, and adds FrameOffsetsHeader. Offsets are
-// measured on the recording goroutine's clock: wall time, or the fake clock
-// of the synctest bubble it runs in.
+// noting when each read returned, and adds FrameOffsetsHeader; for every
+// response it measures the duration (until the headers, or until the end
+// of an event stream) into durationHeader. Both are measured on realNow,
+// real time even inside a synctest bubble, where go-vcr's own measure
+// (time.Now) reads the bubble's fake clock.
 type timedTransport struct{ next http.RoundTripper }
 
 // mark is how many bytes of a body had arrived at an offset.
@@ -51,10 +59,16 @@ type mark struct {
 }
 
 func (t timedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	start := time.Now()
+	start := realNow()
 	resp, err := t.next.RoundTrip(req)
-	if err != nil || !isSSE(resp.Header) {
+	if err != nil {
 		return resp, err
+	}
+	if !isSSE(resp.Header) {
+		out := *resp
+		out.Header = resp.Header.Clone()
+		out.Header.Set(durationHeader, strconv.FormatInt(int64(realNow()-start), 10))
+		return &out, nil
 	}
 	defer resp.Body.Close()
 	var body []byte
@@ -64,7 +78,7 @@ func (t timedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		n, err := resp.Body.Read(chunk)
 		if n > 0 {
 			body = append(body, chunk[:n]...)
-			marks = append(marks, mark{len(body), time.Since(start)})
+			marks = append(marks, mark{len(body), realNow() - start})
 		}
 		if err == io.EOF {
 			break
@@ -79,6 +93,7 @@ func (t timedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	out := *resp
 	out.Header = resp.Header.Clone()
 	out.Header.Set(FrameOffsetsHeader, formatOffsets(frameOffsets(string(body), marks)))
+	out.Header.Set(durationHeader, strconv.FormatInt(int64(realNow()-start), 10))
 	out.Body = io.NopCloser(bytes.NewReader(body))
 	return &out, nil
 }
@@ -183,11 +198,54 @@ type pacer struct {
 
 // pacerFor returns the pacer of a response with offsets, or nil when its
 // frames are delivered at once.
-func pacerFor(offsets []time.Duration, timing Timing) *pacer {
-	if len(offsets) == 0 || timing == TimingOff || (timing == TimingAuto && !inBubble()) {
+func pacerFor(offsets []time.Duration, timing Timing, scale float64) *pacer {
+	if len(offsets) == 0 || !paces(timing) {
 		return nil
 	}
+	if scale != 1 {
+		scaled := make([]time.Duration, len(offsets))
+		for i, d := range offsets {
+			scaled[i] = time.Duration(float64(d) * scale)
+		}
+		offsets = scaled
+	}
 	return &pacer{start: time.Now(), offsets: offsets, atStart: true, done: make(chan struct{})}
+}
+
+// paces reports whether replay waits under timing here: TimingOn always,
+// TimingAuto inside a synctest bubble (on its fake clock).
+func paces(timing Timing) bool {
+	return timing == TimingOn || timing == TimingAuto && inBubble()
+}
+
+// latencyOf is how Options.Latency times interaction i's response, where
+// replay paces: the wait before the response is returned, and the factor
+// its frame offsets are scaled by. A stream whose recording measured its
+// duration waits for nothing and has its frames scaled (Latency(d)/d);
+// any other response waits Latency(d). Without Latency: no wait, the
+// offsets as recorded.
+func (c *Cassette) latencyOf(i int) (wait time.Duration, scale float64) {
+	if c.opts.Latency == nil || !paces(c.opts.Timing) {
+		return 0, 1
+	}
+	d := min(max(c.interaction(i).Response.Duration, 0), maxOffset)
+	l := min(max(c.opts.Latency(d), 0), maxOffset)
+	if t := &c.p.resps[i]; t.sse && len(t.offsets) > 0 && d > 0 {
+		return 0, float64(l) / float64(d)
+	}
+	return l, 1
+}
+
+// sleepContext waits d, or until ctx is done (its error).
+func sleepContext(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // waitFrame waits, with b.mu released, until the frame the next Read
@@ -237,4 +295,16 @@ func (p *pacer) stop() {
 	if p != nil {
 		close(p.done)
 	}
+}
+
+// takeDuration removes durationHeader from h and returns the duration it
+// holds (0 when absent or malformed).
+func takeDuration(h http.Header) time.Duration {
+	v := h.Get(durationHeader)
+	h.Del(durationHeader)
+	ns, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || ns < 0 || time.Duration(ns) > maxOffset {
+		return 0
+	}
+	return time.Duration(ns)
 }

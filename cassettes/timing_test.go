@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -81,21 +82,118 @@ func offsetsFrom(first time.Duration, stallAt int, stall time.Duration) []time.D
 	return out
 }
 
-// recordStream records one streamed request against slowAPI inside a
-// synctest bubble, so the offsets are exact and cost no wall time.
+// recordStream writes a cassette of one streamed request whose frames
+// arrived at offsets: recorded from slowAPI with every frame at once, its
+// offsets header then set to offsets, so replay tests choose their timing
+// exactly at no wall-time cost. (Recording's own measure, in real time, is
+// what TestStreamRecordedInBubbleKeepsRealTiming tests.)
 func recordStream(t *testing.T, path string, offsets []time.Duration) {
 	t.Helper()
+	c, err := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: slowAPI{make([]time.Duration, len(streamFrames))}})
+	require.NoError(t, err)
+	resp, err := c.Client().Post("https://api.anthropic.com/v1/messages", "application/json",
+		strings.NewReader(`{"model":"m","max_tokens":16,"stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+	require.NoError(t, err)
+	_, err = io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.NoError(t, resp.Body.Close())
+	require.NoError(t, c.Close())
+	raw, err := os.ReadFile(path)
+	require.NoError(t, err)
+	ms := make([]string, len(offsets))
+	for i, d := range offsets {
+		ms[i] = fmt.Sprint(d.Milliseconds())
+	}
+	re := regexp.MustCompile(`(` + cassettes.FrameOffsetsHeader + `:\n\s+- )[0-9,]+`)
+	require.True(t, re.Match(raw), "the recording has an offsets header")
+	raw = re.ReplaceAll(raw, []byte("${1}"+strings.Join(ms, ",")))
+	require.NoError(t, os.WriteFile(path, raw, 0o644))
+}
+
+// pacedAPI answers with the frames a goroutine outside any synctest
+// bubble sends in real time (the channels are made outside the bubble,
+// which may only use them): a live API, seen from a recording inside a
+// bubble.
+type pacedAPI struct {
+	streams <-chan chan string // one frame channel per request
+}
+
+func (a pacedAPI) RoundTrip(req *http.Request) (*http.Response, error) {
+	frames := <-a.streams
+	return &http.Response{StatusCode: 200, Status: "200 OK", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: http.Header{"Content-Type": {"text/event-stream"}}, ContentLength: -1,
+		Body: &chanBody{frames: frames}, Request: req}, nil
+}
+
+type chanBody struct {
+	frames  <-chan string
+	pending string
+}
+
+func (b *chanBody) Read(p []byte) (int, error) {
+	if b.pending == "" {
+		f, ok := <-b.frames
+		if !ok {
+			return 0, io.EOF
+		}
+		b.pending = f
+	}
+	n := copy(p, b.pending)
+	b.pending = b.pending[n:]
+	return n, nil
+}
+
+func (b *chanBody) Close() error { return nil }
+
+// TestStreamRecordedInBubbleKeepsRealTiming: a stream recorded inside a
+// synctest bubble, whose time.Now is fake and does not move while the
+// recording waits on the network, keeps the real cadence of its frames
+// (sent 10 ms apart) and its real duration.
+func TestStreamRecordedInBubbleKeepsRealTiming(t *testing.T) {
+	const step = 10 * time.Millisecond
+	streams := make(chan chan string)
+	paced := make(chan struct{})
+	sent := make([]time.Duration, len(streamFrames)) // when each frame was taken, since the request
+	go func() {
+		defer close(paced)
+		frames := make(chan string)
+		streams <- frames
+		start := time.Now()
+		for i, f := range streamFrames {
+			time.Sleep(step)
+			frames <- f
+			sent[i] = time.Since(start)
+		}
+		close(frames)
+	}()
+	path := filepath.Join(t.TempDir(), "paced.yaml")
 	synctest.Test(t, func(t *testing.T) {
-		c, err := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: slowAPI{offsets}})
+		c, err := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: pacedAPI{streams: streams}})
 		require.NoError(t, err)
-		resp, err := c.Client().Post("https://api.anthropic.com/v1/messages", "application/json",
-			strings.NewReader(`{"model":"m","max_tokens":16,"stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+		resp, err := c.Client().Post("https://api.anthropic.com/v1/messages", "application/json", strings.NewReader(`{"stream":true}`))
 		require.NoError(t, err)
 		_, err = io.ReadAll(resp.Body)
 		require.NoError(t, err)
 		require.NoError(t, resp.Body.Close())
 		require.NoError(t, c.Close())
 	})
+	<-paced
+	recs, err := cassettes.ReadRecorded(path)
+	require.NoError(t, err)
+	offs := recs[0].FrameOffsets()
+	t.Logf("offsets recorded in a bubble: %v; frames taken at %v", offs, sent)
+	require.Len(t, offs, len(streamFrames))
+	for i, d := range offs {
+		// Frame i is sent no sooner than (i+1) steps after the request,
+		// and recorded within a few ms of when the recording took it
+		// (offsets are whole milliseconds).
+		require.GreaterOrEqual(t, d, time.Duration(i+1)*step-time.Millisecond, "frame %d: %v", i, offs)
+		require.InDelta(t, sent[i].Seconds(), d.Seconds(), 0.005, "frame %d: %v, taken at %v", i, offs, sent)
+	}
+	raw, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NotContains(t, string(raw), "duration: 0s", "the real duration is kept")
+	require.NotContains(t, string(raw), "Measured-Duration", "the carrier header is never saved")
 }
 
 var (

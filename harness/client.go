@@ -11,8 +11,9 @@ import (
 )
 
 // runClient is the transport of a Run's client: one cassette, opened for
-// one run, with a run-dependent fake latency inside a bubble and a record
-// of what was asked.
+// one run, with a run-dependent fake latency inside a bubble (the
+// cassette applies it; calls counts the responses timed) and a record of
+// what was asked.
 type runClient struct {
 	run *Run
 	c   *cassettes.Cassette
@@ -34,6 +35,16 @@ func openRunClient(r *Run, path string) (*runClient, error) {
 	opts.RealTransport = closingTransport{next: opts.RealTransport}
 	_, seen := o.paths[path]
 	opts.ReplayOnly = seen
+	rc := &runClient{run: r}
+	if r.bubble {
+		opts.Latency = func(recorded time.Duration) time.Duration {
+			rc.mu.Lock()
+			call := rc.calls
+			rc.calls++
+			rc.mu.Unlock()
+			return r.rc.Latency(r.index, call, recorded)
+		}
+	}
 	opts.Hint = cassettePointer
 	c, err := cassettes.Open(stablePath(path), opts)
 	if err != nil {
@@ -42,7 +53,8 @@ func openRunClient(r *Run, path string) (*runClient, error) {
 	if !seen {
 		o.paths[path] = c.Mode() == cassettes.Record
 	}
-	return &runClient{run: r, c: c}, nil
+	rc.c = c
+	return rc, nil
 }
 
 // CassetteID returns the digest of the cassette the client replays.
@@ -51,26 +63,14 @@ func (rc *runClient) CassetteID() string { return rc.c.ID() }
 // RoundTrip replays req from the cassette. It notes the request's digest
 // (method, URL, body) so classes of runs can be told apart by what they
 // asked, remembers a miss so the run fails even if the scenario swallowed
-// it, and inside a bubble delays the response by Config.Latency.
+// it. Inside a bubble the cassette delays the response by Config.Latency
+// (see cassettes.Options.Latency).
 func (rc *runClient) RoundTrip(req *http.Request) (*http.Response, error) {
 	sent, req, err := readRequest(req)
 	if err != nil {
 		return nil, err
 	}
 	i := rc.run.noteRequest(sent)
-	rc.mu.Lock()
-	call := rc.calls
-	rc.calls++
-	rc.mu.Unlock()
-	if rc.run.bubble {
-		t := time.NewTimer(rc.run.rc.Latency(rc.run.index, call))
-		select {
-		case <-t.C:
-		case <-req.Context().Done():
-			t.Stop()
-			return nil, req.Context().Err()
-		}
-	}
 	resp, err := rc.c.Transport().RoundTrip(req)
 	if err != nil && (errors.Is(err, cassettes.ErrInteractionNotFound) || errors.Is(err, cassettes.ErrExhausted)) {
 		rc.run.noteMiss(i)

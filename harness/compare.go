@@ -1,7 +1,6 @@
 package harness
 
 import (
-
 	"github.com/codegenie/codegenie/events"
 	"github.com/codegenie/codegenie/internal/excerpt"
 	"github.com/codegenie/codegenie/internal/pindiff"

@@ -126,11 +126,17 @@ type Config struct {
 	// records and every other run replays what it recorded.
 	Cassette cassettes.Options
 	// Latency is the fake time a response served by a Run's client takes
-	// inside a synctest bubble, for the call-th request (0-based) of run
-	// run; nil means a run-dependent default, so a measured latency that
-	// reaches the output differs between runs. Outside a bubble responses
-	// are served at once: the harness never sleeps in real time.
-	Latency func(run, call int) time.Duration
+	// inside a synctest bubble, for the call-th response (0-based) of run
+	// run, given the duration the recording measured for it (0 when the
+	// cassette has none). For an event stream it is the time to its last
+	// frame: the recorded frame offsets are scaled to it. nil means the
+	// default: the recorded duration scaled by a factor between
+	// 0.5 and 2 that differs between runs and calls, so a timeout, deadline
+	// or elapsed-time cap that production could hit is hit in some runs,
+	// and a measured latency that reaches the output differs between runs.
+	// Outside a bubble responses are served at once: the harness never
+	// sleeps in real time.
+	Latency func(run, call int, recorded time.Duration) time.Duration
 	// ArtifactDir is where the evidence of a failure is written. In Check,
 	// "" means -gate.evidence, else t.ArtifactDir() under go test
 	// -artifacts, else a directory of the test's own under the user's
@@ -266,10 +272,17 @@ func (r *resolved) resolveAllowlist() error {
 	return nil
 }
 
-// defaultLatency is a response delay between 1 ms and about 1 s that
-// differs between runs and between the calls of one run.
-func defaultLatency(run, call int) time.Duration {
-	return time.Duration((run*7919+call*104729)%997+1) * time.Millisecond
+// defaultLatency is the latency of a replayed response when
+// Config.Latency is nil: the recorded duration times a factor from 0.5 to
+// just under 2, which differs between runs and between the calls of one
+// run (997 steps); for a recording without a duration, between 1 ms and
+// about 1 s.
+func defaultLatency(run, call int, recorded time.Duration) time.Duration {
+	h := (run*7919 + call*104729) % 997
+	if recorded <= 0 {
+		return time.Duration(h+1) * time.Millisecond
+	}
+	return recorded/2 + time.Duration(float64(recorded)*1.5*float64(h)/997)
 }
 
 // childIterations returns the iterations Check makes in child processes:

@@ -1,0 +1,17 @@
+package cassettes
+
+import "time"
+
+// clockStart anchors fallbackNow; package initialisation runs outside any
+// synctest bubble.
+var clockStart = time.Now()
+
+// fallbackNow is the runtime's monotonic clock since clockStart: real time
+// outside a bubble, meaningless inside one (time.Now there reads the
+// bubble's fake clock), where a recording then measures no timing.
+func fallbackNow() time.Duration {
+	if inBubble() {
+		return 0
+	}
+	return time.Since(clockStart)
+}

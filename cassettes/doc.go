@@ -102,10 +102,14 @@
 // blake3 of the canonical body, the cassette path, and then: the header
 // that differs, when an interaction with the same key has another value
 // for it; that every interaction with the request's key was already
-// served, when so; or the nearest recorded interaction (same method and
-// URL first, then fewest differing JSON fields) with its line and a
-// field-level diff of the two bodies (or the first differing byte for
-// non-JSON bodies). It ends with the command that re-records the cassette.
+// served, when so; or the nearest recorded interaction with its line and
+// a field-level diff of the two bodies (or the first differing byte for
+// non-JSON bodies). The nearest is chosen by content alone, whichever
+// interactions were already served, so under concurrent requests it is
+// the one this request was meant to be: same method, then same URL, then
+// agreeing meaningful headers, then the fewest differing JSON fields, then
+// the fewest differing bytes of the canonical bodies (outside their
+// common prefix and suffix), then file order. It ends with the command that re-records the cassette.
 // Secrets are masked in the message (see Redaction and secrets).
 //
 // When every interaction of the cassette is busy, the error wraps

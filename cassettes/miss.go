@@ -3,6 +3,7 @@ package cassettes
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/codegenie/codegenie/internal/excerpt"
@@ -94,31 +95,51 @@ func (c *Cassette) describeNearest(b *strings.Builder, cr *canonRequest) int {
 	return line
 }
 
-// nearest picks the recorded request most like cr: same method and URL
-// first, then the fewest differing body fields, then file order.
+// nearest picks the recorded request most like cr, by content alone
+// (never by which interactions were served, so under concurrency it is the
+// request this one was meant to be): same method, then same URL, then
+// agreeing meaningful headers, then the fewest differing body fields,
+// then the fewest differing body bytes (outside the longest common prefix
+// and suffix of the canonical bodies), then file order.
 func (c *Cassette) nearest(cr *canonRequest) int {
-	best, bestScore := -1, 0
+	best := -1
+	var bestScore [5]int
 	for i, rc := range c.p.canon {
-		score := 0
+		var score [5]int
 		if rc.method != cr.method {
-			score += 1 << 20
+			score[0] = 1
 		}
 		if rc.url != cr.url {
-			score += 1 << 19
+			score[1] = 1
 		}
 		if headerConflict(rc.headers, cr.headers) >= 0 {
-			score += 1 << 18
+			score[2] = 1
 		}
 		if !bytes.Equal(rc.body, cr.body) {
 			d := len(jsondiff.Lines(rc.body, cr.body))
 			if d == 0 {
-				d = 1 << 10
+				d = 1 << 20 // not both JSON: compared by bytes only
 			}
-			score += min(d, 1<<17)
+			score[3] = d
+			score[4] = byteDistance(rc.body, cr.body)
 		}
-		if best < 0 || score < bestScore {
+		if best < 0 || slices.Compare(score[:], bestScore[:]) < 0 {
 			best, bestScore = i, score
 		}
 	}
 	return best
+}
+
+// byteDistance is how many bytes of a and b lie outside their longest
+// common prefix and suffix: small when one edit separates them.
+func byteDistance(a, b []byte) int {
+	p := 0
+	for p < len(a) && p < len(b) && a[p] == b[p] {
+		p++
+	}
+	s := 0
+	for s < len(a)-p && s < len(b)-p && a[len(a)-1-s] == b[len(b)-1-s] {
+		s++
+	}
+	return len(a) + len(b) - 2*(p+s)
 }

@@ -169,3 +169,27 @@ func ExampleBuildRevision() {
 	fmt.Println(rev != "")
 	// Output: true
 }
+
+// A killed append leaves a torn last line, and appends are refused until
+// Repair drops it (it is kept in the repair log beside the ledger).
+func ExampleRepair() {
+	ctx := context.Background()
+	path, cleanup := tempLedger()
+	defer cleanup()
+	s, _ := ledger.Open(ctx, path)
+	defer s.Close()
+	s.Append(ctx, ledger.Entry{Kind: ledger.KindVerdict, Scenario: "npm", Verdict: ledger.Pass})
+	f, _ := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	f.WriteString(`{"schema":1,"seq":2,"ki`)
+	f.Close()
+	_, err := s.Append(ctx, ledger.Entry{Kind: ledger.KindVerdict, Scenario: "npm", Verdict: ledger.Pass})
+	fmt.Println(err != nil)
+	rep, _ := ledger.Repair(ctx, path)
+	fmt.Println(rep.Action, rep.Bytes, rep.HeadSeq)
+	e, _ := s.Append(ctx, ledger.Entry{Kind: ledger.KindVerdict, Scenario: "npm", Verdict: ledger.Pass})
+	fmt.Println(e.Seq)
+	// Output:
+	// true
+	// dropped 23 1
+	// 2
+}

@@ -65,7 +65,6 @@ func (w *walker) call(res *ssa.Call, c *ssa.CallCommon, v ssa.Value) {
 		}
 		return
 	}
-	addRes()
 	var fn *types.Func
 	switch {
 	case c.IsInvoke():
@@ -74,6 +73,7 @@ func (w *walker) call(res *ssa.Call, c *ssa.CallCommon, v ssa.Value) {
 		fn, _ = callee.Object().(*types.Func)
 	}
 	if fn == nil {
+		addRes()
 		w.output = true // a function value: a callback, a hook, yield
 		return
 	}
@@ -81,6 +81,10 @@ func (w *walker) call(res *ssa.Call, c *ssa.CallCommon, v ssa.Value) {
 	if fn.Pkg() != nil {
 		path = fn.Pkg().Path()
 	}
+	if waits[funcKey(fn)] {
+		return // a deadline or a wait: it decides when, not what
+	}
+	addRes()
 	if sinkFuncs[path+"."+fn.Name()] {
 		w.output = true
 		return
@@ -110,11 +114,21 @@ func (w *walker) call(res *ssa.Call, c *ssa.CallCommon, v ssa.Value) {
 		if args[0] != v && pointerLike(args[0].Type()) {
 			w.mark(args[0]) // buf.WriteString(x), h.Write(x), hdr.Set(k, x)
 		}
-	case len(args) > 1 && args[0] != v && pointerLike(args[0].Type()):
+	case len(args) > 1 && args[0] != v && (isWriter(args[0].Type()) || path == "maps" && (fn.Name() == "Copy" || fn.Name() == "Insert")):
 		w.mark(args[0]) // fmt.Fprintf(w, ...), io.Copy(dst, src), maps.Copy(dst, src)
 	case len(args) > 1 && args[1] != v && unmarshals(path, fn.Name()):
 		w.mark(args[1])
 	}
+}
+
+// waits are calls that take a time or a duration only to decide when
+// something happens: their results do not carry the value.
+var waits = map[string]bool{
+	"context.WithTimeout": true, "context.WithDeadline": true,
+	"context.WithTimeoutCause": true, "context.WithDeadlineCause": true,
+	"time.Sleep": true, "time.After": true, "time.Tick": true, "time.NewTimer": true,
+	"time.NewTicker": true, "time.AfterFunc": true,
+	"(*time.Timer).Reset": true, "(*time.Ticker).Reset": true,
 }
 
 // sinkFuncs are standard-library calls whose arguments leave the process:
@@ -154,12 +168,44 @@ func stdlib(path string) bool {
 	return !strings.Contains(first, ".")
 }
 
-// loggerPkgs are packages whose functions and methods only log.
-var loggerPkgs = map[string]bool{
-	"log": true, "log/slog": true,
-	"go.uber.org/zap": true, "github.com/sirupsen/logrus": true, "github.com/rs/zerolog": true,
-	"github.com/rs/zerolog/log": true, "github.com/go-logr/logr": true,
+// telemetry are the import paths, and prefixes of import paths ending in
+// "/", of packages whose functions and methods only log, trace or count:
+// what they are given is not the pipeline's output.
+var telemetry = []string{
+	"log", "log/slog", "expvar", "runtime/trace", "runtime/pprof",
+	"go.uber.org/zap", "go.uber.org/zap/", "github.com/sirupsen/logrus", "github.com/rs/zerolog",
+	"github.com/rs/zerolog/", "github.com/go-logr/", "go.opentelemetry.io/", "github.com/prometheus/",
 }
+
+// isTelemetry reports whether the package at path logs, traces or counts.
+func isTelemetry(path string) bool {
+	for _, t := range telemetry {
+		if path == t || strings.HasSuffix(t, "/") && strings.HasPrefix(path, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// isWriter reports whether values of t are io.Writers.
+func isWriter(t types.Type) bool {
+	if writerIface == nil {
+		return false
+	}
+	return types.Implements(t, writerIface) || types.Implements(types.NewPointer(t), writerIface) && !types.IsInterface(t)
+}
+
+// writerIface is io.Writer's method set, built without importing io's
+// type information.
+var writerIface = func() *types.Interface {
+	byteSlice := types.NewSlice(types.Typ[types.Byte])
+	params := types.NewTuple(types.NewVar(0, nil, "p", byteSlice))
+	results := types.NewTuple(types.NewVar(0, nil, "n", types.Typ[types.Int]), types.NewVar(0, nil, "err", types.Universe.Lookup("error").Type()))
+	sig := types.NewSignatureType(nil, nil, nil, params, results, false)
+	it := types.NewInterfaceType([]*types.Func{types.NewFunc(0, nil, "Write", sig)}, nil)
+	it.Complete()
+	return it
+}()
 
 // isLogger reports whether c logs: a function or method of a logging
 // package, fmt.Fprint* or a write to os.Stderr, or a test's Log method.
@@ -174,7 +220,7 @@ func isLogger(c *ssa.CallCommon) bool {
 		return false
 	}
 	path, name := fn.Pkg().Path(), fn.Name()
-	if loggerPkgs[path] {
+	if isTelemetry(path) {
 		return true
 	}
 	if path == "testing" && (strings.HasPrefix(name, "Log") || strings.HasPrefix(name, "Error") ||

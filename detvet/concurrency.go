@@ -120,7 +120,7 @@ func (c *checker) logs(call *ast.CallExpr) bool {
 	if !ok {
 		return false
 	}
-	if loggerPkgs[pkg] {
+	if isTelemetry(pkg) {
 		return true
 	}
 	if pkg == "fmt" && strings.HasPrefix(name, "Fprint") && len(call.Args) > 0 {

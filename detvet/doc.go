@@ -114,9 +114,12 @@
 //     (http.Client.Do, http.Get, http.Post);
 //   - is sent on a channel.
 //
-// It does not reach an output when it only goes to a logger: log,
-// log/slog, go.uber.org/zap, logrus, zerolog, logr, fmt.Fprint* or a
-// Write to os.Stderr, testing's Log and Error methods; or to nothing.
+// It does not reach an output when it only goes to a logger or to
+// telemetry (log, log/slog, expvar, runtime/trace, zap, logrus, zerolog,
+// logr, OpenTelemetry, Prometheus, fmt.Fprint* or a Write to os.Stderr,
+// testing's Log and Error methods), when it only decides when something
+// happens (a context deadline or timeout, a timer, a ticker, a sleep), or
+// when it goes nowhere.
 //
 // # Map order
 //

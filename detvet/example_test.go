@@ -100,3 +100,18 @@ func ExampleAnalyzer() {
 	// ---
 	// p.go:7: [env] os.Getenv reads the environment; pass configuration and API keys in explicitly
 }
+
+func ExampleConfig_Checks() {
+	var cfg detvet.Config // the zero value: every package, but only the pipeline of codegenie itself
+	for _, path := range []string{
+		"example.com/user/summarise",
+		"github.com/codegenie/codegenie/fallback",
+		"github.com/codegenie/codegenie/harness",
+	} {
+		fmt.Println(path, cfg.Checks(path))
+	}
+	// Output:
+	// example.com/user/summarise true
+	// github.com/codegenie/codegenie/fallback true
+	// github.com/codegenie/codegenie/harness false
+}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"expvar"
 	"fmt"
 	"log"
 	"log/slog"
@@ -174,4 +175,15 @@ func writeFileDirect(name string) {
 	}
 	_, _ = f.WriteString(os.Getenv("HOME")) // want `os\.Getenv reads the environment`
 	_ = f.Close()
+}
+
+var calls = expvar.NewInt("calls")
+
+func countedCall(ctx context.Context, deadline time.Time, call func(context.Context) string) string {
+	ctx, cancel := context.WithTimeout(ctx, time.Until(deadline)) // tn: a deadline for the call, not part of its output
+	defer cancel()
+	start := time.Now() // tn: reaches only a counter
+	out := call(ctx)
+	calls.Add(int64(time.Since(start))) // tn
+	return out
 }

@@ -6,15 +6,20 @@ DETVET_PKGS := ./events/... ./rag/... ./prompt/... ./llm/... ./fallback/...
 FUZZTIME ?= 10s
 FUZZMINIMIZETIME ?= 5s
 
-.PHONY: check test gate bench fuzz fmt vet staticcheck tidy-check race detvet
+.PHONY: check test gate bench fuzz fmt vet cross-vet staticcheck tidy-check race detvet
 
-check: fmt vet staticcheck tidy-check detvet race
+check: fmt vet cross-vet staticcheck tidy-check detvet race
 
 fmt:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
 
 vet:
 	$(GO) vet ./...
+
+# cross-vet: the module builds and vets for the other systems Go users work on.
+cross-vet:
+	GOOS=windows $(GO) vet ./...
+	GOOS=darwin $(GO) vet ./...
 
 staticcheck:
 	$(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)

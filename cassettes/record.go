@@ -1,6 +1,8 @@
 package cassettes
 
 import (
+	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -121,7 +124,7 @@ func (r *recording) save() error {
 			who, why, kept, c.hint))
 	}
 	cs := cassette.New(strings.TrimSuffix(c.path, ".yaml"))
-	for _, i := range r.captured {
+	for _, i := range inStableOrder(r.captured) {
 		cs.AddInteraction(redactInteraction(i))
 	}
 	data, err := yaml.Marshal(cs)
@@ -170,6 +173,41 @@ func (r *recording) write(data []byte) (err error) {
 		}
 	}()
 	return applyOne(l, filepath.Base(c.path), data, responseDate(r.captured))
+}
+
+// inStableOrder returns the captured interactions sorted by what was
+// asked (method, canonical URL, canonical body, meaningful headers), and
+// in arrival order among identical requests: so a concurrent pipeline
+// recorded again unchanged gives the same bytes, and a changed request
+// moves only its own lines.
+func inStableOrder(captured []*cassette.Interaction) []*cassette.Interaction {
+	type keyed struct {
+		i  *cassette.Interaction
+		cr *canonRequest
+	}
+	ks := make([]keyed, len(captured))
+	for n, i := range captured {
+		u, err := url.Parse(i.Request.URL)
+		if err != nil {
+			u = &url.URL{Path: i.Request.URL}
+		}
+		cr := canonicalHead(i.Request.Method, u, http.Header(i.Request.Headers), nil)
+		cr.setBody([]byte(i.Request.Body))
+		ks[n] = keyed{i, cr}
+	}
+	slices.SortStableFunc(ks, func(a, b keyed) int {
+		return cmp.Or(
+			strings.Compare(a.cr.method, b.cr.method),
+			strings.Compare(a.cr.url, b.cr.url),
+			bytes.Compare(a.cr.body, b.cr.body),
+			slices.Compare(a.cr.headers, b.cr.headers),
+		)
+	})
+	out := make([]*cassette.Interaction, len(ks))
+	for n, k := range ks {
+		out[n] = k.i
+	}
+	return out
 }
 
 // applyOne records one cassette re-recorded by a test flag into the

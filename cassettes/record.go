@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/codegenie/codegenie/events"
 	"gopkg.in/dnaeon/go-vcr.v3/cassette"
 	"gopkg.in/dnaeon/go-vcr.v3/recorder"
 	"gopkg.in/yaml.v3"
@@ -30,6 +31,7 @@ type recording struct {
 	err      error
 	captured []*cassette.Interaction // guarded by c.mu
 	failed   error                   // the first transport error; guarded by c.mu
+	undo     *undo                   // what save replaced; guarded by c.mu
 }
 
 func newRecording(c *Cassette) *recording { return &recording{c: c} }
@@ -160,7 +162,12 @@ func (r *recording) write(data []byte) (err error) {
 	}
 	_, merr := os.Stat(filepath.Join(dir, ManifestName))
 	if c.opts.Mode != Replay || c.opts.Manifest != "" || errors.Is(merr, fs.ErrNotExist) {
-		return writeFileAtomic(c.path, data, c.opts.createTemp)
+		u := &undo{cassette: previous(c.path), wrote: events.Sum(data)}
+		if err := writeFileAtomic(c.path, data, c.opts.createTemp); err != nil {
+			return err
+		}
+		r.undo = u
+		return nil
 	}
 	l, err := lockDir(dir)
 	if err != nil {
@@ -172,7 +179,16 @@ func (r *recording) write(data []byte) (err error) {
 			err = uerr
 		}
 	}()
-	return applyOne(l, filepath.Base(c.path), data, responseDate(r.captured))
+	mpath := filepath.Join(dir, ManifestName)
+	u := &undo{cassette: previous(c.path), manifest: previous(mpath), wrote: events.Sum(data)}
+	if err := applyOne(l, filepath.Base(c.path), data, responseDate(r.captured)); err != nil {
+		return err
+	}
+	if m := previous(mpath); m != nil {
+		u.wroteManifest = events.Sum(m.data)
+		r.undo = u
+	}
+	return nil
 }
 
 // inStableOrder returns the captured interactions sorted by what was

@@ -49,6 +49,9 @@ func openRunClient(r *Run, path string) (*runClient, error) {
 	}
 	if !seen {
 		o.paths[path] = c.Mode() == cassettes.Record
+		if c.Mode() == cassettes.Record {
+			o.noteRecorder(path, c)
+		}
 	}
 	return &runClient{run: r, c: c}, nil
 }

@@ -45,14 +45,7 @@ func TestRecordSwitch(t *testing.T) {
 			return nil, err
 		}
 		run.Pin("cassette_id", c.Transport.(interface{ CassetteID() string }).CassetteID())
-		req, _ := http.NewRequestWithContext(ctx, "POST", "https://api.example.com/v1/greet", strings.NewReader(`{"who":"world"}`))
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := c.Do(req)
-		if err != nil {
-			return nil, err
-		}
-		defer resp.Body.Close()
-		return io.ReadAll(resp.Body)
+		return postGreet(ctx, c)
 	}, false)
 	require.Equal(t, Pass, rep.Verdict, "%s", rep)
 	require.Equal(t, []string{path}, rep.Recorded)
@@ -80,19 +73,9 @@ func TestRecordingNotKeptWhenGateFails(t *testing.T) {
 	redirect, err := cassettes.Redirect("https://api.example.com", srv.URL, nil)
 	require.NoError(t, err)
 	path := filepath.Join(t.TempDir(), "unkept.yaml")
-	send := func(ctx context.Context, c *http.Client) ([]byte, error) {
-		req, _ := http.NewRequestWithContext(ctx, "POST", "https://api.example.com/v1/greet", strings.NewReader(`{"who":"world"}`))
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := c.Do(req)
-		if err != nil {
-			return nil, err
-		}
-		defer resp.Body.Close()
-		return io.ReadAll(resp.Body)
-	}
 	earlier, err := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: closingTransport{next: redirect}})
 	require.NoError(t, err)
-	_, err = send(context.Background(), earlier.Client())
+	_, err = postGreet(context.Background(), earlier.Client())
 	require.NoError(t, err)
 	require.NoError(t, earlier.Close())
 	before, err := os.ReadFile(path)
@@ -109,7 +92,7 @@ func TestRecordingNotKeptWhenGateFails(t *testing.T) {
 		if err != nil {
 			return nil, err
 		}
-		out, err := send(ctx, c)
+		out, err := postGreet(ctx, c)
 		// A bug: every run's output differs.
 		return fmt.Appendf(out, " run %d", runs.Add(1)), err
 	}, false)
@@ -120,4 +103,16 @@ func TestRecordingNotKeptWhenGateFails(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, string(before), string(after), "the earlier cassette is back")
 	require.Contains(t, rep.String(), "the recording of "+path+" was not kept: the replay gate that followed it did not pass (NONDETERMINISTIC)")
+}
+
+// postGreet sends the request the record tests' scenarios make.
+func postGreet(ctx context.Context, c *http.Client) ([]byte, error) {
+	req, _ := http.NewRequestWithContext(ctx, "POST", "https://api.example.com/v1/greet", strings.NewReader(`{"who":"world"}`))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	return io.ReadAll(resp.Body)
 }

@@ -30,9 +30,13 @@
 // recorder in ModeRecordOnly, and Close saves. Redirect makes a transport
 // that sends requests for the API's root to a local fake or a proxy while
 // the cassette records the URL the client used, so it replays against the
-// real API's URL whatever port the fake had. Interactions are saved in the
-// order their responses arrived, so record sequentially when the digest
-// must be reproducible. A cassette re-recorded by a flag in a directory
+// real API's URL whatever port the fake had. Interactions are saved sorted
+// by what was asked (method, canonical URL, canonical body, then the
+// meaningful headers; see Matching), and in arrival order among identical
+// requests, so a concurrent pipeline recorded again unchanged gives the
+// same bytes, and a changed request changes only its own lines. Replay
+// matches by content, so the order never changes what a request is served
+// (except among identical requests, which are served in file order). A cassette re-recorded by a flag in a directory
 // with a manifest is applied to it (see Applying re-recorded cassettes),
 // forced, with the reason "re-recorded with go test -cassettes.record".
 //

@@ -1,6 +1,8 @@
 package cassettes
 
 import (
+	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -9,10 +11,12 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/codegenie/codegenie/events"
 	"gopkg.in/dnaeon/go-vcr.v3/cassette"
 	"gopkg.in/dnaeon/go-vcr.v3/recorder"
 	"gopkg.in/yaml.v3"
@@ -27,6 +31,7 @@ type recording struct {
 	err      error
 	captured []*cassette.Interaction // guarded by c.mu
 	failed   error                   // the first transport error; guarded by c.mu
+	undo     *undo                   // what save replaced; guarded by c.mu
 }
 
 func newRecording(c *Cassette) *recording { return &recording{c: c} }
@@ -123,7 +128,7 @@ func (r *recording) save() error {
 			who, why, kept, c.hint))
 	}
 	cs := cassette.New(strings.TrimSuffix(c.path, ".yaml"))
-	for _, i := range r.captured {
+	for _, i := range inStableOrder(r.captured) {
 		cs.AddInteraction(redactInteraction(i))
 	}
 	data, err := yaml.Marshal(cs)
@@ -159,7 +164,12 @@ func (r *recording) write(data []byte) (err error) {
 	}
 	_, merr := os.Stat(filepath.Join(dir, ManifestName))
 	if c.opts.Mode != Replay || c.opts.Manifest != "" || errors.Is(merr, fs.ErrNotExist) {
-		return writeFileAtomic(c.path, data, c.opts.createTemp)
+		u := &undo{cassette: previous(c.path), wrote: events.Sum(data)}
+		if err := writeFileAtomic(c.path, data, c.opts.createTemp); err != nil {
+			return err
+		}
+		r.undo = u
+		return nil
 	}
 	l, err := lockDir(dir)
 	if err != nil {
@@ -171,7 +181,51 @@ func (r *recording) write(data []byte) (err error) {
 			err = uerr
 		}
 	}()
-	return applyOne(l, filepath.Base(c.path), data, responseDate(r.captured))
+	mpath := filepath.Join(dir, ManifestName)
+	u := &undo{cassette: previous(c.path), manifest: previous(mpath), wrote: events.Sum(data)}
+	if err := applyOne(l, filepath.Base(c.path), data, responseDate(r.captured)); err != nil {
+		return err
+	}
+	if m := previous(mpath); m != nil {
+		u.wroteManifest = events.Sum(m.data)
+		r.undo = u
+	}
+	return nil
+}
+
+// inStableOrder returns the captured interactions sorted by what was
+// asked (method, canonical URL, canonical body, meaningful headers), and
+// in arrival order among identical requests: so a concurrent pipeline
+// recorded again unchanged gives the same bytes, and a changed request
+// moves only its own lines.
+func inStableOrder(captured []*cassette.Interaction) []*cassette.Interaction {
+	type keyed struct {
+		i  *cassette.Interaction
+		cr *canonRequest
+	}
+	ks := make([]keyed, len(captured))
+	for n, i := range captured {
+		u, err := url.Parse(i.Request.URL)
+		if err != nil {
+			u = &url.URL{Path: i.Request.URL}
+		}
+		cr := canonicalHead(i.Request.Method, u, http.Header(i.Request.Headers), nil)
+		cr.setBody([]byte(i.Request.Body))
+		ks[n] = keyed{i, cr}
+	}
+	slices.SortStableFunc(ks, func(a, b keyed) int {
+		return cmp.Or(
+			strings.Compare(a.cr.method, b.cr.method),
+			strings.Compare(a.cr.url, b.cr.url),
+			bytes.Compare(a.cr.body, b.cr.body),
+			slices.Compare(a.cr.headers, b.cr.headers),
+		)
+	})
+	out := make([]*cassette.Interaction, len(ks))
+	for n, k := range ks {
+		out[n] = k.i
+	}
+	return out
 }
 
 // applyOne records one cassette re-recorded by a test flag into the

@@ -52,6 +52,9 @@ func openRunClient(r *Run, path string) (*runClient, error) {
 	}
 	if !seen {
 		o.paths[path] = c.Mode() == cassettes.Record
+		if c.Mode() == cassettes.Record {
+			o.noteRecorder(path, c)
+		}
 	}
 	rc.c = c
 	return rc, nil

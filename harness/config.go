@@ -123,7 +123,9 @@ type Config struct {
 	// local fake), APIKey, AllowUnused, Manifest and Hint (in Check, empty
 	// means the test's own go test line with the record flag). Mode and
 	// ReplayOnly are the harness's: under the record switch the first run
-	// records and every other run replays what it recorded.
+	// records and every other run replays what it recorded, and the
+	// recording is kept only when the gate then passes (otherwise the
+	// earlier cassette, or none, is put back and the report says why).
 	Cassette cassettes.Options
 	// Latency is the fake time a response served by a Run's client takes
 	// inside a synctest bubble, for the call-th response (0-based) of run
@@ -183,6 +185,9 @@ type resolved struct {
 type openedCassettes struct {
 	mu    sync.Mutex
 	paths map[string]bool
+	// recorders are the cassettes whose first opening recorded, kept
+	// only if the gate passes.
+	recorders map[string]*cassettes.Cassette
 }
 
 func (c Config) resolve() (resolved, error) {
@@ -307,6 +312,34 @@ func (o *openedCassettes) recorded() []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// noteRecorder keeps c, a first opening of path that records.
+func (o *openedCassettes) noteRecorder(path string, c *cassettes.Cassette) {
+	if o.recorders == nil {
+		o.recorders = map[string]*cassettes.Cassette{}
+	}
+	o.recorders[path] = c
+}
+
+// keepIfPassed keeps the cassettes run 0 recorded when the gate passed,
+// and otherwise discards each recording (the earlier cassette, or none,
+// is back). It returns what the report says when it discarded.
+func (o *openedCassettes) keepIfPassed(rep *Report) string {
+	if rep.Err() == nil {
+		return ""
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var lines []string
+	for _, p := range slices.Sorted(maps.Keys(o.recorders)) {
+		if err := o.recorders[p].Discard(); err != nil {
+			lines = append(lines, fmt.Sprintf("the recording of %s was not kept, but could not be discarded: %v", p, err))
+			continue
+		}
+		lines = append(lines, fmt.Sprintf("the recording of %s was not kept: the replay gate that followed it did not pass (%s), so %s is back as it was before recording; fix what the report names, then record again", p, rep.Verdict, p))
+	}
+	return strings.Join(lines, "\n")
 }
 
 // list returns the cassette paths the gate's runs opened.

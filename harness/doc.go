@@ -60,7 +60,10 @@
 // Config.Cassette.RealTransport (a cassettes.Redirect to a local fake, or
 // the live API), each connection closed after its response so that
 // nothing outlives the run; then run 0 is made again, and every other run
-// and every child process replays what it recorded.
+// and every child process replays what it recorded. The recording is kept
+// only when the gate then passes; otherwise each cassette run 0 recorded
+// is put back as it was before (or removed, if it was new), and
+// Report.RecordingDiscarded says so.
 //
 // # Child processes
 //

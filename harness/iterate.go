@@ -151,6 +151,10 @@ func iterate(ctx context.Context, rc *resolved, rep *Report, s Scenario, e env) 
 	if rep.Verdict != Pass && rep.Verdict != "" && !e.noEvidence {
 		writeEvidence(rc, e, rep, g)
 	}
+	if len(rep.Recorded) > 0 {
+		// A recording is kept only when the replay gate after it passes.
+		rep.RecordingDiscarded = rc.opened.keepIfPassed(rep)
+	}
 }
 
 // judge fills the verdict, the classes and the comparison of the two

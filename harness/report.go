@@ -70,6 +70,9 @@ type Report struct {
 	// Recorded lists the cassettes run 0 recorded (the cassettes record
 	// switch selected them); run 0 was then made again, replaying them.
 	Recorded []string `json:"recorded,omitempty"`
+	// RecordingDiscarded says why the recordings of run 0 were not kept
+	// (the gate did not pass, so each cassette is back as it was).
+	RecordingDiscarded string `json:"recording_discarded,omitempty"`
 	// Evidence lists the files written for a failure; EvidenceError says
 	// why they could not be written.
 	Evidence      []Evidence `json:"evidence,omitempty"`

@@ -38,6 +38,9 @@ func (r *Report) Text(w io.Writer) error {
 	for _, p := range r.Recorded {
 		fmt.Fprintf(&sb, "recorded %s in run 0 (the record switch selected it); every run replayed it\n", p)
 	}
+	if r.RecordingDiscarded != "" {
+		fmt.Fprintf(&sb, "%s\n", r.RecordingDiscarded)
+	}
 	writeAllowlist(&sb, r.Allowlist)
 	writeClasses(&sb, r.Classes)
 	writeProcesses(&sb, r.Processes)

@@ -127,14 +127,24 @@ type field struct {
 	src         string
 }
 
-// text is the field as the secret ruleset reads it: a header as
+// writeTo writes the field as the secret ruleset reads it: a header as
 // "Name: value", anything else as its value; one line or more, ended by
 // a newline.
-func (f field) text() string {
-	if f.name == "" {
-		return f.value + "\n"
+func (f field) writeTo(b *strings.Builder) {
+	if f.name != "" {
+		b.WriteString(f.name)
+		b.WriteString(": ")
 	}
-	return f.name + ": " + f.value + "\n"
+	b.WriteString(f.value)
+	b.WriteByte('\n')
+}
+
+// len is how many bytes writeTo writes.
+func (f field) len() int {
+	if f.name != "" {
+		return len(f.name) + 2 + len(f.value) + 1
+	}
+	return len(f.value) + 1
 }
 
 // fields calls yield with every string of interaction i's meaning: the

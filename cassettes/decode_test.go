@@ -17,16 +17,29 @@ import (
 
 // requireDecodedAlike fails unless text decodes here exactly as go-vcr's
 // cassette.Load decodes it (yaml.Unmarshal into a cassette.Cassette), or
-// is refused; it reports whether it decoded.
+// is refused, whole and in batches of every size tried; it reports
+// whether it decoded whole.
 func requireDecodedAlike(t require.TestingT, text string) bool {
 	c, lines, err := decodeYAML("f.yaml", []byte(text), "")
 	if err != nil {
+		for _, size := range []int{1, 100, batchBytes} {
+			_, _, err := decodeBatched([]byte(text), size)
+			require.Error(t, err, "batches of %d decoded what the whole refuses:\n%s", size, text)
+		}
 		return false
 	}
 	want := cassette.New("")
 	require.NoError(t, yaml.Unmarshal([]byte(text), want), "decoded text go-vcr refuses:\n%s", text)
 	require.Equal(t, want.Interactions, c.Interactions, "%s", text)
 	require.Len(t, lines, len(c.Interactions))
+	for _, size := range []int{1, 100, batchBytes} {
+		bc, blines, err := decodeBatched([]byte(text), size)
+		if err != nil {
+			continue // decoded whole
+		}
+		require.Equal(t, c.Interactions, bc.Interactions, "batches of %d:\n%s", size, text)
+		require.Equal(t, lines, blines, "batches of %d:\n%s", size, text)
+	}
 	return true
 }
 
@@ -95,6 +108,12 @@ var yamlEdgeCases = []string{
 	"version: 3\ninteractions: []\n",
 	"version: 2\r\ninteractions: []\r\n",
 	"version: 2\ninteractions: []\n---\nversion: 2\n",
+	"version: 2\ninteractions:\n    - id: 0\n...\n    - id: 1\n",
+	"---\nversion: 2\ninteractions:\n- id: 0\n---\n- id: 1\n",
+	"version: 2\ninteractions:\n    - request: &r\n        url: u\n        method: GET\n    - request: *r\n      response:\n        <<: {code: 200}\n",
+	"version: 2\ninteractions:\n    - request:\n        body: \"a\n    - id: 1\n          b\"\n    - id: 2\n",
+	"version: 2\ninteractions:\n    - request:\n        body: !!binary /w==\n        headers: {A: [x]}\n",
+	"version: 2\ninteractions:\n- id: 0\n  request: {url: u}\n- id: 1\nfoo: bar\n",
 	"version: 2\ninteractions: []\n...\n",
 	"\tversion: 2\n",
 	"interactions: []\n",
@@ -231,4 +250,36 @@ func TestDecodeAcceptsWhatGoVCRWrites(t *testing.T) {
 			require.True(t, requireDecodedAlike(t, text), "refused what go-vcr writes and reads:\n%s", text)
 		}
 	})
+}
+
+// TestDecodeBatchesLargeCassettes: a cassette of many interactions in the
+// layout go-vcr writes decodes in batches exactly as whole; an alias to an
+// anchor in an earlier batch makes it decode whole, as go-vcr does, when
+// it is small enough, and refused when it is not.
+func TestDecodeBatchesLargeCassettes(t *testing.T) {
+	raw, err := os.ReadFile(benchCassette(t, 300) + ".yaml")
+	require.NoError(t, err)
+	require.Greater(t, len(raw), 4*batchBytes)
+	c, lines, err := decodeYAML("f.yaml", raw, "")
+	require.NoError(t, err)
+	bc, blines, err := decodeBatched(raw, batchBytes)
+	require.NoError(t, err)
+	require.Equal(t, c.Interactions, bc.Interactions)
+	require.Equal(t, lines, blines)
+
+	text := strings.Replace(string(raw), "method: POST", "method: &m POST", 1)
+	i := strings.LastIndex(text, "method: POST")
+	text = text[:i] + "method: *m" + text[i+len("method: POST"):]
+	_, _, err = decodeBatched([]byte(text), batchBytes)
+	require.ErrorContains(t, err, "unknown anchor")
+	require.True(t, requireDecodedAlike(t, text))
+	p, err := parseCassette("f.yaml", []byte(text), "")
+	require.NoError(t, err)
+	require.Len(t, p.c.Interactions, 300)
+
+	item := text[strings.Index(text, "    - id: 1\n"):strings.Index(text, "    - id: 2\n")]
+	big := text + strings.Repeat(item, maxTreeBytes/len(item)+1)
+	_, err = parseCassette("f.yaml", []byte(big), "")
+	require.ErrorIs(t, err, ErrInvalidCassette)
+	require.ErrorContains(t, err, "layout go-vcr writes")
 }

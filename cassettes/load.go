@@ -8,17 +8,15 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"regexp"
-	"strconv"
 	"sync"
 
 	"github.com/codegenie/codegenie/events"
 	"gopkg.in/dnaeon/go-vcr.v3/cassette"
-	"gopkg.in/yaml.v3"
 )
 
 // parsed is a cassette file decoded, checked and indexed for replay. It is
-// shared by every Open of the same content and never modified.
+// shared by every Open of the same content and never modified but for
+// checked, which caches findings under its own lock.
 type parsed struct {
 	path    string
 	raw     []byte
@@ -33,6 +31,7 @@ type parsed struct {
 	digest  events.Digest    // cassette_id: of the decoded content
 	sum     events.Digest    // blake3 of raw: of the text
 	decoded map[int]string   // body b (see bodyAt) decoded from its Content-Encoding
+	checked checked          // the secret checks' findings, made once
 }
 
 // maxCassetteBytes bounds the cassette files this package reads.
@@ -50,18 +49,6 @@ var parsedCache struct {
 // maxCachedBytes bounds the file bytes parsedCache keeps (its index and
 // decoded copy are of the same order); past it the cache starts over.
 const maxCachedBytes = 64 << 20
-
-var yamlLine = regexp.MustCompile(`line (\d+)`)
-
-// lineOf extracts the first "line N" a yaml error mentions.
-func lineOf(err error) int {
-	m := yamlLine.FindStringSubmatch(err.Error())
-	if m == nil {
-		return 0
-	}
-	n, _ := strconv.Atoi(m[1])
-	return n
-}
 
 // readCassette reads and validates path. refresh is the command named when
 // the file is missing.
@@ -127,7 +114,7 @@ func parseCassette(path string, raw []byte, refresh string) (*parsed, error) {
 		refresh = "a new recording"
 	}
 	invalid := invalidFunc(path, refresh)
-	c, lines, err := decodeYAML(path, raw, refresh)
+	c, lines, err := decodeCassette(path, raw, refresh)
 	if err != nil {
 		return nil, err
 	}
@@ -154,62 +141,6 @@ func invalidFunc(path, refresh string) func(line int, format string, args ...any
 			"%v: %s; replace it with a new recording rather than editing it by hand: %s",
 			ErrInvalidCassette, fmt.Sprintf(format, args...), refresh))
 	}
-}
-
-// decodeYAML decodes raw with yaml.v3 as go-vcr does (aliases, merge keys
-// and !!binary resolved by yaml.v3), returning the cassette and the line of
-// each interaction.
-func decodeYAML(path string, raw []byte, refresh string) (*cassette.Cassette, []int, error) {
-	invalid := invalidFunc(path, refresh)
-	var doc yaml.Node
-	if err := yaml.Unmarshal(raw, &doc); err != nil {
-		return nil, nil, invalid(lineOf(err), "%v (the file is truncated or is not YAML)", err)
-	}
-	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
-		return nil, nil, invalid(1, "empty file")
-	}
-	root := doc.Content[0]
-	if root.Kind != yaml.MappingNode {
-		return nil, nil, invalid(root.Line, "top level is not a mapping")
-	}
-	var versionNode, interactionsNode *yaml.Node
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		switch root.Content[i].Value {
-		case "version":
-			versionNode = root.Content[i+1]
-		case "interactions":
-			interactionsNode = root.Content[i+1]
-		}
-	}
-	if versionNode == nil {
-		return nil, nil, newErr(path, root.Line, "parse", detailf(ErrUnsupportedVersion,
-			"%v: no version field; go-vcr v3 reads format version %d", ErrUnsupportedVersion, cassette.CassetteFormatV2))
-	}
-	var version int
-	if err := versionNode.Decode(&version); err != nil || version != cassette.CassetteFormatV2 {
-		return nil, nil, newErr(path, versionNode.Line, "parse", detailf(ErrUnsupportedVersion,
-			"%v: version %q, want %d (go-vcr v3 format); re-record it: %s",
-			ErrUnsupportedVersion, versionNode.Value, cassette.CassetteFormatV2, refresh))
-	}
-	c := cassette.New("")
-	c.IsNew = false
-	if err := root.Decode(c); err != nil {
-		return nil, nil, invalid(lineOf(err), "%v", err)
-	}
-	var lines []int
-	if interactionsNode = resolve(interactionsNode); interactionsNode != nil {
-		if interactionsNode.Kind != yaml.SequenceNode && !(interactionsNode.Kind == yaml.ScalarNode && interactionsNode.Tag == "!!null") {
-			return nil, nil, invalid(interactionsNode.Line, "interactions is not a list")
-		}
-		lines = make([]int, len(interactionsNode.Content))
-		for i, n := range interactionsNode.Content {
-			lines[i] = n.Line
-		}
-	}
-	if len(lines) != len(c.Interactions) {
-		return nil, nil, invalid(0, "decoded %d interactions from %d list items", len(c.Interactions), len(lines))
-	}
-	return c, lines, nil
 }
 
 // add checks interaction i and indexes it for replay, hashing with h and
@@ -257,15 +188,3 @@ func canonicalKeys(h http.Header) http.Header {
 	}
 	return h
 }
-
-// resolve follows n through aliases.
-func resolve(n *yaml.Node) *yaml.Node {
-	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < maxAliasHops; i++ {
-		n = n.Alias
-	}
-	return n
-}
-
-// maxAliasHops bounds the aliases resolve follows: yaml.v3 makes no alias
-// of an alias, so one hop is all a document has.
-const maxAliasHops = 8

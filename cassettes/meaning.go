@@ -127,14 +127,24 @@ type field struct {
 	src         string
 }
 
-// text is the field as the secret ruleset reads it: a header as
+// writeTo writes the field as the secret ruleset reads it: a header as
 // "Name: value", anything else as its value; one line or more, ended by
 // a newline.
-func (f field) text() string {
-	if f.name == "" {
-		return f.value + "\n"
+func (f field) writeTo(b *strings.Builder) {
+	if f.name != "" {
+		b.WriteString(f.name)
+		b.WriteString(": ")
 	}
-	return f.name + ": " + f.value + "\n"
+	b.WriteString(f.value)
+	b.WriteByte('\n')
+}
+
+// len is how many bytes writeTo writes.
+func (f field) len() int {
+	if f.name != "" {
+		return len(f.name) + 2 + len(f.value) + 1
+	}
+	return len(f.value) + 1
 }
 
 // fields calls yield with every string of interaction i's meaning: the
@@ -201,19 +211,10 @@ func sortedKeys[M ~map[string][]string](m M) []string {
 
 // lineOf returns the line of interaction i's text where the string src
 // is written (through aliases, as the base64 of a !!binary scalar), or
-// the interaction's line when it cannot tell.
+// the interaction's line when it cannot tell. It parses the whole text
+// again, or, past maxTreeBytes, the interaction's own lines.
 func (p *parsed) lineOf(i int, src string) int {
-	var doc yaml.Node
-	if yaml.Unmarshal(p.raw, &doc) != nil || len(doc.Content) == 0 {
-		return p.lines[i]
-	}
-	var items *yaml.Node
-	for _, n := range mappingValues(resolve(doc.Content[0]), "interactions") {
-		items = resolve(n)
-	}
-	if items == nil || i >= len(items.Content) {
-		return p.lines[i]
-	}
+	item, shift := p.itemNode(i)
 	budget := maxLineSearch
 	var find func(n *yaml.Node) int
 	find = func(n *yaml.Node) int {
@@ -235,10 +236,49 @@ func (p *parsed) lineOf(i int, src string) int {
 		}
 		return 0
 	}
-	if l := find(items.Content[i]); l > 0 {
-		return l
+	if l := find(item); l > 0 {
+		return l + shift
 	}
 	return p.lines[i]
+}
+
+// itemNode parses interaction i's node again, with the number of lines
+// its node's lines are off by; nil when that fails.
+func (p *parsed) itemNode(i int) (*yaml.Node, int) {
+	var doc yaml.Node
+	if len(p.raw) <= maxTreeBytes {
+		if yaml.Unmarshal(p.raw, &doc) != nil || len(doc.Content) == 0 {
+			return nil, 0
+		}
+		for _, n := range mappingValues(resolve(doc.Content[0]), "interactions") {
+			if n = resolve(n); n != nil && i < len(n.Content) {
+				return n.Content[i], 0
+			}
+		}
+		return nil, 0
+	}
+	from, to := lineStart(p.raw, p.lines[i]), len(p.raw)
+	if i+1 < len(p.lines) {
+		to = lineStart(p.raw, p.lines[i+1])
+	}
+	if yaml.Unmarshal(p.raw[from:to], &doc) != nil || len(doc.Content) == 0 ||
+		doc.Content[0].Kind != yaml.SequenceNode || len(doc.Content[0].Content) != 1 {
+		return nil, 0
+	}
+	return doc.Content[0].Content[0], p.lines[i] - 1
+}
+
+// lineStart is the offset of 1-based line n of raw (len(raw) past its end).
+func lineStart(raw []byte, n int) int {
+	off := 0
+	for ; n > 1; n-- {
+		j := bytes.IndexByte(raw[off:], '\n')
+		if j < 0 {
+			return len(raw)
+		}
+		off += j + 1
+	}
+	return off
 }
 
 // maxLineSearch bounds the nodes lineOf visits.

@@ -265,3 +265,31 @@ func TestOpenScansMeaning(t *testing.T) {
 		})
 	}
 }
+
+// TestCredentialLineInLargeCassette: past maxTreeBytes, the line of a
+// credential is found by parsing its interaction's own lines.
+func TestCredentialLineInLargeCassette(t *testing.T) {
+	big := strings.Repeat("lorem ipsum ", 64<<10/12)
+	item := func(id int, headers string) string {
+		return fmt.Sprintf("    - id: %d\n      request:\n        body: %s\n        headers:\n%s        url: https://api.example.com/%d\n        method: POST\n      response:\n        body: '{}'\n        status: 200 OK\n        code: 200\n",
+			id, big, headers, id)
+	}
+	var b strings.Builder
+	b.WriteString("---\nversion: 2\ninteractions:\n")
+	n := maxTreeBytes/len(big) + 2
+	for id := range n - 1 {
+		b.WriteString(item(id, "            Content-Type: [application/json]\n"))
+	}
+	line := strings.Count(b.String(), "\n") + 6
+	b.WriteString(item(n-1, "            X-Trace: &c\n                - sid=Q8wE3rT6yU1iO9pA4sD7\n            Cookie: *c\n"))
+	require.Greater(t, b.Len(), maxTreeBytes)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "big.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o644))
+	writeManifestFor(t, dir, "big.yaml") // so that the ruleset does not run
+	_, err := Open(path, Options{AllowUnused: true})
+	require.ErrorIs(t, err, ErrSecret)
+	var ce *CassetteError
+	require.ErrorAs(t, err, &ce)
+	require.Equal(t, line, ce.Line)
+}

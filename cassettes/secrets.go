@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/codegenie/codegenie/cassettes/internal/secrets"
 	"github.com/codegenie/codegenie/events"
@@ -53,11 +54,11 @@ const maxCachedScans = 256
 // placeholder, and, when deep, anything the secrets ruleset finds in the
 // text or in what it means.
 func findSecret(p *parsed, apiKey string, deep bool) *secretFinding {
-	if f := keyFinding(p, apiKey); f != nil {
+	if f := p.checked.key(p, apiKey); f != nil {
 		return f
 	}
 	if !deep {
-		return credentialHeader(p)
+		return p.checked.credential(p)
 	}
 	scanCache.Lock()
 	f, ok := scanCache.m[p.sum]
@@ -72,6 +73,44 @@ func findSecret(p *parsed, apiKey string, deep bool) *secretFinding {
 	}
 	scanCache.m[p.sum] = f
 	scanCache.Unlock()
+	return f
+}
+
+// checked holds the findings of the checks that run at every Open of a
+// cassette, so each runs once per content (and key) in a process.
+type checked struct {
+	mu       sync.Mutex
+	credDone bool
+	cred     *secretFinding
+	keys     map[events.Digest]*secretFinding // by the blake3 of the key
+}
+
+// credential is credentialHeader(p), made once.
+func (c *checked) credential(p *parsed) *secretFinding {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.credDone {
+		c.cred, c.credDone = credentialHeader(p), true
+	}
+	return c.cred
+}
+
+// key is keyFinding(p, apiKey), made once per key.
+func (c *checked) key(p *parsed, apiKey string) *secretFinding {
+	if len(apiKey) < 8 {
+		return nil
+	}
+	k := events.Sum([]byte(apiKey))
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	f, ok := c.keys[k]
+	if !ok {
+		if c.keys == nil || len(c.keys) >= maxCachedScans {
+			c.keys = map[events.Digest]*secretFinding{}
+		}
+		f = keyFinding(p, apiKey)
+		c.keys[k] = f
+	}
 	return f
 }
 
@@ -141,38 +180,56 @@ func scanParsed(p *parsed) *secretFinding {
 			best = f
 		}
 	}
-	if fs := secrets.Scan(string(p.raw)); len(fs) > 0 {
+	// p.raw is never written after it is read, so the string may share it.
+	if fs := secrets.Scan(unsafe.String(unsafe.SliceData(p.raw), len(p.raw))); len(fs) > 0 {
 		keep(&secretFinding{what: fs[0].Description + " (rule " + fs[0].Rule + ")", line: lineOfOffset(p.raw, fs[0].Start)})
 	}
+	if f := scanMeaning(p); f != nil {
+		keep(f)
+	}
+	return best
+}
+
+// scanChunk is about how much of a cassette's meaning the ruleset reads at
+// once: what it means is scanned interaction by interaction, in chunks of
+// whole interactions.
+const scanChunk = 1 << 20
+
+// scanMeaning runs the secrets ruleset over what p means and returns its
+// first finding, or nil.
+func scanMeaning(p *parsed) *secretFinding {
 	var b strings.Builder
-	starts := make([]int, len(p.c.Interactions))
-	for i := range p.c.Interactions {
-		starts[i] = b.Len()
+	var starts []int // of each interaction of the chunk in b
+	for i, first := 0, 0; i < len(p.c.Interactions); i++ {
+		starts = append(starts, b.Len())
 		p.fields(i, func(f field) bool {
-			b.WriteString(f.text())
+			f.writeTo(&b)
 			return true
 		})
+		if b.Len() < scanChunk && i+1 < len(p.c.Interactions) {
+			continue
+		}
+		text := b.String()
+		if fs := secrets.Scan(text); len(fs) > 0 {
+			k, ok := slices.BinarySearch(starts, fs[0].Start)
+			if !ok {
+				k--
+			}
+			src, off := "", starts[k]
+			p.fields(first+k, func(f field) bool {
+				src, off = f.src, off+f.len()
+				return off <= fs[0].Start
+			})
+			what := fs[0].Description + " (rule " + fs[0].Rule + ")"
+			if !bytes.Contains(p.raw, []byte(text[fs[0].Start:fs[0].End])) {
+				what += meant
+			}
+			return &secretFinding{what: what, line: p.lineOf(first+k, src)}
+		}
+		b.Reset()
+		starts, first = starts[:0], i+1
 	}
-	text := b.String()
-	fs := secrets.Scan(text)
-	if len(fs) == 0 {
-		return best
-	}
-	i, ok := slices.BinarySearch(starts, fs[0].Start)
-	if !ok {
-		i--
-	}
-	src, off := "", starts[i]
-	p.fields(i, func(f field) bool {
-		src, off = f.src, off+len(f.text())
-		return off <= fs[0].Start
-	})
-	what := fs[0].Description + " (rule " + fs[0].Rule + ")"
-	if !bytes.Contains(p.raw, []byte(text[fs[0].Start:fs[0].End])) {
-		what += meant
-	}
-	keep(&secretFinding{what: what, line: p.lineOf(i, src)})
-	return best
+	return nil
 }
 
 // maskSecrets replaces every secret the ruleset finds in s, and apiKey

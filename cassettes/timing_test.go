@@ -388,3 +388,72 @@ func TestBadFrameOffsets(t *testing.T) {
 		require.ErrorContains(t, err, "bad.yaml:")
 	}
 }
+
+// setDuration sets the recorded duration of every interaction of the
+// cassette at path.
+func setDuration(t *testing.T, path string, d time.Duration) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	require.NoError(t, err)
+	re := regexp.MustCompile(`(?m)^(\s+duration: )\S+$`)
+	require.True(t, re.Match(raw))
+	require.NoError(t, os.WriteFile(path, re.ReplaceAll(raw, []byte("${1}"+d.String())), 0o644))
+}
+
+// TestLatencyOption: Options.Latency times a replayed response from its
+// recorded duration: a stream's frames arrive at their offsets scaled by
+// Latency(d)/d, any other response after Latency(d); a wait cancelled by
+// the request's context gives the interaction back.
+func TestLatencyOption(t *testing.T) {
+	dir := t.TempDir()
+	stream := filepath.Join(dir, "stream.yaml")
+	recordStream(t, stream, offsetsFrom(time.Second, 0, 0)) // last frame at 1.06 s
+	setDuration(t, stream, 1060*time.Millisecond)
+	double := func(d time.Duration) time.Duration { return 2 * d }
+	synctest.Test(t, func(t *testing.T) {
+		cs, err := cassettes.Open(stream, cassettes.Options{Latency: double})
+		require.NoError(t, err)
+		start := time.Now()
+		text, err := streamText(t.Context(), cs.Client(), 3*time.Second, 0)
+		require.NoError(t, err)
+		require.Equal(t, "Hello world", text)
+		require.Equal(t, 2120*time.Millisecond, time.Since(start), "the frames at twice their offsets")
+		require.NoError(t, cs.Close())
+	})
+
+	plain := filepath.Join(dir, "plain.yaml")
+	c, err := cassettes.Open(plain, cassettes.Options{Mode: cassettes.Record, RealTransport: jsonAPI{}})
+	require.NoError(t, err)
+	resp, err := c.Client().Post("https://api.example.com/v1/answer", "application/json", strings.NewReader(`{}`))
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.NoError(t, c.Close())
+	setDuration(t, plain, 12*time.Second)
+	synctest.Test(t, func(t *testing.T) {
+		cs, err := cassettes.Open(plain, cassettes.Options{Latency: double})
+		require.NoError(t, err)
+		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+		defer cancel()
+		req, _ := http.NewRequestWithContext(ctx, "POST", "https://api.example.com/v1/answer", strings.NewReader(`{}`))
+		_, err = cs.Client().Do(req)
+		require.ErrorIs(t, err, context.DeadlineExceeded, "cancelled while the response was due")
+		start := time.Now()
+		resp, err := cs.Client().Post("https://api.example.com/v1/answer", "application/json", strings.NewReader(`{}`))
+		require.NoError(t, err, "the interaction was given back")
+		resp.Body.Close()
+		require.Equal(t, 24*time.Second, time.Since(start))
+		require.NoError(t, cs.Close())
+	})
+}
+
+// jsonAPI answers every request with a small JSON body.
+type jsonAPI struct{}
+
+func (jsonAPI) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Body != nil {
+		io.Copy(io.Discard, req.Body)
+		req.Body.Close()
+	}
+	return &http.Response{StatusCode: 200, Status: "200 OK", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(strings.NewReader(`{"text":"hi"}`)), Request: req}, nil
+}

@@ -363,6 +363,21 @@ func specEnv(env []string, spec *childSpec, newUTS bool) []string {
 	return append(slices.Clip(env), childVar+"="+string(js))
 }
 
+// symlinkSupport says whether this process may make symbolic links, which
+// the working-directory perturbation needs (Windows allows them only with
+// a privilege or developer mode), and why not.
+var symlinkSupport = sync.OnceValues(func() (bool, string) {
+	dir, err := os.MkdirTemp("", "codegenie-link-")
+	if err != nil {
+		return false, "no temporary directory to try a symbolic link in: " + err.Error()
+	}
+	defer os.RemoveAll(dir)
+	if err := os.Symlink(dir, filepath.Join(dir, "l")); err != nil {
+		return false, "symbolic links cannot be made here: " + err.Error()
+	}
+	return true, ""
+})
+
 // linkedDir makes the child's working directory: base/m is a symbolic link
 // to the module root (or to wd itself outside a module), and the child
 // runs in the same package directory below it. Relative paths resolve as

@@ -35,11 +35,15 @@
 // scenario, cancels the context and closes the run's cassettes. Under
 // Check the goroutine is the root of a testing/synctest bubble whose fake
 // clock is first moved to a run-dependent instant, and every response a
-// Run.Client serves takes a run-dependent amount of fake time
-// (Config.Latency), so a clock reading or a measured latency that reaches
-// the output differs between runs; a goroutine left durably blocked fails
-// the run with its stack, and a run whose goroutines all block fails as
-// deadlocked. Under Iterate, goroutines left running are found with
+// Run.Client serves takes fake time drawn around the duration its
+// recording measured, 0.5 to 2 times it, by run and call (Config.Latency;
+// a stream's frames keep their recorded cadence, scaled alike), so a clock
+// reading or a measured latency that reaches the output differs between
+// runs, and a timeout, deadline or elapsed-time cap that the recorded
+// calls could hit in production is hit in some runs (a recording without
+// durations, made before they were kept, gives 1 ms to 1 s). A goroutine
+// left durably blocked fails the run with its stack, and a run whose
+// goroutines all block fails as deadlocked. Under Iterate, goroutines left running are found with
 // goleak.Find and attributed by ancestry. A run's cassette misses (or an
 // exhausted cassette) fail the run even when the scenario swallowed them;
 // so do unused interactions and a name pinned twice with two values.

@@ -146,6 +146,7 @@ type planner struct {
 	locales  []string
 	cpus     []int // the test process's affinity mask
 	hostname bool
+	links    bool              // the working directory can be varied (symbolic links work)
 	env      map[string]string // the test process's values of the variables read ("" and absent alike)
 	envRead  []string
 	envHeld  []string // variables read and held as configuration
@@ -174,11 +175,17 @@ func newPlanner(hostname bool, hostnameWhy string) *planner {
 		}
 	}
 	p.cpus = affinity()
-	if len(p.cpus) < 2 {
+	if affinityNote != "" {
+		p.notes = append(p.notes, "CPU count: not varied: "+affinityNote)
+	} else if len(p.cpus) < 2 {
 		p.notes = append(p.notes, fmt.Sprintf("CPU count: the test process may use %d CPU(s), so no child can see another count", len(p.cpus)))
 	}
 	if !hostname {
 		p.notes = append(p.notes, "hostname: not varied: "+hostnameWhy)
+	}
+	var why string
+	if p.links, why = symlinkSupport(); !p.links {
+		p.notes = append(p.notes, "working directory: not varied: "+why)
 	}
 	return p
 }
@@ -186,7 +193,7 @@ func newPlanner(hostname bool, hostnameWhy string) *planner {
 // full returns the plan of child j: every dimension varied, the
 // environment variables read only once they are known (j > 0).
 func (p *planner) full(j int) plan {
-	q := plan{dir: true, tmp: true}
+	q := plan{dir: p.links, tmp: true}
 	if len(p.zones) > 0 {
 		q.tz = p.zones[j%len(p.zones)]
 	}

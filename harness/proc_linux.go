@@ -17,6 +17,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// affinityNote is empty: children's CPU count is varied by affinity.
+const affinityNote = ""
+
 // affinity returns the CPUs the test process may run on.
 func affinity() []int {
 	var set unix.CPUSet

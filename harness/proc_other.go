@@ -6,6 +6,9 @@ import "os/exec"
 
 func affinity() []int { return nil }
 
+// affinityNote says why children's CPU count is not varied here.
+const affinityNote = "CPU affinity is set only on Linux"
+
 func setChildHostname(spec *childSpec) error {
 	if spec.Hostname == "" {
 		return nil

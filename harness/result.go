@@ -62,9 +62,6 @@ type Result struct {
 // Err.
 func (r Result) OK() bool { return r.Err() == nil }
 
-// ErrNotPassed is wrapped by Result.Err.
-var ErrNotPassed = errors.New("not a pass")
-
 // Err says why the result is not a pass, naming the scenario and the
 // field, or returns nil. A result passes only when its verdict is PASS,
 // it carries no failure, it made at least one run and at least its floor
@@ -77,7 +74,7 @@ func (r Result) Err() error {
 		return nil
 	}
 	bad := func(format string, args ...any) error {
-		return fmt.Errorf("scenario %s: %w: %s", quoteName(r.Scenario), ErrNotPassed, fmt.Sprintf(format, args...))
+		return fmt.Errorf("scenario %s: not a pass: %s", quoteName(r.Scenario), fmt.Sprintf(format, args...))
 	}
 	switch {
 	case r.Verdict != Pass:

@@ -224,7 +224,7 @@ func TestResultErr(t *testing.T) {
 				require.True(t, r.OK())
 				return
 			}
-			require.ErrorIs(t, err, harness.ErrNotPassed)
+			require.ErrorContains(t, err, ": not a pass: ")
 			require.False(t, r.OK())
 			require.Contains(t, err.Error(), tt.field)
 			require.Contains(t, err.Error(), `scenario "s\x1b]0;x\a"`, "the name is quoted")

@@ -355,3 +355,21 @@ func ExampleBundle_Run() {
 	fmt.Printf("%s %v\n", b.Run("run-001").Output, b.Run("run-009") == nil)
 	// Output: y true
 }
+
+// Merge the bundles of two shards of one scenario from disk; a conflict
+// names the bundles and the command that compares the two copies.
+func ExampleOptions_Merge() {
+	dir := tempDir()
+	defer os.RemoveAll(dir)
+	a, b, c := filepath.Join(dir, "a.bundle.zst"), filepath.Join(dir, "b.bundle.zst"), filepath.Join(dir, "c.bundle.zst")
+	_ = replay.WriteFile(context.Background(), a, &replay.Bundle{Metadata: meta(), Runs: []replay.Run{run("run-000", "x")}})
+	_ = replay.WriteFile(context.Background(), b, &replay.Bundle{Metadata: meta(), Runs: []replay.Run{run("run-001", "y")}})
+	_ = replay.WriteFile(context.Background(), c, &replay.Bundle{Metadata: meta(), Runs: []replay.Run{run("run-000", "z")}})
+	m, err := replay.Options{}.Merge(context.Background(), a, b)
+	fmt.Println(err, len(m.Runs))
+	_, err = replay.Options{}.Merge(context.Background(), a, c)
+	fmt.Println(errors.Is(err, replay.ErrConflict), strings.Contains(err.Error(), "compare them with: "))
+	// Output:
+	// <nil> 2
+	// true true
+}

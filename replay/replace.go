@@ -33,7 +33,7 @@ func checkReplace(path string, force bool) error {
 		return fmt.Errorf("%w: it exists and is not a bundle (%v); a bundle write replaces nothing else: choose another path", ErrExists, err)
 	}
 	if !force {
-		return fmt.Errorf("%w: it is a bundle; to replace it set WriteOptions.Force (replay merge -force)", ErrExists)
+		return fmt.Errorf("%w: it is a bundle; to replace it set WriteOptions.Force (the -force flag of the replay command's merge)", ErrExists)
 	}
 	return nil
 }

@@ -362,14 +362,31 @@ func RecoverCommand(dir string) string {
 // interrupted returns an ErrInterruptedApply if dir holds the journal of
 // an apply a killed process did not finish.
 func interrupted(dir string) error {
-	for _, s := range stages(dir) {
-		if _, err := os.Stat(filepath.Join(s, journalName)); err == nil {
-			return newErr(dir, 0, "verify", detailf(ErrInterruptedApply,
-				"%v: a refresh was killed while it moved re-recorded cassettes into place (its journal is %s), so some cassettes may be new and others old; repair it with: %s",
-				ErrInterruptedApply, filepath.Join(s, journalName), RecoverCommand(dir)))
+	j := journalIn(dir)
+	if j == "" {
+		return nil
+	}
+	// A refresh may be moving files in right now, holding dir's lock:
+	// once it can be taken, a journal still there is a killed refresh's.
+	if l, err := lockDir(dir); err == nil {
+		l.fl.Unlock()
+		if j = journalIn(dir); j == "" {
+			return nil
 		}
 	}
-	return nil
+	return newErr(dir, 0, "verify", detailf(ErrInterruptedApply,
+		"%v: a refresh was killed while it moved re-recorded cassettes into place (its journal is %s), so some cassettes may be new and others old; repair it with: %s",
+		ErrInterruptedApply, j, RecoverCommand(dir)))
+}
+
+// journalIn returns the journal of a staging folder of dir, or "".
+func journalIn(dir string) string {
+	for _, s := range stages(dir) {
+		if _, err := os.Lstat(filepath.Join(s, journalName)); err == nil {
+			return filepath.Join(s, journalName)
+		}
+	}
+	return ""
 }
 
 // syncDir makes renames in dir durable, as far as the platform allows.

@@ -214,34 +214,10 @@ func TestAnotherModule(t *testing.T) {
 	write("summarise_test.go", userTest)
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "testdata"), 0o755))
 
-	// goCmd runs a command line in the module, offline, and returns its
-	// output and exit code (-1: it could not run at all). online runs it
-	// with the go command's own proxy setting instead.
 	// The gates write result files to results and keep their evidence in
-	// the default place, the user's cache directory, here cache (the go
-	// command keeps its own build cache).
+	// the default place, the user's cache directory, here cache.
 	results, cache := t.TempDir(), t.TempDir()
-	gocache, err := exec.CommandContext(t.Context(), "go", "env", "GOCACHE").Output()
-	require.NoError(t, err)
-	env := append(os.Environ(), "GOFLAGS=-mod=mod", "CODEGENIE_GATE_SHARD=", "CODEGENIE_GATE_RESULTS="+results,
-		"CODEGENIE_GATE_EVIDENCE=", "XDG_CACHE_HOME="+cache, "GOCACHE="+strings.TrimSpace(string(gocache)))
-	goCmdIn := func(online bool, line string) (string, int) {
-		cmd := exec.CommandContext(t.Context(), "sh", "-c", line)
-		cmd.Dir = dir
-		cmd.Env = env
-		if !online {
-			cmd.Env = append(cmd.Env, "GOPROXY=off")
-		}
-		out, err := cmd.CombinedOutput()
-		var exit *exec.ExitError
-		switch {
-		case err == nil:
-			return string(out), 0
-		case errors.As(err, &exit):
-			return string(out), exit.ExitCode()
-		}
-		return string(out) + err.Error(), -1
-	}
+	goCmdIn, env := moduleShell(t, dir, "CODEGENIE_GATE_RESULTS="+results, "XDG_CACHE_HOME="+cache)
 	goCmd := func(line string) (string, int) { return goCmdIn(false, line) }
 	// go mod tidy reads the go.mod of every module in the graph, test
 	// dependencies of dependencies included (gopkg.in/check.v1 for
@@ -318,6 +294,36 @@ func TestAnotherModule(t *testing.T) {
 		}
 		t.Logf("ran in the module: %s (exit %d)", c, code)
 	}
+}
+
+// moduleShell returns a function that runs a command line with sh -c in
+// the module at dir, offline unless online, and returns its output and
+// exit code (-1: it could not run at all); and the environment it runs
+// in: this one, with no gate flags, extra, and the go command's own build
+// cache (XDG_CACHE_HOME may move the user's cache elsewhere).
+func moduleShell(t *testing.T, dir string, extra ...string) (func(online bool, line string) (string, int), []string) {
+	gocache, err := exec.CommandContext(t.Context(), "go", "env", "GOCACHE").Output()
+	require.NoError(t, err)
+	env := append(os.Environ(), "GOFLAGS=-mod=mod", "CODEGENIE_GATE_SHARD=", "CODEGENIE_GATE_RESULTS=",
+		"CODEGENIE_GATE_EVIDENCE=", "GOCACHE="+strings.TrimSpace(string(gocache)))
+	env = append(env, extra...)
+	return func(online bool, line string) (string, int) {
+		cmd := exec.CommandContext(t.Context(), "sh", "-c", line)
+		cmd.Dir = dir
+		cmd.Env = env
+		if !online {
+			cmd.Env = append(cmd.Env, "GOPROXY=off")
+		}
+		out, err := cmd.CombinedOutput()
+		var exit *exec.ExitError
+		switch {
+		case err == nil:
+			return string(out), 0
+		case errors.As(err, &exit):
+			return string(out), exit.ExitCode()
+		}
+		return string(out) + err.Error(), -1
+	}, env
 }
 
 // evidencePath returns the path a gate report's evidence line names for

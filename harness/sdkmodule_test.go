@@ -2,7 +2,6 @@ package harness_test
 
 import (
 	"encoding/json"
-	"errors"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -54,29 +53,9 @@ func TestSDKModule(t *testing.T) {
 	require.NoError(t, err)
 	write("go.sum", string(sum))
 
-	results, cache := t.TempDir(), t.TempDir()
-	gocache, err := exec.CommandContext(t.Context(), "go", "env", "GOCACHE").Output()
-	require.NoError(t, err)
-	env := append(os.Environ(), "GOFLAGS=-mod=mod", "CODEGENIE_GATE_SHARD=", "CODEGENIE_GATE_RESULTS="+results,
-		"CODEGENIE_GATE_EVIDENCE=", "XDG_CACHE_HOME="+cache, "GOCACHE="+strings.TrimSpace(string(gocache)),
+	cache := t.TempDir()
+	sh, env := moduleShell(t, dir, "CODEGENIE_GATE_RESULTS="+t.TempDir(), "XDG_CACHE_HOME="+cache,
 		"ANTHROPIC_API_KEY=test-anthropic-key", "OPENAI_API_KEY=test-openai-key")
-	sh := func(online bool, line string) (string, int) {
-		cmd := exec.CommandContext(t.Context(), "sh", "-c", line)
-		cmd.Dir = dir
-		cmd.Env = env
-		if !online {
-			cmd.Env = append(cmd.Env, "GOPROXY=off")
-		}
-		out, err := cmd.CombinedOutput()
-		var exit *exec.ExitError
-		switch {
-		case err == nil:
-			return string(out), 0
-		case errors.As(err, &exit):
-			return string(out), exit.ExitCode()
-		}
-		return string(out) + err.Error(), -1
-	}
 	out, code := sh(true, "go mod tidy")
 	require.Zero(t, code, "go mod tidy:\n%s", out)
 

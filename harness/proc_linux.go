@@ -75,7 +75,7 @@ var uts struct {
 // for one. (No Pdeathsig: it fires when the forking thread ends, and the
 // thread that sets a child's affinity ends right after the fork.)
 func sysProcAttr(mode utsMode) *syscall.SysProcAttr {
-	a := &syscall.SysProcAttr{Setpgid: true}
+	a := groupAttr()
 	switch mode {
 	case utsPlain:
 		a.Cloneflags = syscall.CLONE_NEWUTS

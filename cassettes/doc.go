@@ -173,7 +173,7 @@
 // "1970-01-01T00:00:00Z" for *-Reset; credential query parameters are
 // redacted and user info removed from URLs. A re-record's review therefore
 // shows only what the API said differently. The recorded duration (go-vcr's
-// duration field) is kept, to the millisecond, measured in real time: replay
+// duration field) is kept, to a tenth of a second, measured in real time: replay
 // uses it for latency (Options.Latency).
 //
 // Then the serialized bytes are scanned, and so is what they mean: every

@@ -105,6 +105,13 @@ func redactInteraction(i *cassette.Interaction) *cassette.Interaction {
 			}
 		}
 	}
-	c.Response.Duration = c.Response.Duration.Round(time.Millisecond)
+	c.Response.Duration = c.Response.Duration.Round(durationGrain)
 	return c
 }
+
+// durationGrain is the precision a recorded response duration is saved
+// with: fine enough for the timeouts and elapsed-time caps production
+// meets (seconds), coarse enough that re-recording an unchanged pipeline
+// against a local fake, which answers in a few milliseconds, writes the
+// same bytes.
+const durationGrain = 100 * time.Millisecond

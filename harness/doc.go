@@ -162,7 +162,8 @@
 // (os.UserCacheDir, else os.TempDir), where <test key> names the package
 // and the test (with a digest of them and of the module root): it
 // outlives the test, so the printed commands and a result file's
-// evidence find it, and the next failing gate of that test replaces it.
+// evidence find it. Each failing gate gets its own numbered folder in it,
+// and the newest 8 are kept.
 // The harness writes nothing else and nothing into the source tree.
 //
 // # Gate flags and result files

@@ -17,8 +17,10 @@ import (
 // batchBytes each, one tree at a time: memory stays near the size of the
 // text and what is decoded, whatever the number of interactions.
 //
-// Batches decode what the whole document decodes. Each starts at a line
-// that starts an interaction ("- " at the indentation of the first one):
+// Batches decode what the whole document decodes. Every line that is not
+// blank is indented more than the first interaction's "- ", or as much
+// and starts an interaction, so the interactions run to the end of the
+// document. Each batch starts at a line that starts an interaction:
 // such a line cannot lie inside a block scalar or a plain scalar, which
 // end at any line indented that little, and a split inside a quoted
 // scalar or a flow collection leaves a batch unterminated, which fails. An
@@ -67,9 +69,8 @@ func decodeBatched(raw []byte, size int) (*cassette.Cassette, []int, error) {
 	for indent < len(body) && body[indent] == ' ' {
 		indent++
 	}
-	if indent+1 >= len(body) || body[indent] != '-' || body[indent+1] != ' ' ||
-		bytes.Contains(body, []byte("\n---")) || bytes.Contains(body, []byte("\n...")) {
-		return nil, nil, errNotBatched // a document marker: yaml.v3 decodes the first document only
+	if indent+1 >= len(body) || body[indent] != '-' || body[indent+1] != ' ' || !itemsOnly(body, indent) {
+		return nil, nil, errNotBatched
 	}
 	start := append([]byte{'\n'}, bytes.Repeat([]byte{' '}, indent)...)
 	start = append(start, '-', ' ')
@@ -108,6 +109,32 @@ func decodeBatched(raw []byte, size int) (*cassette.Cassette, []int, error) {
 		return nil, nil, errNotBatched
 	}
 	return c, lines, nil
+}
+
+// itemsOnly reports whether every line of body that is not blank is
+// indented more than indent spaces, or exactly that much and starts an
+// item ("- "): then the document's interactions run to its end, with
+// nothing of the top-level mapping (another key, a document marker, a
+// comment) after them, so the whole document decodes what its batches do.
+func itemsOnly(body []byte, indent int) bool {
+	for len(body) > 0 {
+		line := body
+		if i := bytes.IndexByte(body, '\n'); i >= 0 {
+			line, body = body[:i], body[i+1:]
+		} else {
+			body = nil
+		}
+		k := 0
+		for k < len(line) && line[k] == ' ' {
+			k++
+		}
+		switch {
+		case k == len(line) || k > indent:
+		case k < indent || line[k] != '-' || k+1 < len(line) && line[k+1] != ' ':
+			return false
+		}
+	}
+	return true
 }
 
 // shiftLines returns err with each "line N" it mentions moved by n lines.

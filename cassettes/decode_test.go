@@ -114,6 +114,8 @@ var yamlEdgeCases = []string{
 	"version: 2\ninteractions:\n    - request:\n        body: \"a\n    - id: 1\n          b\"\n    - id: 2\n",
 	"version: 2\ninteractions:\n    - request:\n        body: !!binary /w==\n        headers: {A: [x]}\n",
 	"version: 2\ninteractions:\n- id: 0\n  request: {url: u}\n- id: 1\nfoo: bar\n",
+	"version: 2\ninteractions:\n   - \n0",
+	"version: 2\ninteractions:\n    - id: 0\n# comment\n    - id: 1\n",
 	"version: 2\ninteractions: []\n...\n",
 	"\tversion: 2\n",
 	"interactions: []\n",

@@ -54,3 +54,25 @@ func BenchmarkOpenInteractions(b *testing.B) {
 		})
 	}
 }
+
+// TestConcurrentOpensShareChecks: Opens of one content from many
+// goroutines share its parse and its checks' findings.
+func TestConcurrentOpensShareChecks(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "c.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(smallCassetteText), 0o644))
+	writeManifestFor(t, dir, "c.yaml")
+	errs := make(chan error, 8)
+	for i := range 8 {
+		go func() {
+			c, err := Open(path, Options{AllowUnused: true, APIKey: fmt.Sprintf("key-number-%d-of-eight", i%2)})
+			if err == nil {
+				err = c.Close()
+			}
+			errs <- err
+		}()
+	}
+	for range 8 {
+		require.NoError(t, <-errs)
+	}
+}

@@ -293,3 +293,17 @@ func TestCredentialLineInLargeCassette(t *testing.T) {
 	require.ErrorAs(t, err, &ce)
 	require.Equal(t, line, ce.Line)
 }
+
+// TestScanVerdictIsPerText: two texts that mean the same (one with a
+// token in a comment) do not share the ruleset's verdict.
+func TestScanVerdictIsPerText(t *testing.T) {
+	clean := marshalOne(t, nil, "{}")
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.yaml"), filepath.Join(dir, "b.yaml")
+	require.NoError(t, os.WriteFile(a, []byte(clean), 0o644))
+	require.NoError(t, os.WriteFile(b, []byte(clean+"# ghp_Q8wE3rT6yU1iO9pA4sD7fG2hJ5kL0zX8cV3b\n"), 0o644))
+	_, err := Open(a, Options{AllowUnused: true})
+	require.NoError(t, err)
+	_, err = Open(b, Options{AllowUnused: true})
+	require.ErrorIs(t, err, ErrSecret)
+}

@@ -15,7 +15,7 @@ import (
 
 // credentialHeaders carry credentials: a cassette may hold them only
 // masked (see isMasked).
-var credentialHeaders = []string{"Authorization", "Proxy-Authorization", "X-Api-Key", "Api-Key", "Cookie", "Set-Cookie"}
+var credentialHeaders = []string{"Authorization", "Proxy-Authorization", "X-Api-Key", "Api-Key", "Cookie", "Set-Cookie", "X-Goog-Api-Key", "X-Amz-Security-Token"}
 
 // isMasked reports whether a credential header's value is a placeholder
 // some recorder left instead of the credential: it has no letter or digit,

@@ -115,6 +115,8 @@ func TestOpenAndVerifyReportCredentials(t *testing.T) {
 		{"X-Api-Key", http.Header{"X-Api-Key": {key}}},
 		{"Authorization", http.Header{"Authorization": {"Bearer " + key}}},
 		{"an unknown header named like a key", http.Header{"X-Service-Key": {key}}},
+		{"X-Goog-Api-Key", http.Header{"X-Goog-Api-Key": {key}}},
+		{"X-Amz-Security-Token", http.Header{"X-Amz-Security-Token": {key}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

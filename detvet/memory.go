@@ -148,9 +148,7 @@ func loadedFrom(addr ssa.Value) ssa.Value {
 	case *ssa.Alloc:
 		vars = []ssa.Value{a}
 	case *ssa.FreeVar:
-		for _, b := range bindingsOf(a) {
-			vars = append(vars, b)
-		}
+		vars = bindingsOf(a)
 	}
 	var stored []ssa.Value
 	for _, v := range vars {

@@ -1,9 +1,11 @@
 package review
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"mime"
+	"slices"
 	"strconv"
 
 	"github.com/codegenie/codegenie/cassettes"
@@ -20,10 +22,12 @@ type pair struct{ old, new int }
 const maxCandidates = 16
 
 // pairUp pairs old and new interactions: equal request keys first, each
-// in file order (as replay serves them); then each new interaction left,
-// in order, with the old one left of the same method and URL whose body
-// differs in the fewest fields (the first on a tie). What is left is new
-// or removed. Pairs come in the new file's order, removed ones last.
+// in file order (as replay serves them); then, among the interactions
+// left, the old and new ones of the same method and URL whose bodies are
+// nearest: fewest differing fields, then fewest differing bytes, then
+// file order, so a pairing does not depend on the order a recording
+// sorted its interactions in. What is left is new or removed. Pairs come
+// in the new file's order, removed ones last.
 func pairUp(old, cur []cassettes.Recorded) []pair {
 	used := make([]bool, len(old))
 	byKey := map[string][]int{}
@@ -38,25 +42,31 @@ func pairUp(old, cur []cassettes.Recorded) []pair {
 			used[q[0]] = true
 		}
 	}
+	var cands []candidate
 	for j, r := range cur {
 		if pairs[j].old >= 0 {
 			continue
 		}
-		best, bestDist, tried := -1, 0, 0
+		tried := 0
 		for i, o := range old {
 			if used[i] || o.Method != r.Method || o.URL != r.URL {
 				continue
 			}
-			if d := bodyDistance(o.RequestBody, r.RequestBody); best < 0 || d < bestDist {
-				best, bestDist = i, d
-			}
+			cands = append(cands, candidate{old: i, new: j,
+				fields: bodyDistance(o.RequestBody, r.RequestBody), bytes: byteDistance(o.RequestBody, r.RequestBody)})
 			if tried++; tried == maxCandidates {
 				break
 			}
 		}
-		if best >= 0 {
-			pairs[j].old, used[best] = best, true
+	}
+	slices.SortFunc(cands, func(a, b candidate) int {
+		return cmp.Or(cmp.Compare(a.fields, b.fields), cmp.Compare(a.bytes, b.bytes), cmp.Compare(a.new, b.new), cmp.Compare(a.old, b.old))
+	})
+	for _, c := range cands {
+		if used[c.old] || pairs[c.new].old >= 0 {
+			continue
 		}
+		pairs[c.new].old, used[c.old] = c.old, true
 	}
 	for i := range old {
 		if !used[i] {
@@ -65,6 +75,10 @@ func pairUp(old, cur []cassettes.Recorded) []pair {
 	}
 	return pairs
 }
+
+// candidate is a possible pairing of old interaction old with new
+// interaction new, and how far apart their request bodies are.
+type candidate struct{ old, new, fields, bytes int }
 
 // bodyDistance is the number of differing JSON fields of two bodies (1
 // for differing bodies that are not JSON).
@@ -76,6 +90,20 @@ func bodyDistance(a, b string) int {
 		return n
 	}
 	return 1
+}
+
+// byteDistance is the length of the longer of the two bodies' middles
+// left once their common prefix and suffix are taken away.
+func byteDistance(a, b string) int {
+	p := 0
+	for p < len(a) && p < len(b) && a[p] == b[p] {
+		p++
+	}
+	s := 0
+	for s < len(a)-p && s < len(b)-p && a[len(a)-1-s] == b[len(b)-1-s] {
+		s++
+	}
+	return max(len(a), len(b)) - p - s
 }
 
 // maxDiffLines bounds the request diff lines kept per interaction.

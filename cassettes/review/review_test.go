@@ -204,7 +204,17 @@ func TestReviewClassifiesARefresh(t *testing.T) {
 	require.Equal(t, "chat.yaml", chat.File)
 	require.Equal(t, "schema", chat.Drift)
 	require.Len(t, chat.Interactions, 5)
-	byPrompt := map[string]int{"alpha": 0, "beta": 1, "gamma": 2, "epsilon": 3, "delta": 4}
+	// A recording saves its interactions sorted by request, so each is
+	// found by the prompt its answer echoes, not by its position.
+	byPrompt := map[string]int{}
+	for i, in := range chat.Interactions {
+		for _, p := range []string{"alpha", "beta", "gamma", "epsilon", "delta"} {
+			if in.After != nil && strings.Contains(in.After.Text, p) {
+				byPrompt[p] = i
+			}
+		}
+	}
+	require.Len(t, byPrompt, 5, "every prompt's interaction is found once")
 
 	answer := chat.Interactions[byPrompt["alpha"]]
 	require.Equal(t, "content", answer.Drift, "a changed answer")

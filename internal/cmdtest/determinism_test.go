@@ -15,6 +15,7 @@ import (
 
 	"github.com/codegenie/codegenie/events"
 	"github.com/codegenie/codegenie/harness"
+	"github.com/codegenie/codegenie/ledger"
 	"github.com/codegenie/codegenie/replay"
 )
 
@@ -194,4 +195,82 @@ func Keys(m map[string]int) string {
 }
 `), 0o644))
 	return dir
+}
+
+// TestLedgerOutputDeterministic: the ledger command prints the same bytes
+// in two processes (other GOMAXPROCS, other map seeds) on its main and
+// error paths, for a good ledger, a tampered one and one with a torn last
+// line. Commands that change the ledger get a fresh copy per process.
+func TestLedgerOutputDeterministic(t *testing.T) {
+	dir := t.TempDir()
+	seedLedger(t, filepath.Join(dir, "good.jsonl"), "npm", "go", "npm", "pypi", "go")
+	bad := filepath.Join(dir, "bad.jsonl")
+	seedLedger(t, bad, "npm", "go", "npm")
+	b, err := os.ReadFile(bad)
+	require.NoError(t, err)
+	b = bytes.Replace(b, []byte(`"scenario":"go"`), []byte(`"scenario":"GO"`), 1)
+	b = append(b, "junk\n{\"schema\":7}\n"...)
+	require.NoError(t, os.WriteFile(bad, b, 0o644))
+	torn := filepath.Join(dir, "torn.jsonl")
+	seedLedger(t, torn, "npm", "go")
+	f, err := os.OpenFile(torn, os.O_WRONLY|os.O_APPEND, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString(`{"schema":1,"seq":3,"kind":"verd`)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+
+	tests := []struct {
+		name    string
+		ledger  string
+		changes bool
+		args    []string
+		code    int
+	}{
+		{"verify", "good.jsonl", false, []string{"verify"}, 0},
+		{"verify json", "good.jsonl", false, []string{"verify", "-json"}, 0},
+		{"verify tampered", "bad.jsonl", false, []string{"verify"}, 1},
+		{"verify tampered json", "bad.jsonl", false, []string{"verify", "-json"}, 1},
+		{"flakes", "good.jsonl", false, []string{"flakes"}, 0},
+		{"flakes json", "good.jsonl", false, []string{"flakes", "-json", "-since", "2"}, 0},
+		{"flakes of a damaged ledger", "bad.jsonl", false, []string{"flakes"}, 1},
+		{"replay of an empty range", "good.jsonl", false, []string{"replay", "-from", "99"}, 1},
+		{"retain", "good.jsonl", true, []string{"retain", "-before", "3", "-reason", "old"}, 0},
+		{"retain refused", "bad.jsonl", true, []string{"retain", "-before", "2", "-reason", "old"}, 1},
+		{"repair", "torn.jsonl", true, []string{"repair"}, 0},
+		{"retain refused after a torn line", "torn.jsonl", false, []string{"retain", "-before", "2", "-reason", "x"}, 1},
+		{"install of a file", "good.jsonl", false, []string{"install"}, 2},
+		{"unknown command", "good.jsonl", false, []string{"nope"}, 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var outs []output
+			for _, procs := range []int{1, 4} {
+				work := dir
+				if tc.changes {
+					work = t.TempDir()
+					b, err := os.ReadFile(filepath.Join(dir, tc.ledger))
+					require.NoError(t, err)
+					require.NoError(t, os.WriteFile(filepath.Join(work, tc.ledger), b, 0o644))
+				}
+				outs = append(outs, runCmd(t, work, procs, "ledger", append(tc.args, "-ledger", tc.ledger)...))
+			}
+			require.Equal(t, tc.code, outs[0].code, "%+v", outs[0])
+			require.Equal(t, outs[0], outs[1])
+		})
+	}
+}
+
+// seedLedger writes a ledger at path with one verdict entry per scenario.
+func seedLedger(t *testing.T, path string, scenarios ...string) {
+	t.Helper()
+	s, err := ledger.Open(context.Background(), path)
+	require.NoError(t, err)
+	defer s.Close()
+	for _, sc := range scenarios {
+		_, err := s.Append(context.Background(), ledger.Entry{
+			Kind: ledger.KindVerdict, Scenario: sc, Verdict: ledger.Pass, Key: "k-" + sc,
+			Components: map[string]string{"cassette_id": "c1"}, Test: "TestGate/" + sc, Package: "./properties",
+		})
+		require.NoError(t, err)
+	}
 }

@@ -45,6 +45,7 @@ func (cfg config) parity(ctx context.Context, o *options, recs []recorded, stdou
 		switch {
 		case err != nil:
 			why = failedWhy(rep, err)
+			dropReRecord(rep)
 		case rep.OutputDigest != events.Sum(r.outcome):
 			why = outcomeDiff(r.outcome, replayed.get(), rep)
 		default:
@@ -112,6 +113,18 @@ func failedWhy(rep *harness.Report, err error) string {
 		return "the replays of the staged cassette disagree with each other (the classes and the first divergence are below)"
 	}
 	return "the replays of the staged cassette fail: " + err.Error()
+}
+
+// dropReRecord removes the re-record command from rep: the cassette was
+// just recorded, so recording it again cannot make its replays agree.
+func dropReRecord(rep *harness.Report) {
+	kept := rep.Commands[:0]
+	for _, c := range rep.Commands {
+		if c.Purpose != harness.PurposeReRecord {
+			kept = append(kept, c)
+		}
+	}
+	rep.Commands, rep.ReRecordCommand = kept, ""
 }
 
 func (f *firstOutput) get() []byte {

@@ -161,8 +161,8 @@ func (p *parsed) add(i int, in *cassette.Interaction, h *hasher, scratch *[]byte
 	cr := canonicalHead(in.Request.Method, u, canonicalKeys(in.Request.Headers), nil)
 	p.urls[keyOf(u)] = cr.url
 	p.resps = append(p.resps, newRespTemplate(&in.Response))
-	if err := p.resps[i].offsetsErr; err != nil {
-		return "has unusable frame offsets: " + err.Error()
+	if err := p.resps[i].err; err != nil {
+		return "has " + err.Error()
 	}
 	cr.setBodyString(in.Request.Body, scratch)
 	k := cr.keyWith(h)

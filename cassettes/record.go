@@ -99,7 +99,7 @@ func (c *Cassette) record(req *http.Request) (*http.Response, error) {
 	out.Request = req
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	out.Body = newReplayBody(req.Context(), string(b), isSSE(out.Header))
+	out.Body = newReplayBody(req.Context(), string(b), framingOf(out.Header, string(b)))
 	return &out, nil
 }
 

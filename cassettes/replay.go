@@ -134,7 +134,7 @@ func (c *Cassette) giveBack(i int) {
 func (c *Cassette) responseFor(req *http.Request, i int, scale float64) *http.Response {
 	r := &c.interaction(i).Response
 	t := &c.p.resps[i]
-	body := newReplayBody(req.Context(), r.Body, t.sse)
+	body := newReplayBody(req.Context(), r.Body, t.framing)
 	body.onCancel = func() { c.giveBack(i) }
 	body.pace = pacerFor(t.offsets, c.opts.Timing, scale)
 	return &http.Response{
@@ -158,13 +158,15 @@ func (c *Cassette) responseFor(req *http.Request, i int, scale float64) *http.Re
 // out once per parsed cassette.
 type respTemplate struct {
 	header, trailer http.Header // canonical names; cloned for each caller
-	sse             bool
+	framing         framing
 	status          string
 	contentLength   int64
 	// offsets are the recorded frame offsets (FrameOffsetsHeader, which
-	// header no longer holds); offsetsErr says why they are unusable.
-	offsets    []time.Duration
-	offsetsErr error
+	// header no longer holds).
+	offsets []time.Duration
+	// err says why the response cannot be served: a stream that cannot be
+	// split into frames, or offsets that do not fit it.
+	err error
 	// inferred is the Content-Type the body evidently has, served because
 	// the recording kept none ("" when it kept one).
 	inferred string
@@ -186,8 +188,16 @@ func newRespTemplate(r *cassette.Response) respTemplate {
 			t.inferred = mt
 		}
 	}
-	t.sse = isSSE(t.header)
-	t.offsets, t.offsetsErr = takeOffsets(t.header, r.Body, t.sse)
+	t.framing = framingOf(t.header, r.Body)
+	if t.framing == framingEventStream {
+		if _, err := t.framing.count(r.Body); err != nil {
+			t.err = fmt.Errorf("a response that cannot be served: %w", err)
+		}
+	}
+	var err error
+	if t.offsets, err = takeOffsets(t.header, r.Body, t.framing); err != nil && t.err == nil {
+		t.err = fmt.Errorf("unusable frame offsets: %w", err)
+	}
 	if t.contentLength >= 0 && t.contentLength != int64(len(r.Body)) {
 		t.contentLength = -1
 	}

@@ -12,8 +12,9 @@ import (
 )
 
 // FrameOffsetsHeader is the response header in which recording keeps when
-// each frame of a server-sent-events stream arrived: one offset per frame,
-// in milliseconds since the request was sent, comma-separated, in order.
+// each frame of a stream arrived (server-sent events, NDJSON, a streamed
+// JSON array or an AWS event stream): one offset per frame, in
+// milliseconds since the request was sent, comma-separated, in order.
 // It is an ordinary header, so the cassette stays a plain go-vcr cassette
 // (go-vcr replays it as a header no client reads) and the cassette digest
 // covers it; this package's replay removes it from the response and uses
@@ -43,11 +44,11 @@ const maxOffset = 24 * time.Hour
 // interaction's duration: it is never saved or seen by a client.
 const durationHeader = "X-Codegenie-Measured-Duration"
 
-// timedTransport is what recording sends requests through: for an event
-// stream it reads the whole body (go-vcr's recorder reads it whole anyway),
-// noting when each read returned, and adds FrameOffsetsHeader; for every
-// response it measures the duration (until the headers, or until the end
-// of an event stream) into durationHeader. Both are measured on realNow,
+// timedTransport is what recording sends requests through: it reads the
+// whole body (go-vcr's recorder reads it whole anyway), noting when each
+// read returned, and for a stream (see framingOf) adds FrameOffsetsHeader;
+// it measures the duration (until the headers, or until the end of a
+// stream) into durationHeader. Both are measured on realNow,
 // real time even inside a synctest bubble, where go-vcr's own measure
 // (time.Now) reads the bubble's fake clock.
 type timedTransport struct{ next http.RoundTripper }
@@ -64,12 +65,7 @@ func (t timedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return resp, err
 	}
-	if !isSSE(resp.Header) {
-		out := *resp
-		out.Header = resp.Header.Clone()
-		out.Header.Set(durationHeader, strconv.FormatInt(int64(realNow()-start), 10))
-		return &out, nil
-	}
+	headers := realNow() - start
 	defer resp.Body.Close()
 	var body []byte
 	var marks []mark
@@ -87,31 +83,41 @@ func (t timedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 		if len(body) > maxCassetteBytes {
-			return nil, fmt.Errorf("cassettes: the event stream of %s %s is larger than %d bytes, the most a cassette holds", req.Method, redactURL(req.URL.String()), maxCassetteBytes)
+			return nil, fmt.Errorf("cassettes: the body of %s %s is larger than %d bytes, the most a cassette holds", req.Method, redactURL(req.URL.String()), maxCassetteBytes)
 		}
 	}
 	out := *resp
 	out.Header = resp.Header.Clone()
-	out.Header.Set(FrameOffsetsHeader, formatOffsets(frameOffsets(string(body), marks)))
-	out.Header.Set(durationHeader, strconv.FormatInt(int64(realNow()-start), 10))
 	out.Body = io.NopCloser(bytes.NewReader(body))
+	f := framingOf(out.Header, string(body))
+	if f == opaque || len(body) == 0 {
+		out.Header.Set(durationHeader, strconv.FormatInt(int64(headers), 10))
+		return &out, nil
+	}
+	offs, err := frameOffsets(f, string(body), marks)
+	if err != nil {
+		return nil, fmt.Errorf("cassettes: the response to %s %s is %w", req.Method, redactURL(req.URL.String()), err)
+	}
+	out.Header.Set(FrameOffsetsHeader, formatOffsets(offs))
+	out.Header.Set(durationHeader, strconv.FormatInt(int64(realNow()-start), 10))
 	return &out, nil
 }
 
-// frameOffsets is the arrival offset of each frame of body: when the read
-// that completed it returned.
-func frameOffsets(body string, marks []mark) []time.Duration {
+// frameOffsets is the arrival offset of each frame of body, split by f:
+// when the read that completed it returned.
+func frameOffsets(f framing, body string, marks []mark) ([]time.Duration, error) {
 	var out []time.Duration
 	m := 0
-	for off := 0; off < len(body); {
-		end := frameEnd(body, off)
+	for end, err := range f.ends(body) {
+		if err != nil {
+			return nil, err
+		}
 		for m < len(marks)-1 && marks[m].n < end {
 			m++
 		}
 		out = append(out, marks[m].at)
-		off = end
 	}
-	return out
+	return out, nil
 }
 
 func formatOffsets(offs []time.Duration) string {
@@ -122,12 +128,12 @@ func formatOffsets(offs []time.Duration) string {
 	return strings.Join(parts, ",")
 }
 
-// parseOffsets reads a FrameOffsetsHeader value for body: one offset per
-// frame, non-decreasing, each at most maxOffset.
-func parseOffsets(v, body string) ([]time.Duration, error) {
-	frames := 0
-	for range sseFrames(body) {
-		frames++
+// parseOffsets reads a FrameOffsetsHeader value for body, split by f: one
+// offset per frame, non-decreasing, each at most maxOffset.
+func parseOffsets(v, body string, f framing) ([]time.Duration, error) {
+	frames, err := f.count(body)
+	if err != nil {
+		return nil, err
 	}
 	parts := strings.Split(v, ",")
 	if len(parts) != frames {
@@ -148,20 +154,20 @@ func parseOffsets(v, body string) ([]time.Duration, error) {
 }
 
 // takeOffsets removes FrameOffsetsHeader from h (a template's own copy)
-// and parses it for body, which must be an event stream (sse).
-func takeOffsets(h http.Header, body string, sse bool) ([]time.Duration, error) {
+// and parses it for body, which must be a stream (f not opaque).
+func takeOffsets(h http.Header, body string, f framing) ([]time.Duration, error) {
 	v, ok := h[FrameOffsetsHeader]
 	if !ok {
 		return nil, nil
 	}
 	delete(h, FrameOffsetsHeader)
-	if !sse {
-		return nil, fmt.Errorf("%s on a response that is not an event stream", FrameOffsetsHeader)
+	if f == opaque {
+		return nil, fmt.Errorf("%s on a response that is not a stream", FrameOffsetsHeader)
 	}
 	if len(v) != 1 {
 		return nil, fmt.Errorf("%s appears %d times", FrameOffsetsHeader, len(v))
 	}
-	return parseOffsets(v[0], body)
+	return parseOffsets(v[0], body, f)
 }
 
 // FrameOffsets returns when each frame of a recorded stream arrived, since
@@ -169,10 +175,14 @@ func takeOffsets(h http.Header, body string, sse bool) ([]time.Duration, error) 
 // is no stream or was recorded without them.
 func (r Recorded) FrameOffsets() []time.Duration {
 	v := r.ResponseHeaders.Get(FrameOffsetsHeader)
-	if v == "" || !isSSE(r.ResponseHeaders) {
+	if v == "" {
 		return nil
 	}
-	offs, err := parseOffsets(v, r.ResponseBody)
+	f := framingOf(r.ResponseHeaders, r.ResponseBody)
+	if f == opaque {
+		return nil
+	}
+	offs, err := parseOffsets(v, r.ResponseBody, f)
 	if err != nil {
 		return nil
 	}
@@ -230,7 +240,7 @@ func (c *Cassette) latencyOf(i int) (wait time.Duration, scale float64) {
 	}
 	d := min(max(c.interaction(i).Response.Duration, 0), maxOffset)
 	l := min(max(c.opts.Latency(d), 0), maxOffset)
-	if t := &c.p.resps[i]; t.sse && len(t.offsets) > 0 && d > 0 {
+	if t := &c.p.resps[i]; len(t.offsets) > 0 && d > 0 {
 		return 0, float64(l) / float64(d)
 	}
 	return l, 1

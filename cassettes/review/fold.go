@@ -112,9 +112,16 @@ type accumulator interface {
 // data of each frame of a stream.
 type folder struct {
 	m      *Message
-	blocks map[int]*block // Anthropic content blocks by index
-	calls  map[int]*ToolCall
+	blocks map[int]*block       // Anthropic content blocks by index
+	calls  map[int]*chunkedCall // OpenAI tool calls by index
 	text   strings.Builder
+}
+
+// chunkedCall is a tool call streamed in chunks, each appended (in a
+// builder: appending to a string would copy it whole each time).
+type chunkedCall struct {
+	id         string
+	name, args strings.Builder
 }
 
 type block struct {
@@ -139,7 +146,7 @@ func fold(r cassettes.Recorded) Message {
 	case APIOllama:
 		acc = &ollamaFolder{m: &m}
 	default:
-		acc = &folder{m: &m, blocks: map[int]*block{}, calls: map[int]*ToolCall{}}
+		acc = &folder{m: &m, blocks: map[int]*block{}, calls: map[int]*chunkedCall{}}
 	}
 	docs, streamed, frames := documents(r, m.API)
 	for _, d := range docs {
@@ -395,14 +402,14 @@ func (f *folder) choice(c wireChoice) {
 	for _, tc := range d.ToolCalls {
 		call := f.calls[tc.Index]
 		if call == nil {
-			call = &ToolCall{}
+			call = &chunkedCall{}
 			f.calls[tc.Index] = call
 		}
 		if tc.ID != "" {
-			call.ID = tc.ID
+			call.id = tc.ID
 		}
-		call.Name += tc.Function.Name
-		call.Arguments += tc.Function.Arguments
+		call.name.WriteString(tc.Function.Name)
+		call.args.WriteString(tc.Function.Arguments)
 	}
 }
 
@@ -423,7 +430,8 @@ func (f *folder) finish() {
 		}
 	}
 	for _, i := range sortedKeys(f.calls) {
-		f.m.ToolCalls = append(f.m.ToolCalls, *f.calls[i])
+		c := f.calls[i]
+		f.m.ToolCalls = append(f.m.ToolCalls, ToolCall{ID: c.id, Name: c.name.String(), Arguments: c.args.String()})
 	}
 	f.m.Text = f.text.String()
 }

@@ -26,6 +26,7 @@ type respItem struct {
 		Text string `json:"text"`
 	} `json:"content"`
 	text strings.Builder
+	args strings.Builder // argument or input deltas
 }
 
 type respWire struct {
@@ -73,8 +74,7 @@ func (f *responsesFolder) add(d doc) {
 		}
 	case "response.function_call_arguments.delta", "response.custom_tool_call_input.delta":
 		if it := f.items[w.OutputIndex]; it != nil {
-			it.Arguments += w.Delta
-			it.Input += w.Delta
+			it.args.WriteString(w.Delta)
 		}
 	case "error":
 		f.m.ErrorType, f.m.ErrorMessage = scalar(w.Code), w.Message
@@ -144,10 +144,12 @@ func (f *responsesFolder) finish() {
 					text.WriteString(c.Text)
 				}
 			}
-		case "function_call":
-			f.m.ToolCalls = append(f.m.ToolCalls, ToolCall{ID: it.CallID, Name: it.Name, Arguments: it.Arguments})
-		case "custom_tool_call":
-			f.m.ToolCalls = append(f.m.ToolCalls, ToolCall{ID: it.CallID, Name: it.Name, Arguments: it.Input})
+		case "function_call", "custom_tool_call":
+			args := it.Arguments + it.Input
+			if args == "" {
+				args = it.args.String()
+			}
+			f.m.ToolCalls = append(f.m.ToolCalls, ToolCall{ID: it.CallID, Name: it.Name, Arguments: args})
 		}
 	}
 	f.m.Text = text.String()

@@ -1,7 +1,6 @@
 package review
 
 import (
-	"bytes"
 	"encoding/json"
 	"mime"
 	"strings"
@@ -69,7 +68,7 @@ func documents(r cassettes.Recorded, api string) (docs []doc, streamed bool, fra
 			if dec.Decode(&raw) != nil {
 				break
 			}
-			docs = append(docs, doc{data: bytes.Clone(raw)})
+			docs = append(docs, doc{data: raw})
 		}
 		return docs, true, len(docs)
 	}

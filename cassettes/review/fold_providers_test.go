@@ -64,6 +64,17 @@ func TestFoldProviders(t *testing.T) {
 		want: Message{API: APIResponses, Status: 200, Streamed: true, Frames: 4, Model: "o4-mini", Text: "final",
 			ToolCalls: []ToolCall{{ID: "c1", Name: "sh", Arguments: "ls"}}, StopReason: "max_output_tokens", Usage: Usage{Input: 9, Output: 4}},
 	}, {
+		name: "responses: a stream cut before its items are done: the deltas",
+		in: recorded(responsesURL, "text/event-stream", sse(
+			`event: response.output_item.added`+"\n"+`data: {"type":"response.output_item.added","output_index":0,"item":{"type":"message","content":[{"type":"output_text","text":""}]}}`,
+			`event: response.output_text.delta`+"\n"+`data: {"type":"response.output_text.delta","output_index":0,"delta":"Hel"}`,
+			`event: response.output_text.delta`+"\n"+`data: {"type":"response.output_text.delta","output_index":0,"delta":"lo"}`,
+			`event: response.output_item.added`+"\n"+`data: {"type":"response.output_item.added","output_index":1,"item":{"type":"function_call","call_id":"c2","name":"f","arguments":""}}`,
+			`event: response.function_call_arguments.delta`+"\n"+`data: {"type":"response.function_call_arguments.delta","output_index":1,"delta":"{\"x\":"}`,
+			`event: response.function_call_arguments.delta`+"\n"+`data: {"type":"response.function_call_arguments.delta","output_index":1,"delta":"1}"}`)),
+		want: Message{API: APIResponses, Status: 200, Streamed: true, Frames: 6, Text: "Hello",
+			ToolCalls: []ToolCall{{ID: "c2", Name: "f", Arguments: `{"x":1}`}}},
+	}, {
 		name: "responses: an error event",
 		in: recorded(responsesURL, "text/event-stream", sse(
 			`data: {"type":"error","code":"server_error","message":"boom","sequence_number":3}`)),

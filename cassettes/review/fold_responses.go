@@ -64,7 +64,13 @@ func (f *responsesFolder) add(d doc) {
 		event = w.Type
 	}
 	switch event {
-	case "response.output_item.added", "response.output_item.done":
+	case "response.output_item.added":
+		if it := w.Item; it != nil {
+			// What an added item holds so far, the deltas repeat.
+			it.Content, it.Arguments, it.Input = nil, "", ""
+			f.items[w.OutputIndex] = it
+		}
+	case "response.output_item.done":
 		if w.Item != nil {
 			f.items[w.OutputIndex] = w.Item
 		}
@@ -135,7 +141,7 @@ func (f *responsesFolder) finish() {
 		it := f.items[i]
 		switch it.Type {
 		case "message":
-			if it.text.Len() > 0 && len(it.Content) == 0 {
+			if len(it.Content) == 0 {
 				text.WriteString(it.text.String())
 				continue
 			}

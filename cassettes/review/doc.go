@@ -9,9 +9,11 @@
 // It reads cassettes through the public API of package cassettes
 // (cassettes.ReadRecorded, cassettes.Digest) and works for any directory of
 // cassettes, whoever recorded them. It is not a cassette diff tool for
-// arbitrary HTTP (it folds the Anthropic Messages and OpenAI chat
-// completions APIs; other bodies are compared as bytes and JSON shapes),
-// and it applies nothing: it is the review before cassettes.Apply.
+// arbitrary HTTP (it folds the Anthropic Messages, OpenAI chat
+// completions and Responses, Gemini, Bedrock Converse and Ollama chat
+// APIs; other bodies are compared as bytes and JSON shapes), and it
+// applies nothing: it is the review before cassettes.Apply. It imports no
+// SDK: it reads the wire formats.
 //
 // # Use
 //
@@ -37,13 +39,14 @@
 //
 // Each pair gets the first class that applies, in this order:
 //
-//	error      the status code, or the error type of the body (Anthropic
-//	           error.type, OpenAI error.type or error.code), changed
+//	error      the status code, or the error type of the answer (see
+//	           Folding), changed
 //	schema     the response's media type changed, or a JSON field was
 //	           added, removed or changed type in the request or the
-//	           response body (streams: in the data of frames of the same
-//	           event); array elements share one path; null is compatible
-//	           with every type; a tool call's input is not schema
+//	           response body (streams: in the documents of frames of the
+//	           same event); array elements share one path; null is
+//	           compatible with every type; a tool call's input is not
+//	           schema
 //	content    anything else differs: request key, method, URL or body, or
 //	           the response body (other text, ids, counts, chunking)
 //	unchanged  same request key, and the same response body
@@ -54,15 +57,51 @@
 //
 // # Folding
 //
-// A response is folded as the SDKs accumulate it. Anthropic (a URL ending
-// in /messages): the message's or message_start's model and usage, content
-// blocks by index (text_delta appended to text blocks, input_json_delta to
-// tool_use inputs), message_delta's stop_reason and cumulative usage, an
-// error body or event. OpenAI (a URL ending in /chat/completions): choice
-// 0's message, or its deltas' content and tool calls (by index, name and
-// arguments appended), finish_reason, the usage of the body or of the last
-// chunk; prompt_tokens_details.cached_tokens count as cache reads, not as
-// input. Tool-call arguments are shown as canonical JSON when they parse.
+// A response is folded as the SDKs accumulate it. The API is named by
+// the request URL's path; the body is split by its framing into JSON
+// documents: server-sent-event frames' data (text/event-stream), AWS
+// event-stream messages' payloads (application/vnd.amazon.eventstream;
+// lengths bounded and both CRCs checked, reading stops at the first bad
+// message), lines (application/x-ndjson, and an Ollama body of several
+// lines), the elements of Gemini's streamed JSON array, or the body.
+//
+//   - Anthropic (a path ending in /messages): the message's or
+//     message_start's model and usage, content blocks by index
+//     (text_delta appended to text blocks, input_json_delta to tool_use
+//     inputs), message_delta's stop_reason and cumulative usage, an error
+//     body or event (error.type).
+//   - OpenAI chat (/chat/completions): choice 0's message, or its deltas'
+//     content and tool calls (by index, name and arguments appended),
+//     finish_reason, the usage of the body or of the last chunk; errors
+//     by error.type or error.code.
+//   - OpenAI Responses (/responses): output items by output_index:
+//     message output_text, function_call (and custom_tool_call) with its
+//     call_id; in a stream, response.output_text.delta and
+//     response.function_call_arguments.delta appended to their item,
+//     output_item.done and the response of response.completed (or
+//     .incomplete, .failed) replacing what the deltas built; the stop
+//     reason is incomplete_details.reason, else the status; an error
+//     body, the error event's code, or the response's error.
+//   - Gemini (models/M:generateContent, :streamGenerateContent as a JSON
+//     array or with alt=sse): candidate 0's text parts but thoughts, and
+//     its functionCall parts, over every chunk; the last finishReason (or
+//     promptFeedback.blockReason) and usageMetadata; the model is
+//     modelVersion, else the URL's; errors by error.status.
+//   - Bedrock Converse (model/M/converse, /converse-stream): content
+//     blocks by index (text; toolUse with its input, streamed as
+//     contentBlockStart and toolUse input deltas), stopReason, usage
+//     (from metadata in a stream); the model is the URL's model id
+//     (path-unescaped; of an ARN, its last part); errors by the
+//     X-Amzn-Errortype header or __type, or a stream's exception type.
+//   - Ollama (/api/chat, whole or NDJSON): message.content appended,
+//     message.tool_calls in order, done_reason, and prompt_eval_count and
+//     eval_count of the chunk with done true; an error string is of type
+//     "error".
+//
+// Usage counts each token once: OpenAI's and Gemini's cached prompt
+// tokens are moved from input to cache reads, Gemini's thinking and
+// tool-use prompt tokens count as output and input. Tool-call arguments
+// are shown as canonical JSON when they parse.
 // A stream recorded with frame offsets (cassettes.FrameOffsetsHeader) gets
 // the arrival of its first and last frame; timing is shown, never drift
 // (the header is not part of the shape or of the body compared).
@@ -94,9 +133,15 @@
 // Prices are decimals with at most 6 decimals, read exactly into
 // micro-units; absent prices are 0. A response's model (or else the
 // request's "model") is priced by the entry of that name, else by the
-// longest entry it extends with "-" and a suffix (a dated variant). Costs
-// are micro-units, rounded down per interaction; a model with no entry is
-// listed as unpriced and counted as 0.
+// longest entry it extends with "-" and a suffix (a dated variant), else,
+// for a Bedrock model id, as the id without its leading labels of
+// lowercase letters and dashes (us.anthropic.claude-sonnet-4-5-... is
+// priced as claude-sonnet-4-5 unless the table names the full id; Bedrock
+// lists some regional profiles higher: name them to price them so).
+// Costs are micro-units, rounded down per interaction; a model with no
+// entry is listed as unpriced and counted as 0, but for Ollama's, which
+// run locally and cost 0 unless the table names them. as_of says when
+// the committed prices were taken.
 //
 // # Golden files
 //

@@ -3,6 +3,7 @@ package review
 import (
 	"bytes"
 	"encoding/json"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -10,21 +11,26 @@ import (
 	"github.com/codegenie/codegenie/events"
 )
 
-// The APIs a response is folded for.
+// The APIs a response is folded for, named by the request URL's path.
 const (
 	APIAnthropic = "anthropic-messages" // POST .../v1/messages
 	APIOpenAI    = "openai-chat"        // POST .../chat/completions
+	APIResponses = "openai-responses"   // POST .../responses
+	APIGemini    = "gemini"             // POST .../models/M:generateContent or :streamGenerateContent
+	APIBedrock   = "bedrock-converse"   // POST .../model/M/converse or /converse-stream
+	APIOllama    = "ollama-chat"        // POST .../api/chat
 )
 
 // Message is a response folded into what a reviewer reads: the final
 // message a client accumulates from a JSON body or from every frame of a
 // server-sent-events stream.
 type Message struct {
-	// API is APIAnthropic, APIOpenAI or "" for a body of neither shape.
+	// API is one of the API constants, or "" for a request of none.
 	API string `json:"api,omitempty"`
 	// Status is the HTTP status.
 	Status int `json:"status"`
-	// Streamed says the body was an event stream of Frames frames.
+	// Streamed says the body was a stream (server-sent events, AWS event
+	// stream, NDJSON, or Gemini's JSON array) of Frames frames.
 	Streamed bool `json:"streamed,omitempty"`
 	Frames   int  `json:"frames,omitempty"`
 	// Timing is when the first and the last frame arrived, for a stream
@@ -32,8 +38,8 @@ type Message struct {
 	Timing *StreamTiming `json:"timing,omitempty"`
 	Model  string        `json:"model,omitempty"`
 	// Text is the concatenated text of the message (Anthropic text blocks,
-	// OpenAI choice 0's content), cut to Config.MaxText bytes when
-	// TextCut is set.
+	// OpenAI choice 0's content, ...; see Folding in the package
+	// documentation), cut to Config.MaxText bytes when TextCut is set.
 	Text    string `json:"text"`
 	TextCut bool   `json:"text_cut,omitempty"`
 	// ToolCalls are the tool calls in order, arguments as canonical JSON
@@ -83,17 +89,39 @@ func apiOf(url string) string {
 		return APIAnthropic
 	case strings.HasSuffix(path, "/chat/completions"):
 		return APIOpenAI
+	case strings.HasSuffix(path, "/responses"):
+		return APIResponses
+	case strings.Contains(path, "/models/") && (strings.HasSuffix(path, ":generateContent") || strings.HasSuffix(path, ":streamGenerateContent")):
+		return APIGemini
+	case strings.Contains(path, "/model/") && (strings.HasSuffix(path, "/converse") || strings.HasSuffix(path, "/converse-stream")):
+		return APIBedrock
+	case strings.HasSuffix(path, "/api/chat"):
+		return APIOllama
 	}
 	return ""
+}
+
+// An accumulator folds the documents of one response into a message, as
+// the SDK of its API does.
+type accumulator interface {
+	add(d doc)
+	finish()
 }
 
 // folder accumulates a message from JSON documents: one body, or the
 // data of each frame of a stream.
 type folder struct {
-	m      Message
-	blocks map[int]*block // Anthropic content blocks by index
-	calls  map[int]*ToolCall
+	m      *Message
+	blocks map[int]*block       // Anthropic content blocks by index
+	calls  map[int]*chunkedCall // OpenAI tool calls by index
 	text   strings.Builder
+}
+
+// chunkedCall is a tool call streamed in chunks, each appended (in a
+// builder: appending to a string would copy it whole each time).
+type chunkedCall struct {
+	id         string
+	name, args strings.Builder
 }
 
 type block struct {
@@ -106,42 +134,71 @@ type block struct {
 
 // fold folds r's response.
 func fold(r cassettes.Recorded) Message {
-	f := &folder{m: Message{API: apiOf(r.URL), Status: r.Status}, blocks: map[int]*block{}, calls: map[int]*ToolCall{}}
-	streamed := false
-	for frame := range r.Frames() {
-		streamed = true
-		f.m.Frames++
-		if ev, data := parseFrame(frame); data != "" {
-			f.add(ev, []byte(data))
-		}
+	m := Message{API: apiOf(r.URL), Status: r.Status}
+	var acc accumulator
+	switch m.API {
+	case APIResponses:
+		acc = &responsesFolder{m: &m, items: map[int]*respItem{}}
+	case APIGemini:
+		acc = &geminiFolder{m: &m}
+	case APIBedrock:
+		acc = newBedrockFolder(&m, r)
+	case APIOllama:
+		acc = &ollamaFolder{m: &m}
+	default:
+		acc = &folder{m: &m, blocks: map[int]*block{}, calls: map[int]*chunkedCall{}}
 	}
-	if !streamed {
-		f.add("", []byte(r.ResponseBody))
+	docs, streamed, frames := documents(r, m.API)
+	for _, d := range docs {
+		acc.add(d)
 	}
-	f.m.Streamed = streamed
+	m.Streamed, m.Frames = streamed, frames
 	if offs := r.FrameOffsets(); len(offs) > 0 {
-		f.m.Timing = &StreamTiming{offs[0].Milliseconds(), offs[len(offs)-1].Milliseconds()}
+		m.Timing = &StreamTiming{offs[0].Milliseconds(), offs[len(offs)-1].Milliseconds()}
 	}
-	f.finish()
-	return f.m
+	acc.finish()
+	m.ToolCalls = canonicalCalls(m.ToolCalls)
+	if m.Model == "" {
+		m.Model = urlModel(m.API, r.URL)
+	}
+	return m
 }
 
-// parseFrame returns the event name and the joined data lines of one
-// server-sent-events frame.
-func parseFrame(frame string) (event, data string) {
-	var lines []string
-	for line := range strings.Lines(frame) {
-		line = strings.TrimRight(line, "\r\n")
-		name, value, _ := strings.Cut(line, ":")
-		value = strings.TrimPrefix(value, " ")
-		switch name {
-		case "event":
-			event = value
-		case "data":
-			lines = append(lines, value)
+// canonicalCalls writes each call's arguments as canonical JSON when they
+// parse, "{}" when empty.
+func canonicalCalls(calls []ToolCall) []ToolCall {
+	for i, c := range calls {
+		if c.Arguments == "" {
+			calls[i].Arguments = "{}"
+		} else if canon, err := events.CanonicalizeJSON([]byte(c.Arguments)); err == nil {
+			calls[i].Arguments = string(canon)
 		}
 	}
-	return event, strings.Join(lines, "\n")
+	return calls
+}
+
+// urlModel is the model a request URL names: Gemini's models/M:method,
+// Bedrock's model/M/converse (path-unescaped; of an ARN, the part after
+// its last "/"), or "".
+func urlModel(api, rawURL string) string {
+	path, _, _ := strings.Cut(rawURL, "?")
+	switch api {
+	case APIGemini:
+		_, after, _ := strings.Cut(path, "/models/")
+		m, _, _ := strings.Cut(after, ":")
+		return m
+	case APIBedrock:
+		_, after, _ := strings.Cut(path, "/model/")
+		id, _, _ := strings.Cut(after, "/")
+		if u, err := url.PathUnescape(id); err == nil {
+			id = u
+		}
+		if strings.HasPrefix(id, "arn:") {
+			id = id[strings.LastIndex(id, "/")+1:]
+		}
+		return id
+	}
+	return ""
 }
 
 // wire is every field folding reads, of both APIs.
@@ -224,8 +281,9 @@ func (u *wireUsage) usage() Usage {
 	return v
 }
 
-// add folds one JSON document (a body, or a frame's data) named event.
-func (f *folder) add(event string, data []byte) {
+// add folds one JSON document (a body, or a frame's data).
+func (f *folder) add(d doc) {
+	event, data := d.event, d.data
 	var w wire
 	if json.Unmarshal(data, &w) != nil {
 		return
@@ -344,14 +402,14 @@ func (f *folder) choice(c wireChoice) {
 	for _, tc := range d.ToolCalls {
 		call := f.calls[tc.Index]
 		if call == nil {
-			call = &ToolCall{}
+			call = &chunkedCall{}
 			f.calls[tc.Index] = call
 		}
 		if tc.ID != "" {
-			call.ID = tc.ID
+			call.id = tc.ID
 		}
-		call.Name += tc.Function.Name
-		call.Arguments += tc.Function.Arguments
+		call.name.WriteString(tc.Function.Name)
+		call.args.WriteString(tc.Function.Arguments)
 	}
 }
 
@@ -372,14 +430,8 @@ func (f *folder) finish() {
 		}
 	}
 	for _, i := range sortedKeys(f.calls) {
-		f.m.ToolCalls = append(f.m.ToolCalls, *f.calls[i])
-	}
-	for i, c := range f.m.ToolCalls {
-		if c.Arguments == "" {
-			f.m.ToolCalls[i].Arguments = "{}"
-		} else if canon, err := events.CanonicalizeJSON([]byte(c.Arguments)); err == nil {
-			f.m.ToolCalls[i].Arguments = string(canon)
-		}
+		c := f.calls[i]
+		f.m.ToolCalls = append(f.m.ToolCalls, ToolCall{ID: c.id, Name: c.name.String(), Arguments: c.args.String()})
 	}
 	f.m.Text = f.text.String()
 }
@@ -391,4 +443,21 @@ func sortedKeys[V any](m map[int]V) []int {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// scalar is the text of a JSON string or number, "" for anything else.
+func scalar(raw json.RawMessage) string {
+	var v any
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	if d.Decode(&v) != nil {
+		return ""
+	}
+	switch x := v.(type) {
+	case string:
+		return x
+	case json.Number:
+		return x.String()
+	}
+	return ""
 }

@@ -153,8 +153,25 @@ func microUnits(n json.Number) (int64, error) {
 
 // Lookup returns the price of model: the entry named exactly so, else the
 // longest entry m such that model is m followed by "-" and more (a dated
-// or suffixed variant).
+// or suffixed variant); else, for a model whose first dot-separated label
+// is only lowercase letters and dashes (a Bedrock model id such as
+// us.anthropic.claude-sonnet-4-5-20250929-v1:0: a geographic inference
+// profile, then the provider), the price of the rest, so a Bedrock model
+// is priced as its provider lists it unless the table names the full id.
 func (p *Prices) Lookup(model string) (ModelPrice, bool) {
+	for {
+		if m, ok := p.lookup(model); ok {
+			return m, true
+		}
+		label, rest, ok := strings.Cut(model, ".")
+		if !ok || label == "" || strings.ContainsFunc(label, func(r rune) bool { return (r < 'a' || r > 'z') && r != '-' }) {
+			return ModelPrice{}, false
+		}
+		model = rest
+	}
+}
+
+func (p *Prices) lookup(model string) (ModelPrice, bool) {
 	var best ModelPrice
 	found := false
 	for _, m := range p.Models {

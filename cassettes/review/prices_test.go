@@ -29,6 +29,14 @@ func TestLookupPrefersTheLongestEntry(t *testing.T) {
 		{"gpt-5-mini", "gpt-5-mini"},
 		{"claude-opus-4-1-20250805", "claude-opus-4-1"},
 		{"claude-opus-4-20250514", "claude-opus-4"},
+		{"gemini-2.5-flash-lite", "gemini-2.5-flash-lite"},
+		{"gemini-2.5-flash-preview-09-2025", "gemini-2.5-flash"},
+		{"o4-mini-2025-04-16", "o4-mini"},
+		// Bedrock model ids: an inference profile's region, the provider.
+		{"us.anthropic.claude-sonnet-4-5-20250929-v1:0", "claude-sonnet-4-5"},
+		{"anthropic.claude-3-5-sonnet-20241022-v2:0", "claude-3-5-sonnet"},
+		{"eu.amazon.nova-pro-v1:0", "amazon.nova-pro"},
+		{"global.anthropic.claude-haiku-4-5-20251001-v1:0", "claude-haiku-4-5"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.model, func(t *testing.T) {
@@ -41,6 +49,12 @@ func TestLookupPrefersTheLongestEntry(t *testing.T) {
 	require.False(t, ok, "a prefix counts only before a dash")
 	_, ok = p.Lookup("")
 	require.False(t, ok)
+	_, ok = p.Lookup("x.gpt-4omni")
+	require.False(t, ok, "a label is dropped only to find an entry")
+	_, ok = p.Lookup("US.anthropic.claude-sonnet-4-5")
+	require.False(t, ok, "only labels of lowercase letters and dashes are dropped")
+	_, ok = p.Lookup("gpt-4.1x")
+	require.False(t, ok, "a label with a digit is part of the name")
 }
 
 func TestCost(t *testing.T) {

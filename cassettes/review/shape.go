@@ -87,14 +87,31 @@ func (s shape) walk(path string, v any) {
 		s.put(path, kObject)
 		// A tool call's input is what the model chose to send, not the
 		// API's schema.
-		skipInput := x["type"] == "tool_use" || x["type"] == "server_tool_use"
+		skip := toolInput(path, x)
 		for _, k := range slices.Sorted(maps.Keys(x)) {
-			if skipInput && k == "input" {
+			if k == skip {
 				continue
 			}
 			s.walk(path+"["+strconv.Quote(k)+"]", x[k])
 		}
 	}
+}
+
+// toolInput names the field of the object x at path that holds a tool
+// call's input (Anthropic tool_use input, Gemini functionCall args,
+// Bedrock toolUse input, Ollama function arguments), or "".
+func toolInput(path string, x map[string]any) string {
+	switch {
+	case x["type"] == "tool_use" || x["type"] == "server_tool_use":
+		return "input"
+	case strings.HasSuffix(path, `["functionCall"]`):
+		return "args"
+	case strings.HasSuffix(path, `["toolUse"]`):
+		return "input"
+	case strings.HasSuffix(path, `["function"]`):
+		return "arguments"
+	}
+	return ""
 }
 
 // requestShape is the shape of a request body.
@@ -105,32 +122,29 @@ func requestShape(r cassettes.Recorded) shape {
 }
 
 // responseShape is the shape of a response body: of the body, or of every
-// frame of a stream under its event name (the data's "type" when the frame
-// has no event line, "data" when neither).
+// document of a stream under its event name (the data's "type" when the
+// frame has none, "data" when neither).
 func responseShape(r cassettes.Recorded) shape {
 	s := shape{}
-	streamed := false
-	for frame := range r.Frames() {
-		streamed = true
-		ev, data := parseFrame(frame)
-		if data == "" {
-			continue
-		}
+	docs, streamed, _ := documents(r, apiOf(r.URL))
+	if !streamed {
+		s.addJSON("", []byte(r.ResponseBody))
+		return s
+	}
+	for _, d := range docs {
+		ev := d.event
 		if ev == "" {
 			var t struct {
 				Type string `json:"type"`
 			}
-			if json.Unmarshal([]byte(data), &t) == nil {
+			if json.Unmarshal(d.data, &t) == nil {
 				ev = t.Type
 			}
 		}
 		if ev == "" {
 			ev = "data"
 		}
-		s.addJSON(ev+":", []byte(data))
-	}
-	if !streamed {
-		s.addJSON("", []byte(r.ResponseBody))
+		s.addJSON(ev+":", d.data)
 	}
 	return s
 }

@@ -320,10 +320,10 @@ func TestReviewOfEachProvider(t *testing.T) {
 	costs := map[string][2]int64{
 		// gpt-4.1: $2 in, $8 out, $0.50 cache read per million.
 		"openai responses": {100*2 + 20*8 + 1000/2, 100*2 + 31*8 + 1000/2},
-		// gemini-2.5-flash: $0.30 in, $2.50 out, $0.075 cache read; 20 and
+		// gemini-2.5-flash: $0.30 in, $2.50 out, $0.03 cache read; 20 and
 		// 31 output tokens include 5 thinking tokens.
-		"gemini":     {(100*300 + 20*2500 + 1000*75) / 1000, (100*300 + 31*2500 + 1000*75) / 1000},
-		"gemini sse": {(100*300 + 20*2500 + 1000*75) / 1000, (100*300 + 31*2500 + 1000*75) / 1000},
+		"gemini":     {(100*300 + 20*2500 + 1000*30) / 1000, (100*300 + 31*2500 + 1000*30) / 1000},
+		"gemini sse": {(100*300 + 20*2500 + 1000*30) / 1000, (100*300 + 31*2500 + 1000*30) / 1000},
 		// us.anthropic.claude-sonnet-4-5-...: priced as claude-sonnet-4-5,
 		// $3 in, $15 out; Converse reports no cache reads here.
 		"bedrock converse": {100*3 + 20*15, 100*3 + 31*15},

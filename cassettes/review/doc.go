@@ -69,7 +69,10 @@
 //     message_start's model and usage, content blocks by index
 //     (text_delta appended to text blocks, input_json_delta to tool_use
 //     inputs), message_delta's stop_reason and cumulative usage, an error
-//     body or event (error.type).
+//     body or event (error.type). Bedrock's InvokeModel of a Claude model
+//     (a model id holding "anthropic.", model/M/invoke or
+//     /invoke-with-response-stream) is folded so: a stream's chunk
+//     messages carry the events base64-encoded in "bytes".
 //   - OpenAI chat (/chat/completions): choice 0's message, or its deltas'
 //     content and tool calls (by index, name and arguments appended),
 //     finish_reason, the usage of the body or of the last chunk; errors
@@ -91,13 +94,15 @@
 //     blocks by index (text; toolUse with its input, streamed as
 //     contentBlockStart and toolUse input deltas), stopReason, usage
 //     (from metadata in a stream); the model is the URL's model id
-//     (path-unescaped; of an ARN, its last part); errors by the
-//     X-Amzn-Errortype header or __type, or a stream's exception type.
+//     (path-unescaped; of an ARN, its last part); errors by __type.
 //   - Ollama (/api/chat, whole or NDJSON): message.content appended,
 //     message.tool_calls in order, done_reason, and prompt_eval_count and
 //     eval_count of the chunk with done true; an error string is of type
 //     "error".
 //
+// Whatever the API, an X-Amzn-Errortype header (with the body's message)
+// or an event-stream exception or error message gives the error type and
+// message, as the AWS SDKs report them.
 // Usage counts each token once: OpenAI's and Gemini's cached prompt
 // tokens are moved from input to cache reads, Gemini's thinking and
 // tool-use prompt tokens count as output and input. Tool-call arguments

@@ -24,7 +24,8 @@ type doc struct {
 // reads, by its framing:
 //
 //	text/event-stream                    each frame's data (cassettes' splitter)
-//	application/vnd.amazon.eventstream   each message's payload
+//	application/vnd.amazon.eventstream   each message's payload (a chunk's
+//	                                     decoded bytes)
 //	application/x-ndjson (or ndjson,     each non-empty line; an Ollama body
 //	jsonl, x-jsonlines)                  of several lines is read so too
 //	Gemini's streamGenerateContent as    each element of the array
@@ -84,7 +85,18 @@ func esDoc(m esFrame) doc {
 		b, _ := json.Marshal(map[string]string{"message": m.headers[":error-message"]})
 		return doc{event: m.headers[":error-code"], data: b, exception: true}
 	}
-	return doc{event: m.headers[":event-type"], data: m.payload}
+	ev := m.headers[":event-type"]
+	if ev == "chunk" {
+		// InvokeModelWithResponseStream: the model's own event,
+		// base64-encoded in "bytes".
+		var c struct {
+			Bytes []byte `json:"bytes"`
+		}
+		if json.Unmarshal(m.payload, &c) == nil && c.Bytes != nil {
+			return doc{data: c.Bytes}
+		}
+	}
+	return doc{event: ev, data: m.payload}
 }
 
 // parseFrame returns the event name and the joined data lines of one

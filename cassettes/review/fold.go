@@ -95,6 +95,9 @@ func apiOf(url string) string {
 		return APIGemini
 	case strings.Contains(path, "/model/") && (strings.HasSuffix(path, "/converse") || strings.HasSuffix(path, "/converse-stream")):
 		return APIBedrock
+	case strings.Contains(path, "/model/") && (strings.HasSuffix(path, "/invoke") || strings.HasSuffix(path, "/invoke-with-response-stream")) &&
+		strings.Contains(bedrockModel(path), "anthropic."):
+		return APIAnthropic // Bedrock's InvokeModel of a Claude model speaks Anthropic Messages
 	case strings.HasSuffix(path, "/api/chat"):
 		return APIOllama
 	}
@@ -142,7 +145,7 @@ func fold(r cassettes.Recorded) Message {
 	case APIGemini:
 		acc = &geminiFolder{m: &m}
 	case APIBedrock:
-		acc = newBedrockFolder(&m, r)
+		acc = &bedrockFolder{m: &m, blocks: map[int]*bedrockBlock{}}
 	case APIOllama:
 		acc = &ollamaFolder{m: &m}
 	default:
@@ -150,6 +153,10 @@ func fold(r cassettes.Recorded) Message {
 	}
 	docs, streamed, frames := documents(r, m.API)
 	for _, d := range docs {
+		if d.exception {
+			awsError(&m, r, &d)
+			continue
+		}
 		acc.add(d)
 	}
 	m.Streamed, m.Frames = streamed, frames
@@ -157,6 +164,7 @@ func fold(r cassettes.Recorded) Message {
 		m.Timing = &StreamTiming{offs[0].Milliseconds(), offs[len(offs)-1].Milliseconds()}
 	}
 	acc.finish()
+	awsError(&m, r, nil)
 	m.ToolCalls = canonicalCalls(m.ToolCalls)
 	if m.Model == "" {
 		m.Model = urlModel(m.API, r.URL)
@@ -178,27 +186,32 @@ func canonicalCalls(calls []ToolCall) []ToolCall {
 }
 
 // urlModel is the model a request URL names: Gemini's models/M:method,
-// Bedrock's model/M/converse (path-unescaped; of an ARN, the part after
-// its last "/"), or "".
+// Bedrock's model/M/converse or /invoke (see bedrockModel), or "".
 func urlModel(api, rawURL string) string {
 	path, _, _ := strings.Cut(rawURL, "?")
-	switch api {
-	case APIGemini:
+	switch {
+	case api == APIGemini:
 		_, after, _ := strings.Cut(path, "/models/")
 		m, _, _ := strings.Cut(after, ":")
 		return m
-	case APIBedrock:
-		_, after, _ := strings.Cut(path, "/model/")
-		id, _, _ := strings.Cut(after, "/")
-		if u, err := url.PathUnescape(id); err == nil {
-			id = u
-		}
-		if strings.HasPrefix(id, "arn:") {
-			id = id[strings.LastIndex(id, "/")+1:]
-		}
-		return id
+	case api == APIBedrock || api == APIAnthropic && strings.Contains(path, "/model/"):
+		return bedrockModel(path)
 	}
 	return ""
+}
+
+// bedrockModel is the model id of a Bedrock URL path .../model/M/...,
+// path-unescaped; of an ARN, the part after its last "/".
+func bedrockModel(path string) string {
+	_, after, _ := strings.Cut(path, "/model/")
+	id, _, _ := strings.Cut(after, "/")
+	if u, err := url.PathUnescape(id); err == nil {
+		id = u
+	}
+	if strings.HasPrefix(id, "arn:") {
+		id = id[strings.LastIndex(id, "/")+1:]
+	}
+	return id
 }
 
 // wire is every field folding reads, of both APIs.

@@ -1,6 +1,7 @@
 package review
 
 import (
+	"cmp"
 	"encoding/json"
 	"strings"
 
@@ -12,8 +13,8 @@ import (
 // contentBlockDelta, contentBlockStop, messageStop, metadata), content
 // blocks by contentBlockIndex as the AWS SDK's stream readers present
 // them: text deltas appended to text, toolUse input deltas to the tool
-// call's input. An error answer's type is its X-Amzn-Errortype header
-// (or the body's __type), a stream's the exception's type.
+// call's input. An error body's type is its __type (see awsError for
+// the X-Amzn-Errortype header and a stream's exceptions).
 type bedrockFolder struct {
 	m      *Message
 	blocks map[int]*bedrockBlock
@@ -23,15 +24,6 @@ type bedrockBlock struct {
 	text  strings.Builder
 	call  *ToolCall
 	input strings.Builder
-}
-
-func newBedrockFolder(m *Message, r cassettes.Recorded) *bedrockFolder {
-	f := &bedrockFolder{m: m, blocks: map[int]*bedrockBlock{}}
-	if t := r.ResponseHeaders.Get("X-Amzn-Errortype"); t != "" {
-		t, _, _ = strings.Cut(t, ":")
-		f.m.ErrorType = t
-	}
-	return f
 }
 
 type bedrockToolUse struct {
@@ -60,9 +52,7 @@ type bedrockWire struct {
 	StopReason string        `json:"stopReason"`
 	Usage      *bedrockUsage `json:"usage"`
 	// Errors
-	Message  string `json:"message"`
-	Message2 string `json:"Message"`
-	Type     string `json:"__type"`
+	Type string `json:"__type"`
 	// Stream events
 	ContentBlockIndex int `json:"contentBlockIndex"`
 	Start             *struct {
@@ -79,13 +69,6 @@ type bedrockWire struct {
 func (f *bedrockFolder) add(d doc) {
 	var w bedrockWire
 	if json.Unmarshal(d.data, &w) != nil {
-		return
-	}
-	if d.exception {
-		f.m.ErrorType, f.m.ErrorMessage = d.event, w.Message
-		if f.m.ErrorMessage == "" {
-			f.m.ErrorMessage = w.Message2
-		}
 		return
 	}
 	if w.StopReason != "" {
@@ -124,14 +107,8 @@ func (f *bedrockFolder) add(d doc) {
 				}
 			}
 		}
-		if f.m.ErrorType != "" || w.Type != "" {
-			if f.m.ErrorType == "" {
-				f.m.ErrorType = w.Type[strings.LastIndex(w.Type, "#")+1:]
-			}
-			f.m.ErrorMessage = w.Message
-			if f.m.ErrorMessage == "" {
-				f.m.ErrorMessage = w.Message2
-			}
+		if w.Type != "" {
+			f.m.ErrorType, f.m.ErrorMessage = w.Type[strings.LastIndex(w.Type, "#")+1:], awsMessage(d.data)
 		}
 	}
 }
@@ -156,4 +133,33 @@ func (f *bedrockFolder) finish() {
 		}
 	}
 	f.m.Text = text.String()
+}
+
+// awsError folds what AWS says of an error in any answer it serves
+// (Converse, or a model's own body through InvokeModel): an event-stream
+// exception or error message d (type and message), or, after the
+// documents, an X-Amzn-Errortype header ("Type:namespace") with the body's
+// message.
+func awsError(m *Message, r cassettes.Recorded, d *doc) {
+	if d != nil {
+		m.ErrorType, m.ErrorMessage = d.event, awsMessage(d.data)
+		return
+	}
+	if t := r.ResponseHeaders.Get("X-Amzn-Errortype"); t != "" {
+		m.ErrorType, _, _ = strings.Cut(t, ":")
+		if m.ErrorMessage == "" {
+			m.ErrorMessage = awsMessage([]byte(r.ResponseBody))
+		}
+	}
+}
+
+// awsMessage is the message of an AWS error document: "message" or
+// "Message".
+func awsMessage(data []byte) string {
+	var e struct {
+		Lower string `json:"message"`
+		Upper string `json:"Message"`
+	}
+	json.Unmarshal(data, &e)
+	return cmp.Or(e.Lower, e.Upper)
 }

@@ -1,6 +1,7 @@
 package review
 
 import (
+	"encoding/base64"
 	"encoding/binary"
 	"hash/crc32"
 	"runtime"
@@ -17,6 +18,7 @@ const (
 	geminiURL    = "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-pro:generateContent"
 	bedrockURL   = "https://bedrock-runtime.eu-west-1.amazonaws.com/model/arn%3Aaws%3Abedrock%3Aeu-west-1%3A123456789012%3Ainference-profile%2Feu.amazon.nova-pro-v1%3A0/converse-stream"
 	ollamaURL    = "http://localhost:11434/api/chat"
+	invokeURL    = "https://bedrock-runtime.us-west-2.amazonaws.com/model/anthropic.claude-haiku-4-5-20251001-v1:0/invoke"
 )
 
 // esMessage encodes one AWS event-stream message with string headers
@@ -118,6 +120,22 @@ func TestFoldProviders(t *testing.T) {
 		in: withStatus(recorded(strings.TrimSuffix(bedrockURL, "-stream"), "application/json", `{"message":"Malformed input request"}`), 400,
 			"X-Amzn-Errortype", "ValidationException:http://internal.amazon.com/coral/com.amazon.bedrock/"),
 		want: Message{API: APIBedrock, Status: 400, Model: "eu.amazon.nova-pro-v1:0", ErrorType: "ValidationException", ErrorMessage: "Malformed input request"},
+	}, {
+		name: "bedrock invoke of claude: chunks hold Anthropic events; an error message ends it",
+		in: recorded(invokeURL+"-with-response-stream", "application/vnd.amazon.eventstream",
+			esEvent("chunk", `{"bytes":"`+base64.StdEncoding.EncodeToString([]byte(`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":"Hi"}}`))+`"}`)+
+				esMessage("", ":error-code", "InternalFailure", ":error-message", "Something broke", ":message-type", "error")),
+		want: Message{API: APIAnthropic, Status: 200, Streamed: true, Frames: 2, Model: "anthropic.claude-haiku-4-5-20251001-v1:0", Text: "Hi",
+			ErrorType: "InternalFailure", ErrorMessage: "Something broke"},
+	}, {
+		name: "bedrock invoke of claude: an error answer",
+		in: withStatus(recorded(invokeURL, "application/json", `{"Message":"Rate exceeded"}`), 429,
+			"X-Amzn-Errortype", "ThrottlingException:http://internal.amazon.com/coral/com.amazon.bedrock/"),
+		want: Message{API: APIAnthropic, Status: 429, Model: "anthropic.claude-haiku-4-5-20251001-v1:0", ErrorType: "ThrottlingException", ErrorMessage: "Rate exceeded"},
+	}, {
+		name: "bedrock: an error body with __type",
+		in:   withStatus(recorded(strings.TrimSuffix(bedrockURL, "-stream"), "application/json", `{"__type":"com.amazon.coral.validate#ValidationException","message":"bad"}`), 400),
+		want: Message{API: APIBedrock, Status: 400, Model: "eu.amazon.nova-pro-v1:0", ErrorType: "ValidationException", ErrorMessage: "bad"},
 	}, {
 		name: "bedrock: cache reads and writes",
 		in: recorded(strings.TrimSuffix(bedrockURL, "-stream"), "application/json", `{"output":{"message":{"content":[{"text":"a"},{"reasoningContent":{}},{"text":"b"}]}},

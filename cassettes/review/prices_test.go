@@ -30,6 +30,7 @@ func TestLookupPrefersTheLongestEntry(t *testing.T) {
 		{"claude-opus-4-1-20250805", "claude-opus-4-1"},
 		{"claude-opus-4-20250514", "claude-opus-4"},
 		{"gemini-2.5-flash-lite", "gemini-2.5-flash-lite"},
+		{"gpt-5.1-2025-11-13", "gpt-5.1"},
 		{"gemini-2.5-flash-preview-09-2025", "gemini-2.5-flash"},
 		{"o4-mini-2025-04-16", "o4-mini"},
 		// Bedrock model ids: an inference profile's region, the provider.

@@ -142,17 +142,7 @@ var providers = []provider{{
 	},
 	stream: func(a answer) wire {
 		var buf bytes.Buffer
-		enc := eventstream.NewEncoder()
-		ev := func(typ string, payload any) {
-			err := enc.Encode(&buf, eventstream.Message{Headers: eventstream.Headers{
-				{Name: ":event-type", Value: eventstream.StringValue(typ)},
-				{Name: ":content-type", Value: eventstream.StringValue("application/json")},
-				{Name: ":message-type", Value: eventstream.StringValue("event")},
-			}, Payload: []byte(mustJSON(payload))})
-			if err != nil {
-				panic(err)
-			}
-		}
+		ev := func(typ string, payload any) { awsEvent(&buf, typ, payload) }
 		ev("messageStart", map[string]any{"role": "assistant", "p": "abcd"})
 		for _, t := range a.text {
 			ev("contentBlockDelta", map[string]any{"contentBlockIndex": 0, "delta": map[string]any{"text": t}})
@@ -165,6 +155,39 @@ var providers = []provider{{
 		ev("contentBlockStop", map[string]any{"contentBlockIndex": 1})
 		ev("messageStop", map[string]any{"stopReason": "tool_use"})
 		ev("metadata", map[string]any{"usage": map[string]any{"inputTokens": a.in, "outputTokens": a.out, "totalTokens": a.in + a.out}, "metrics": map[string]any{"latencyMs": 812}})
+		return wire{"application/vnd.amazon.eventstream", buf.String()}
+	},
+}, {
+	// anthropic-sdk-go's bedrock option sends Messages through InvokeModel.
+	name:      "bedrock invoke anthropic",
+	url:       "https://bedrock-runtime.us-east-1.amazonaws.com/model/us.anthropic.claude-sonnet-4-5-20250929-v1%3A0/invoke",
+	streamURL: "https://bedrock-runtime.us-east-1.amazonaws.com/model/us.anthropic.claude-sonnet-4-5-20250929-v1%3A0/invoke-with-response-stream",
+	request:   `{"anthropic_version":"bedrock-2023-05-31","max_tokens":256,"messages":[{"role":"user","content":"Weather in Paris?"}]}`,
+	json: func(a answer) wire {
+		return wire{"application/json", mustJSON(map[string]any{"id": "msg_bdrk_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5-20250929",
+			"content": []any{map[string]any{"type": "text", "text": strings.Join(a.text, "")},
+				map[string]any{"type": "tool_use", "id": a.callID, "name": a.call, "input": json.RawMessage(strings.Join(a.args, ""))}},
+			"stop_reason": "tool_use", "usage": map[string]any{"input_tokens": a.in, "output_tokens": a.out}})}
+	},
+	stream: func(a answer) wire {
+		var buf bytes.Buffer
+		chunk := func(event any) {
+			awsEvent(&buf, "chunk", map[string]any{"bytes": []byte(mustJSON(event)), "p": "abcdefgh"})
+		}
+		chunk(map[string]any{"type": "message_start", "message": map[string]any{"id": "msg_bdrk_1", "type": "message", "role": "assistant",
+			"model": "claude-sonnet-4-5-20250929", "content": []any{}, "stop_reason": nil, "usage": map[string]any{"input_tokens": a.in, "output_tokens": 1}}})
+		chunk(map[string]any{"type": "content_block_start", "index": 0, "content_block": map[string]any{"type": "text", "text": ""}})
+		for _, t := range a.text {
+			chunk(map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]any{"type": "text_delta", "text": t}})
+		}
+		chunk(map[string]any{"type": "content_block_stop", "index": 0})
+		chunk(map[string]any{"type": "content_block_start", "index": 1, "content_block": map[string]any{"type": "tool_use", "id": a.callID, "name": a.call, "input": map[string]any{}}})
+		for _, s := range a.args {
+			chunk(map[string]any{"type": "content_block_delta", "index": 1, "delta": map[string]any{"type": "input_json_delta", "partial_json": s}})
+		}
+		chunk(map[string]any{"type": "content_block_stop", "index": 1})
+		chunk(map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": "tool_use"}, "usage": map[string]any{"output_tokens": a.out}})
+		chunk(map[string]any{"type": "message_stop", "amazon-bedrock-invocationMetrics": map[string]any{"inputTokenCount": a.in, "outputTokenCount": a.out}})
 		return wire{"application/vnd.amazon.eventstream", buf.String()}
 	},
 }, {
@@ -201,6 +224,19 @@ func geminiChunks(a answer) []string {
 		chunks = append(chunks, mustJSON(geminiChunk(a, []string{t}, false, i == len(a.text)-1)))
 	}
 	return chunks
+}
+
+// awsEvent appends an event-stream event message to buf, encoded by the
+// AWS SDK's own encoder.
+func awsEvent(buf *bytes.Buffer, typ string, payload any) {
+	err := eventstream.NewEncoder().Encode(buf, eventstream.Message{Headers: eventstream.Headers{
+		{Name: ":event-type", Value: eventstream.StringValue(typ)},
+		{Name: ":content-type", Value: eventstream.StringValue("application/json")},
+		{Name: ":message-type", Value: eventstream.StringValue("event")},
+	}, Payload: []byte(mustJSON(payload))})
+	if err != nil {
+		panic(err)
+	}
 }
 
 // geminiChunk is a GenerateContentResponse with the text parts text, the
@@ -284,13 +320,15 @@ func TestReviewOfEachProvider(t *testing.T) {
 	costs := map[string][2]int64{
 		// gpt-4.1: $2 in, $8 out, $0.50 cache read per million.
 		"openai responses": {100*2 + 20*8 + 1000/2, 100*2 + 31*8 + 1000/2},
-		// gemini-2.5-flash: $0.30 in, $2.50 out, $0.075 cache read; 20 and
+		// gemini-2.5-flash: $0.30 in, $2.50 out, $0.03 cache read; 20 and
 		// 31 output tokens include 5 thinking tokens.
-		"gemini":     {(100*300 + 20*2500 + 1000*75) / 1000, (100*300 + 31*2500 + 1000*75) / 1000},
-		"gemini sse": {(100*300 + 20*2500 + 1000*75) / 1000, (100*300 + 31*2500 + 1000*75) / 1000},
+		"gemini":     {(100*300 + 20*2500 + 1000*30) / 1000, (100*300 + 31*2500 + 1000*30) / 1000},
+		"gemini sse": {(100*300 + 20*2500 + 1000*30) / 1000, (100*300 + 31*2500 + 1000*30) / 1000},
 		// us.anthropic.claude-sonnet-4-5-...: priced as claude-sonnet-4-5,
 		// $3 in, $15 out; Converse reports no cache reads here.
 		"bedrock converse": {100*3 + 20*15, 100*3 + 31*15},
+		// claude-sonnet-4-5-20250929, as the body names it.
+		"bedrock invoke anthropic": {100*3 + 20*15, 100*3 + 31*15},
 		// A local model: no price, no cost.
 		"ollama chat": {0, 0},
 	}

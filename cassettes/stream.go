@@ -81,6 +81,7 @@ type replayBody struct {
 	mu        sync.Mutex
 	data      string
 	off       int
+	end       int // end of the frame being delivered (sse)
 	closed    bool
 	cancelled bool
 }
@@ -107,7 +108,12 @@ func (b *replayBody) Read(p []byte) (int, error) {
 	}
 	end := len(b.data)
 	if b.sse {
-		end = frameEnd(b.data, b.off)
+		// The frame's end is found at its start: scanned from inside a
+		// frame, a line end could pair with the next frame's blank line.
+		if b.off >= b.end {
+			b.end = frameEnd(b.data, b.off)
+		}
+		end = b.end
 	}
 	n := copy(p, b.data[b.off:end])
 	b.off += n

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/codegenie/codegenie/internal/chunking"
 	"gopkg.in/dnaeon/go-vcr.v3/cassette"
 )
 
@@ -148,7 +149,7 @@ func (c *Cassette) responseFor(req *http.Request, i int, scale float64) *http.Re
 		ContentLength:    t.contentLength,
 		Uncompressed:     r.Uncompressed,
 		Header:           t.header.Clone(),
-		Body:             body,
+		Body:             chunked(body, chunking.From(req.Context()), i),
 		Close:            true,
 		Request:          req,
 	}

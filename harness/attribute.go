@@ -9,7 +9,9 @@ import (
 // Causes traces a difference that only child processes showed back to
 // what was perturbed: a fresh process with nothing perturbed (the
 // control), then one process per perturbation of the differing child,
-// each alone, all making the same run.
+// each alone, all making the same run. A difference between runs of the
+// test process is traced to the stream chunking (Chunking is set): the
+// run is made again there with its bodies delivered as recorded.
 type Causes struct {
 	// Run is the child run traced and Class its class (1-based).
 	Run   int `json:"run"`
@@ -25,6 +27,9 @@ type Causes struct {
 	// failed to report (their error).
 	Tried  []string `json:"tried,omitempty"`
 	Failed []string `json:"failed,omitempty"`
+	// Chunking is the chunk plan of Run when it was made in the test
+	// process and traced to the stream chunking (see Report.Chunking).
+	Chunking string `json:"chunking,omitempty"`
 }
 
 // maxAttribution bounds the perturbations tried one by one.

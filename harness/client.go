@@ -67,13 +67,15 @@ func (rc *runClient) CassetteID() string { return rc.c.ID() }
 // (method, URL, body) so classes of runs can be told apart by what they
 // asked, remembers a miss so the run fails even if the scenario swallowed
 // it. Inside a bubble the cassette delays the response by Config.Latency
-// (see cassettes.Options.Latency).
+// (see cassettes.Options.Latency), and cuts its body into the Reads of the
+// run's chunk plan (see Report.Chunking).
 func (rc *runClient) RoundTrip(req *http.Request) (*http.Response, error) {
 	sent, req, err := readRequest(req)
 	if err != nil {
 		return nil, err
 	}
 	i := rc.run.noteRequest(sent)
+	req = rc.run.rc.chunks.withPlan(req, rc.run.index)
 	resp, err := rc.c.Transport().RoundTrip(req)
 	if err != nil && (errors.Is(err, cassettes.ErrInteractionNotFound) || errors.Is(err, cassettes.ErrExhausted)) {
 		rc.run.noteMiss(i)

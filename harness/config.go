@@ -178,6 +178,9 @@ type resolved struct {
 	opened *openedCassettes
 	// repro is the command that reproduces a failure; nil for none.
 	repro *Command
+	// chunks cuts the replayed bodies of the runs in the test process;
+	// nil (a child process) delivers them as recorded.
+	chunks *chunkState
 }
 
 // openedCassettes records, per cassette path, whether its first opening

@@ -76,6 +76,7 @@ func iterate(ctx context.Context, rc *resolved, rep *Report, s Scenario, e env) 
 	prev := runtime.GOMAXPROCS(0)
 	defer runtime.GOMAXPROCS(prev)
 	rep.Isolation = e.isolation
+	rc.chunks = &chunkState{}
 
 	g := newGrouper(rc.strip)
 	g.key = rc.Cassette.APIKey
@@ -148,6 +149,7 @@ func iterate(ctx context.Context, rc *resolved, rep *Report, s Scenario, e env) 
 	if kids != nil && rep.Verdict == Nondeterministic && !rep.BudgetExceeded && ctx.Err() == nil {
 		rep.Causes = kids.attribute(ctx, g, classes)
 	}
+	rc.chunks.finish(ctx, rc, rep, e, g, classes)
 	if rep.Verdict != Pass && rep.Verdict != "" && !e.noEvidence {
 		writeEvidence(rc, e, rep, g)
 	}

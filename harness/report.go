@@ -64,6 +64,14 @@ type Report struct {
 	// differed).
 	Processes *ProcessSummary `json:"processes,omitempty"`
 	Causes    *Causes         `json:"causes,omitempty"`
+	// Chunking is, by run number, the plan that cut the replayed response
+	// bodies of each run made in the test process into Reads: "as
+	// recorded" (one event-stream frame, or the whole body, per Read;
+	// always run 0), "split mid-frame", "frames joined", "single bytes"
+	// or "mixed"; "" for a run that replayed nothing or was made in a
+	// child process (which delivers as recorded). The bytes and their
+	// recorded timing are the same under every plan.
+	Chunking []string `json:"chunking,omitempty"`
 	// Leaks lists goroutines runs left alive (the first runs of the leak
 	// classes).
 	Leaks []Leak `json:"leaks,omitempty"`

@@ -41,6 +41,7 @@ func (r *Report) Text(w io.Writer) error {
 	if r.RecordingDiscarded != "" {
 		fmt.Fprintf(&sb, "%s\n", r.RecordingDiscarded)
 	}
+	writeChunking(&sb, r.Chunking)
 	writeAllowlist(&sb, r.Allowlist)
 	writeClasses(&sb, r.Classes)
 	writeProcesses(&sb, r.Processes)
@@ -179,6 +180,10 @@ func writeDivergence(sb *strings.Builder, d *Divergence) {
 
 func writeCauses(sb *strings.Builder, c *Causes) {
 	if c == nil {
+		return
+	}
+	if c.Chunking != "" {
+		writeChunkingCauses(sb, c)
 		return
 	}
 	fmt.Fprintf(sb, "\nonly child processes differed; run %d (class %d) was made again in fresh processes:\n", c.Run, c.Class)

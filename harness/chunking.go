@@ -1,0 +1,180 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/codegenie/codegenie/internal/chunking"
+)
+
+// dimChunking names the stream chunking where causes are listed.
+const dimChunking = "stream chunking (the Read boundaries of replayed response bodies)"
+
+// chunkState is the stream chunking of one gate's runs in the test
+// process: run i's replayed bodies are cut into Reads by
+// chunking.ForRun(i) (run 0 as recorded). A nil chunkState (a child
+// process) delivers every body as recorded, so that what a child
+// changes is what its process perturbations change.
+type chunkState struct {
+	mu sync.Mutex
+	// reverted delivers every body as recorded: the control of
+	// attribution.
+	reverted bool
+	// used is the plan of each run that replayed a response.
+	used map[int]chunking.Plan
+}
+
+// plan returns the plan of run and notes it as used.
+func (s *chunkState) plan(run int) chunking.Plan {
+	if s == nil {
+		return chunking.Plan{}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.reverted {
+		return chunking.Plan{}
+	}
+	p := chunking.ForRun(run)
+	if s.used == nil {
+		s.used = map[int]chunking.Plan{}
+	}
+	s.used[run] = p
+	return p
+}
+
+// withPlan returns req with the chunk plan of run on its context.
+func (s *chunkState) withPlan(req *http.Request, run int) *http.Request {
+	p := s.plan(run)
+	if p == (chunking.Plan{}) {
+		return req
+	}
+	return req.WithContext(chunking.With(req.Context(), p))
+}
+
+func (s *chunkState) revert(on bool) {
+	s.mu.Lock()
+	s.reverted = on
+	s.mu.Unlock()
+}
+
+// finish fills rep.Chunking and, when no other cause was found, traces a
+// difference between runs of the test process to the chunking.
+func (s *chunkState) finish(ctx context.Context, rc *resolved, rep *Report, e env, g *grouper, classes []*group) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	for run, p := range s.used {
+		for len(rep.Chunking) <= run {
+			rep.Chunking = append(rep.Chunking, "")
+		}
+		rep.Chunking[run] = p.String()
+	}
+	s.mu.Unlock()
+	if rep.Causes == nil && rep.Verdict == Nondeterministic && !rep.BudgetExceeded && rep.Cancelled == "" && ctx.Err() == nil {
+		rep.Causes = s.attribute(ctx, rc, e, g, classes)
+	}
+}
+
+// chunkControls is how many times the traced run is made again with its
+// bodies delivered as recorded: each must agree with run 0, so a
+// difference that comes and goes by chance is not blamed on the chunking.
+const chunkControls = 2
+
+// attribute traces the largest class whose first run was made in the
+// test process with its bodies cut (not as recorded) to the chunking:
+// that run is made again with its plan (it must fall into its class
+// again) and chunkControls times with every body delivered as recorded
+// (each must fall into run 0's class). Only then is the chunking a cause.
+// It returns nil when no class qualifies.
+func (s *chunkState) attribute(ctx context.Context, rc *resolved, e env, g *grouper, classes []*group) *Causes {
+	keys := make(map[*group]classKey, len(g.classes))
+	for k, c := range g.classes {
+		keys[c] = k
+	}
+	var base *group
+	for _, c := range classes {
+		if c.FirstRun == 0 {
+			base = c
+		}
+	}
+	if base == nil {
+		return nil
+	}
+	for i, c := range classes {
+		s.mu.Lock()
+		plan, used := s.used[c.FirstRun]
+		s.mu.Unlock()
+		if c == base || !used || plan == (chunking.Plan{}) || c.ErrorKind == ErrorKindHung {
+			continue
+		}
+		cs := &Causes{Run: c.FirstRun, Class: i + 1, Chunking: plan.String(), Tried: []string{dimChunking}}
+		rerun := func(reverted bool) (classKey, bool) {
+			s.revert(reverted)
+			defer s.revert(false)
+			procs := rc.Procs[c.FirstRun%len(rc.Procs)]
+			runtime.GOMAXPROCS(procs)
+			o := e.run(ctx, c.FirstRun, procs)
+			return g.keyOf(&o), ctx.Err() == nil && o.errKind != ErrorKindHung
+		}
+		k, ok := rerun(false)
+		if !ok || k != keys[c] {
+			return cs
+		}
+		for range chunkControls {
+			if k, ok := rerun(true); !ok || k != keys[base] {
+				return cs
+			}
+		}
+		cs.Depends = []string{dimChunking}
+		return cs
+	}
+	return nil
+}
+
+// writeChunking prints the chunk plans of the runs, grouped by plan.
+func writeChunking(sb *strings.Builder, plans []string) {
+	if len(plans) == 0 {
+		return
+	}
+	var order []string
+	runs := map[string][]int{}
+	for run, p := range plans {
+		if p == "" {
+			continue
+		}
+		if runs[p] == nil {
+			order = append(order, p)
+		}
+		runs[p] = append(runs[p], run)
+	}
+	sb.WriteString("stream chunking (replayed bodies cut into Reads by a plan drawn from the run number; child processes deliver as recorded):\n")
+	for _, p := range order {
+		rs := runs[p]
+		shown := rs[:min(len(rs), 8)]
+		parts := make([]string, len(shown))
+		for i, r := range shown {
+			parts[i] = fmt.Sprint(r)
+		}
+		more := ""
+		if len(rs) > len(shown) {
+			more = fmt.Sprintf(", ... (%d runs)", len(rs))
+		}
+		fmt.Fprintf(sb, "  %s: run(s) %s%s\n", p, strings.Join(parts, ", "), more)
+	}
+}
+
+// writeChunkingCauses prints what making run c.Run again showed.
+func writeChunkingCauses(sb *strings.Builder, c *Causes) {
+	fmt.Fprintf(sb, "\nrun %d (class %d) replayed its responses cut by plan %q; it was made again in the test process, once with that plan and %d times with every body delivered as recorded:\n", c.Run, c.Class, c.Chunking, chunkControls)
+	if len(c.Depends) == 0 {
+		sb.WriteString("  reverting the stream chunking does not make it agree with run 0 every time: the chunking is not the cause, or the difference is intermittent\n")
+		return
+	}
+	fmt.Fprintf(sb, "  the outcome depends on: %s: delivered as recorded the run agrees with run 0, cut by its plan it differs again.\n", strings.Join(c.Depends, "; "))
+	sb.WriteString("  A reader of the response body takes each Read as a whole frame or line, which a network does not keep: read it through bufio (or the SDK's stream decoder), never one Read per frame.\n")
+}

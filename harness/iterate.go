@@ -145,8 +145,14 @@ func iterate(ctx context.Context, rc *resolved, rep *Report, s Scenario, e env) 
 	}
 	rep.Wall = rc.Now().Sub(start)
 	classes := judge(rc, rep, g)
+	if kids != nil && rep.Verdict == Nondeterministic {
+		rep.FreshClass = freshClass(classes)
+	}
 	if kids != nil && rep.Verdict == Nondeterministic && !rep.BudgetExceeded && ctx.Err() == nil {
 		rep.Causes = kids.attribute(ctx, g, classes)
+		if rep.Causes != nil && rep.Causes.Carried {
+			rep.FreshClass = rep.Causes.Class
+		}
 	}
 	if rep.Verdict != Pass && rep.Verdict != "" && !e.noEvidence {
 		writeEvidence(rc, e, rep, g)

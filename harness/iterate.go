@@ -75,7 +75,7 @@ func iterate(ctx context.Context, rc *resolved, rep *Report, s Scenario, e env) 
 	defer procsMu.Unlock()
 	prev := runtime.GOMAXPROCS(0)
 	defer runtime.GOMAXPROCS(prev)
-	rep.Isolation = e.isolation
+	rep.Isolation = e.isolation + orderNote()
 
 	g := newGrouper(rc.strip)
 	g.key = rc.Cassette.APIKey

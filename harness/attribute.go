@@ -7,22 +7,34 @@ import (
 )
 
 // Causes traces a difference that only child processes showed back to
-// what was perturbed: a fresh process with nothing perturbed (the
-// control), then one process per perturbation of the differing child,
-// each alone, all making the same run. A difference between runs of the
-// test process is traced to the stream chunking (Chunking is set): the
-// run is made again there with its bodies delivered as recorded.
+// what was perturbed: fresh processes with nothing perturbed (the
+// controls), then processes with one perturbation of the differing child
+// each, all making the same run, each control and perturbation
+// attributionTries times. A difference between runs of the test process
+// is traced to the stream chunking (Chunking is set): the run is made
+// again there with its bodies delivered as recorded.
 type Causes struct {
 	// Run is the child run traced and Class its class (1-based).
 	Run   int `json:"run"`
 	Class int `json:"class"`
-	// FreshProcess says the control differed too: the outcome depends on
+	// Controls is the number of controls made and ControlsDiffered the
+	// number whose outcome differed from the test process's runs.
+	Controls         int `json:"controls,omitempty"`
+	ControlsDiffered int `json:"controls_differed,omitempty"`
+	// FreshProcess says every control differed: the outcome depends on
 	// the process itself (its pid, start time, addresses or start-up
-	// state), not on anything perturbed.
+	// state), not on anything perturbed. Carried says, moreover, that
+	// every control gave class Class's outcome: the test process carries
+	// state that fresh processes do not have.
 	FreshProcess bool `json:"fresh_process,omitempty"`
-	// Depends lists the perturbations that alone change the outcome, e.g.
-	// "TZ (time zone)" or "environment variable REGION".
+	Carried      bool `json:"carried,omitempty"`
+	// Depends lists the perturbations that alone change the outcome in
+	// every try, e.g. "TZ (time zone)" or "environment variable REGION";
+	// it is empty when a control or a perturbation's tries disagree.
 	Depends []string `json:"depends,omitempty"`
+	// Unsteady lists the perturbations whose tries disagreed, with how
+	// many differed ("TZ (time zone): 1 of 3").
+	Unsteady []string `json:"unsteady,omitempty"`
 	// Tried lists every perturbation tried; Failed the tries whose child
 	// failed to report (their error).
 	Tried  []string `json:"tried,omitempty"`
@@ -34,6 +46,21 @@ type Causes struct {
 
 // maxAttribution bounds the perturbations tried one by one.
 const maxAttribution = 24
+
+// attributionTries is how many times each control and each perturbation
+// is made. A perturbation is named only when each of its tries differs
+// from the test process's runs, no control does, and no other
+// perturbation's tries disagree among themselves. Against state that is
+// random per process, differing from the test process's with probability
+// q in each fresh process, blaming an innocent perturbation then needs
+// every control to match by chance, the innocent one's three tries to
+// differ by chance and every other perturbation's three tries to agree:
+// below 1 in 1000 at any q with the dozen perturbations a child makes
+// (with one try each, at q = 1/2, some perturbation is blamed almost
+// always). Three, not more, because the controls and tries are made only
+// when a gate already failed with only child processes differing, two
+// at a time.
+const attributionTries = 3
 
 // attribute traces the largest class made only of child runs that
 // delivered a report, when every run in the test process fell into one
@@ -60,20 +87,38 @@ func (b *childBatch) attribute(ctx context.Context, g *grouper, classes []*group
 	b.mu.Unlock()
 	baseKey := g.keyOf(base.first)
 	cs := &Causes{Run: run, Class: targetClass}
-	differs := func(q plan) (bool, string) {
+	// try makes run once more in a fresh process perturbed by q.
+	try := func(q plan) attempt {
 		o, _ := b.r.run(ctx, b.rc, run, q, false)
-		if o == nil {
-			return false, "not run: the gate was stopped"
+		switch {
+		case o == nil:
+			return attempt{fail: "not run: the gate was stopped"}
+		case o.errKind == ErrorKindChild:
+			return attempt{fail: maskText(o.errText, b.rc.Cassette.APIKey)}
 		}
-		if o.errKind == ErrorKindChild {
-			return true, maskText(o.errText, b.rc.Cassette.APIKey)
-		}
-		return g.keyOf(o) != baseKey, ""
+		k := g.keyOf(o)
+		return attempt{differs: k != baseKey, key: k}
 	}
-	if d, fail := differs(plan{}); fail != "" {
-		cs.Failed = append(cs.Failed, "fresh process: "+firstLine(fail))
-	} else if d {
+	controls := tryEach([]plan{{}}, try)[0]
+	for _, a := range controls {
+		if a.fail != "" {
+			cs.Failed = append(cs.Failed, "fresh process: "+firstLine(a.fail))
+			continue
+		}
+		cs.Controls++
+		if a.differs {
+			cs.ControlsDiffered++
+		}
+	}
+	switch {
+	case cs.Controls > 0 && cs.ControlsDiffered == cs.Controls:
 		cs.FreshProcess = true
+		cs.Carried = target.first != nil
+		for _, a := range controls {
+			cs.Carried = cs.Carried && (a.fail != "" || a.key == g.keyOf(target.first))
+		}
+		return cs
+	case cs.ControlsDiffered > 0:
 		return cs
 	}
 	dims := p.dims()
@@ -81,24 +126,83 @@ func (b *childBatch) attribute(ctx context.Context, g *grouper, classes []*group
 		dims = dims[:maxAttribution]
 	}
 	cs.Tried = dims
-	found := make([]bool, len(dims))
-	fails := make([]string, len(dims))
-	sem := make(chan struct{}, childParallel)
-	var wg sync.WaitGroup
+	plans := make([]plan, len(dims))
 	for i, d := range dims {
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			found[i], fails[i] = differs(p.only(d))
-		})
+		plans[i] = p.only(d)
 	}
-	wg.Wait()
-	for i, d := range dims {
-		if fails[i] != "" {
-			cs.Failed = append(cs.Failed, fmt.Sprintf("%s: %s", d, firstLine(fails[i])))
-		} else if found[i] {
-			cs.Depends = append(cs.Depends, d)
+	var depends []string
+	for i, as := range tryEach(plans, try) {
+		differed, fail := 0, ""
+		for _, a := range as {
+			if a.differs {
+				differed++
+			}
+			if a.fail != "" && fail == "" {
+				fail = a.fail
+			}
+		}
+		switch {
+		case fail != "":
+			cs.Failed = append(cs.Failed, fmt.Sprintf("%s: %s", dims[i], firstLine(fail)))
+		case differed == len(as):
+			depends = append(depends, dims[i])
+		case differed > 0:
+			cs.Unsteady = append(cs.Unsteady, fmt.Sprintf("%s: %d of %d", dims[i], differed, len(as)))
 		}
 	}
+	if len(cs.Unsteady) == 0 {
+		cs.Depends = depends
+	}
 	return cs
+}
+
+// attempt is one try of a control or a perturbation: its outcome's class
+// differs from the test process's runs, or the child failed.
+type attempt struct {
+	differs bool
+	key     classKey
+	fail    string
+}
+
+// tryEach makes attributionTries tries of each plan, childParallel at a
+// time, and returns them by plan.
+func tryEach(plans []plan, try func(plan) attempt) [][]attempt {
+	out := make([][]attempt, len(plans))
+	for i := range out {
+		out[i] = make([]attempt, attributionTries)
+	}
+	sem := make(chan struct{}, childParallel)
+	var wg sync.WaitGroup
+	for i, q := range plans {
+		for k := range attributionTries {
+			sem <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-sem }()
+				out[i][k] = try(q)
+			})
+		}
+	}
+	wg.Wait()
+	return out
+}
+
+// freshClass returns the class (1-based) that holds run 0 of the test
+// process and every child run that reported, and no other run of the
+// test process, when the test process made other runs: the first run of
+// each process differs from the later ones, so state is carried across
+// runs. It returns 0 otherwise.
+func freshClass(classes []*group) int {
+	inProcess, children := 0, 0
+	for _, c := range classes {
+		inProcess += c.InProcess
+		if c.ErrorKind != ErrorKindChild {
+			children += len(c.Processes)
+		}
+	}
+	for i, c := range classes {
+		if c.FirstRun == 0 && c.InProcess == 1 && children > 0 && len(c.Processes) == children && inProcess > 1 {
+			return i + 1
+		}
+	}
+	return 0
 }

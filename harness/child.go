@@ -111,7 +111,7 @@ func (r *childRunner) start(ctx context.Context, rc *resolved, iters map[int]boo
 	cctx, cancel := context.WithCancel(ctx)
 	b := &childBatch{r: r, rc: rc, ctx: cctx, cancel: cancel, done: make(chan struct{}), plans: map[int]plan{}}
 	host, why := hostnameSupport()
-	b.pl = newPlanner(host, why)
+	b.pl = newPlanner(host, why, rc.configVar)
 	b.pl.env = map[string]string{}
 	runs := slices.Sorted(maps.Keys(iters))
 	go func() {
@@ -123,7 +123,7 @@ func (r *childRunner) start(ctx context.Context, rc *resolved, iters map[int]boo
 		b.keep(o)
 		for _, k := range read {
 			switch {
-			case ownVariable(k):
+			case ownVariable(k), childSets(k, rc.configVar):
 			case rc.configVar(k):
 				b.pl.envHeld = append(b.pl.envHeld, k)
 			default:
@@ -195,7 +195,7 @@ func (b *childBatch) summary() *ProcessSummary {
 	s := &ProcessSummary{Runs: len(b.out), Parent: observe(-1), EnvRead: b.pl.envRead, EnvHeld: b.pl.envHeld}
 	s.NotVaried = append(s.NotVaried, b.pl.notes...)
 	if host, why := hostnameSupport(); !host && b.pl.hostname {
-		s.NotVaried = append(s.NotVaried, "hostname: not varied: "+why)
+		s.NotVaried = append(s.NotVaried, "hostname and domain name: "+why)
 	}
 	if !groupsSupported {
 		s.NotVaried = append(s.NotVaried, "processes a child starts: not found or killed when it ends (no process groups on "+runtime.GOOS+")")
@@ -234,8 +234,13 @@ func (r *childRunner) run(ctx context.Context, rc *resolved, iter int, p plan, d
 	cmd.Cancel = func() error { return killGroup(cmd) }
 	env := cmd.Env
 	werr, left, err := runInGroup(cmd, out, func() error {
-		return startChild(cmd, p.cpus, p.hostname != "", func(newUTS bool) { cmd.Env = specEnv(env, spec, newUTS) })
+		return startChild(cmd, p.cpus, p.umask, p.hostname != "" || p.domain != "", func(newUTS bool) { cmd.Env = specEnv(env, spec, newUTS) })
 	})
+	if p.exe {
+		// The child has ended: its copy of the test binary goes now, not
+		// with the test's temporary directory.
+		os.Remove(cmd.Path)
+	}
 	if err != nil {
 		return fail(&ChildError{Reason: "start", Detail: err.Error()})
 	}
@@ -280,7 +285,7 @@ func (r *childRunner) run(ctx context.Context, rc *resolved, iter int, p plan, d
 func (r *childRunner) command(ctx context.Context, base string, iter, procs int, p plan, discover bool, rc *resolved) (*exec.Cmd, *childSpec, error) {
 	spec := &childSpec{
 		Format: childSpecFormat, Test: r.test, Scenario: r.scenario, Run: iter, Procs: procs,
-		Out: filepath.Join(base, "report.json"), Nonce: nonce(), Hostname: p.hostname, UTS: utsNamespace(),
+		Out: filepath.Join(base, "report.json"), Nonce: nonce(), Hostname: p.hostname, Domain: p.domain, UTS: utsNamespace(),
 	}
 	args := []string{"-test.run=" + runPattern(r.test), "-test.count=1", fmt.Sprintf("-test.timeout=%v", 2*rc.ChildTimeout+time.Minute)}
 	if discover {
@@ -290,7 +295,14 @@ func (r *childRunner) command(ctx context.Context, base string, iter, procs int,
 		// The test takes the same branches as in the test process.
 		args = append(args, "-test.short")
 	}
-	cmd := exec.CommandContext(ctx, r.exe, args...)
+	exe := r.exe
+	if p.exe {
+		var err error
+		if exe, err = linkedExecutable(base, r.exe); err != nil {
+			return nil, nil, err
+		}
+	}
+	cmd := exec.CommandContext(ctx, exe, args...)
 	cmd.Dir = r.wd
 	if p.dir {
 		d, err := linkedDir(base, r.root, r.wd)
@@ -310,6 +322,20 @@ func (r *childRunner) command(ctx context.Context, base string, iter, procs int,
 		env = append(env, "TMPDIR="+v)
 	}
 	env = appendLocale(env, p)
+	if p.home {
+		h, err := freshHome(base)
+		if err != nil {
+			return nil, nil, err
+		}
+		env = append(env, h...)
+	}
+	if p.path {
+		v, err := extraPath(base)
+		if err != nil {
+			return nil, nil, err
+		}
+		env = append(env, v)
+	}
 	for _, k := range slices.Sorted(maps.Keys(p.env)) {
 		env = append(env, k+"="+p.env[k])
 	}
@@ -357,7 +383,7 @@ func appendLocale(env []string, p plan) []string {
 func specEnv(env []string, spec *childSpec, newUTS bool) []string {
 	s := *spec
 	if !newUTS {
-		s.Hostname = ""
+		s.Hostname, s.Domain = "", ""
 	}
 	js, _ := json.Marshal(s)
 	return append(slices.Clip(env), childVar+"="+string(js))

@@ -32,10 +32,11 @@ type childSpec struct {
 	Procs    int    `json:"procs"`
 	Out      string `json:"out"`
 	Nonce    string `json:"nonce"`
-	// Hostname is set when the child was started in a new UTS namespace;
-	// UTS is the test process's namespace, so a child that finds itself
-	// still in it never renames the machine.
+	// Hostname and Domain are set when the child was started in a new UTS
+	// namespace; UTS is the test process's namespace, so a child that
+	// finds itself still in it never renames the machine.
 	Hostname string `json:"hostname,omitempty"`
+	Domain   string `json:"domain,omitempty"`
 	UTS      string `json:"uts,omitempty"`
 }
 
@@ -137,6 +138,7 @@ func observe(run int) Process {
 	p.Zone = fmt.Sprintf("%q (%s, UTC%+03d:%02d)", os.Getenv("TZ"), name, off/3600, abs(off%3600)/60)
 	p.Locale = fmt.Sprintf("LANG=%q LC_ALL=%q", os.Getenv("LANG"), os.Getenv("LC_ALL"))
 	p.Hostname, _ = os.Hostname()
+	observeMore(&p)
 	return p
 }
 

@@ -19,10 +19,11 @@ type ConfigVar struct {
 // variables the official LLM SDKs (Anthropic, OpenAI, Gemini, AWS for
 // Bedrock, Ollama) and Go's HTTP client read to configure a client (base
 // URL, credentials, organisation, project, profile, region, proxy,
-// configuration directory), and the home and configuration directories
-// they look for configuration files in. A pipeline built on an SDK with
-// its default options reads them; perturbing them would send the
-// requests elsewhere, not test the pipeline.
+// configuration directory). A pipeline built on an SDK with its default
+// options reads them; perturbing them would send the requests elsewhere,
+// not test the pipeline. HOME and the configuration directories are not
+// held: a child's fresh home links the configuration files the SDKs look
+// for there.
 func DefaultConfigVars() []ConfigVar {
 	sdk := func(reason string, names ...string) []ConfigVar {
 		out := make([]ConfigVar, len(names))
@@ -48,8 +49,6 @@ func DefaultConfigVars() []ConfigVar {
 	out = append(out, sdk("Ollama client configuration (server address)", "OLLAMA_HOST")...)
 	out = append(out, sdk("proxy of Go's HTTP client (http.ProxyFromEnvironment)",
 		"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy")...)
-	out = append(out, sdk("home and configuration directories, where SDKs look for their configuration files",
-		"HOME", "XDG_CONFIG_HOME", "APPDATA", "USERPROFILE")...)
 	return out
 }
 

@@ -79,7 +79,7 @@ func TestConfigVarsValidated(t *testing.T) {
 	}
 	rc, err := Config{ConfigVars: append(DefaultConfigVars(), ConfigVar{Name: "MY_SDK_*", Reason: "our own client"})}.resolve()
 	require.NoError(t, err)
-	for k, want := range map[string]bool{"MY_SDK_URL": true, "AWS_REGION": true, "ANTHROPIC_BASE_URL": true, "HOME": true, "ANTHROPIC_MODEL": false, "REGION": false} {
+	for k, want := range map[string]bool{"MY_SDK_URL": true, "AWS_REGION": true, "ANTHROPIC_BASE_URL": true, "HOME": false, "ANTHROPIC_MODEL": false, "REGION": false} {
 		require.Equal(t, want, rc.configVar(k), k)
 	}
 }

@@ -75,7 +75,7 @@ func iterate(ctx context.Context, rc *resolved, rep *Report, s Scenario, e env) 
 	defer procsMu.Unlock()
 	prev := runtime.GOMAXPROCS(0)
 	defer runtime.GOMAXPROCS(prev)
-	rep.Isolation = e.isolation
+	rep.Isolation = e.isolation + orderNote()
 	rc.chunks = &chunkState{}
 
 	g := newGrouper(rc.strip)
@@ -146,8 +146,14 @@ func iterate(ctx context.Context, rc *resolved, rep *Report, s Scenario, e env) 
 	}
 	rep.Wall = rc.Now().Sub(start)
 	classes := judge(rc, rep, g)
+	if kids != nil && rep.Verdict == Nondeterministic {
+		rep.FreshClass = freshClass(classes)
+	}
 	if kids != nil && rep.Verdict == Nondeterministic && !rep.BudgetExceeded && ctx.Err() == nil {
 		rep.Causes = kids.attribute(ctx, g, classes)
+		if rep.Causes != nil && rep.Causes.Carried {
+			rep.FreshClass = rep.Causes.Class
+		}
 	}
 	rc.chunks.finish(ctx, rc, rep, e, g, classes)
 	if rep.Verdict != Pass && rep.Verdict != "" && !e.noEvidence {

@@ -26,6 +26,12 @@ type Process struct {
 	// NumCPU is runtime.NumCPU: the CPUs in the child's affinity mask.
 	NumCPU   int    `json:"numcpu"`
 	Hostname string `json:"hostname"`
+	// Domain is the NIS domain name (Linux), Umask the process umask in
+	// octal (Linux), Home os.UserHomeDir and Executable os.Executable.
+	Domain     string `json:"domain,omitempty"`
+	Umask      string `json:"umask,omitempty"`
+	Home       string `json:"home,omitempty"`
+	Executable string `json:"executable,omitempty"`
 	// Env lists the variables the pipeline reads that the child set to
 	// other values than the test process has.
 	Env map[string]string `json:"env,omitempty"`
@@ -43,10 +49,24 @@ func (p Process) environment() string {
 	}
 	s := fmt.Sprintf("dir %s, TMPDIR %s, TZ %s, %s, GOMAXPROCS %d, NumCPU %d, hostname %s",
 		p.Dir, p.TempDir, p.Zone, p.Locale, p.GOMAXPROCS, p.NumCPU, p.Hostname)
+	for _, kv := range [][2]string{{"domain", p.Domain}, {"umask", p.Umask}, {"home", p.Home}, {"executable", p.Executable}} {
+		if kv[1] != "" {
+			s += ", " + kv[0] + " " + kv[1]
+		}
+	}
 	for _, k := range slices.Sorted(maps.Keys(p.Env)) {
 		s += fmt.Sprintf(", %s=%q", k, p.Env[k])
 	}
 	return s
+}
+
+// observeMore fills the values of p that a child's umask, home,
+// executable path and domain name perturbations change.
+func observeMore(p *Process) {
+	p.Domain = domainName()
+	p.Umask = umaskText()
+	p.Home, _ = os.UserHomeDir()
+	p.Executable, _ = os.Executable()
 }
 
 // ProcessSummary says how the child processes were perturbed.
@@ -75,6 +95,11 @@ const (
 	dimLocale   = "LANG/LC_ALL"
 	dimCPUs     = "CPU affinity (runtime.NumCPU)"
 	dimHostname = "hostname"
+	dimDomain   = "domain name"
+	dimUmask    = "umask"
+	dimHome     = "HOME and XDG directories"
+	dimPath     = "PATH (an extra entry)"
+	dimExe      = "executable path"
 	dimEnvPre   = "environment variable "
 )
 
@@ -86,6 +111,11 @@ type plan struct {
 	locale   string
 	cpus     []int // affinity mask; nil keeps the test process's
 	hostname string
+	domain   string
+	umask    int // 0 keeps the test process's
+	home     bool
+	path     bool
+	exe      bool
 	env      map[string]string
 }
 
@@ -103,6 +133,11 @@ func (p plan) dims() []string {
 	add(p.locale != "", dimLocale)
 	add(p.cpus != nil, dimCPUs)
 	add(p.hostname != "", dimHostname)
+	add(p.domain != "", dimDomain)
+	add(p.umask != 0, dimUmask)
+	add(p.home, dimHome)
+	add(p.path, dimPath)
+	add(p.exe, dimExe)
 	for _, k := range slices.Sorted(maps.Keys(p.env)) {
 		out = append(out, dimEnvPre+k)
 	}
@@ -125,6 +160,16 @@ func (p plan) only(d string) plan {
 		q.cpus = p.cpus
 	case dimHostname:
 		q.hostname = p.hostname
+	case dimDomain:
+		q.domain = p.domain
+	case dimUmask:
+		q.umask = p.umask
+	case dimHome:
+		q.home = true
+	case dimPath:
+		q.path = true
+	case dimExe:
+		q.exe = true
 	default:
 		k := strings.TrimPrefix(d, dimEnvPre)
 		q.env = map[string]string{k: p.env[k]}
@@ -132,10 +177,11 @@ func (p plan) only(d string) plan {
 	return q
 }
 
-// Zones and locales children take in turn; those equal to the test
-// process's are skipped. The zones have unusual offsets (+12:45, -3:30,
+// Umasks, zones and locales children take in turn; those equal to the
+// test process's are skipped. The zones have unusual offsets (+12:45, -3:30,
 // +5:45, +10:30) so a local-time reading differs from any usual zone.
 var (
+	childUmasks  = []int{0o002, 0o077, 0o022}
 	childZones   = []string{"Pacific/Chatham", "America/St_Johns", "Asia/Kathmandu", "Australia/Lord_Howe", "UTC"}
 	childLocales = []string{"tr_TR.UTF-8", "de_DE.ISO-8859-1", "C", "ja_JP.UTF-8"}
 )
@@ -146,14 +192,20 @@ type planner struct {
 	locales  []string
 	cpus     []int // the test process's affinity mask
 	hostname bool
-	links    bool              // the working directory can be varied (symbolic links work)
+	links    bool // the working directory can be varied (symbolic links work)
+	umasks   []int
+	home     bool              // HOME and the XDG directories can be varied
+	path     bool              // PATH can be varied
 	env      map[string]string // the test process's values of the variables read ("" and absent alike)
 	envRead  []string
 	envHeld  []string // variables read and held as configuration
 	notes    []string
 }
 
-func newPlanner(hostname bool, hostnameWhy string) *planner {
+// newPlanner plans the children of a gate: hostname says whether the
+// hostname and domain name can be varied (and hostnameWhy why not),
+// held whether a variable is held as configuration (Config.ConfigVars).
+func newPlanner(hostname bool, hostnameWhy string, held func(string) bool) *planner {
 	p := &planner{hostname: hostname}
 	now := time.Now()
 	name, off := now.Zone()
@@ -176,16 +228,33 @@ func newPlanner(hostname bool, hostnameWhy string) *planner {
 	}
 	p.cpus = affinity()
 	if affinityNote != "" {
-		p.notes = append(p.notes, "CPU count: not varied: "+affinityNote)
+		p.notes = append(p.notes, "CPU count: "+affinityNote)
 	} else if len(p.cpus) < 2 {
 		p.notes = append(p.notes, fmt.Sprintf("CPU count: the test process may use %d CPU(s), so no child can see another count", len(p.cpus)))
 	}
 	if !hostname {
-		p.notes = append(p.notes, "hostname: not varied: "+hostnameWhy)
+		p.notes = append(p.notes, "hostname and domain name: "+hostnameWhy)
 	}
 	var why string
 	if p.links, why = symlinkSupport(); !p.links {
-		p.notes = append(p.notes, "working directory: not varied: "+why)
+		p.notes = append(p.notes, "working directory: "+why)
+	}
+	if umaskNote != "" {
+		p.notes = append(p.notes, "umask: "+umaskNote)
+	} else {
+		own := processUmask()
+		for _, m := range childUmasks {
+			if m != own {
+				p.umasks = append(p.umasks, m)
+			}
+		}
+	}
+	p.home, why = homeSupport(held)
+	if !p.home {
+		p.notes = append(p.notes, "HOME and XDG directories: "+why)
+	}
+	if p.path = !held(pathVar()); !p.path {
+		p.notes = append(p.notes, "PATH: held as configuration (Config.ConfigVars)")
 	}
 	return p
 }
@@ -207,7 +276,12 @@ func (p *planner) full(j int) plan {
 	}
 	if p.hostname {
 		q.hostname = fmt.Sprintf("codegenie-child-%d", j)
+		q.domain = fmt.Sprintf("codegenie-child-%d.invalid", j)
 	}
+	if len(p.umasks) > 0 {
+		q.umask = p.umasks[j%len(p.umasks)]
+	}
+	q.home, q.path, q.exe = p.home, p.path, true
 	if len(p.envRead) > 0 {
 		q.env = map[string]string{}
 		for _, k := range p.envRead {

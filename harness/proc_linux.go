@@ -41,16 +41,62 @@ func utsNamespace() string {
 	return s
 }
 
-// setChildHostname renames the host inside the child's own UTS namespace,
-// never in the test process's.
+// setChildHostname renames the host and sets its domain name inside the
+// child's own UTS namespace, never in the test process's.
 func setChildHostname(spec *childSpec) error {
-	if spec.Hostname == "" {
+	if spec.Hostname == "" && spec.Domain == "" {
 		return nil
 	}
 	if ns := utsNamespace(); ns == "" || ns == spec.UTS {
 		return errNotNewUTS
 	}
-	return unix.Sethostname([]byte(spec.Hostname))
+	if spec.Hostname != "" {
+		if err := unix.Sethostname([]byte(spec.Hostname)); err != nil {
+			return err
+		}
+	}
+	if spec.Domain != "" {
+		return unix.Setdomainname([]byte(spec.Domain))
+	}
+	return nil
+}
+
+// domainName is the NIS domain name of the process's UTS namespace.
+func domainName() string {
+	var u unix.Utsname
+	if err := unix.Uname(&u); err != nil {
+		return ""
+	}
+	return unix.ByteSliceToString(u.Domainname[:])
+}
+
+// umaskNote is empty: children's umask is varied.
+const umaskNote = ""
+
+// processUmask is the test process's umask, read from /proc (Linux 4.7
+// and later); -1 when unknown. Reading it with umask(2) would change it
+// for a moment in every thread.
+func processUmask() int {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return -1
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "Umask:"); ok {
+			if m, err := strconv.ParseInt(strings.TrimSpace(v), 8, 32); err == nil {
+				return int(m)
+			}
+		}
+	}
+	return -1
+}
+
+// umaskText renders the process umask for a report ("" when unknown).
+func umaskText() string {
+	if m := processUmask(); m >= 0 {
+		return fmt.Sprintf("%04o", m)
+	}
+	return ""
 }
 
 // Hostname support: children are started in a new UTS namespace, with a
@@ -89,13 +135,15 @@ func sysProcAttr(mode utsMode) *syscall.SysProcAttr {
 	return a
 }
 
-// startChild starts cmd with the CPU affinity cpus (nil: unchanged) and,
-// when wantHost, in a new UTS namespace if the kernel allows one; setEnv
-// sets cmd.Env for the way the child is started (newUTS: it has its own
-// UTS namespace). The affinity is set on a locked thread that forks the
-// child (which inherits the mask) and then exits with its goroutine, so no
-// other goroutine ever runs on it.
-func startChild(cmd *exec.Cmd, cpus []int, wantHost bool, setEnv func(newUTS bool)) error {
+// startChild starts cmd with the CPU affinity cpus (nil: unchanged), the
+// umask (0: unchanged) and, when wantHost, in a new UTS namespace if the
+// kernel allows one; setEnv sets cmd.Env for the way the child is started
+// (newUTS: it has its own UTS namespace). The affinity and the umask are
+// set on a locked thread that forks the child (which inherits both) and
+// then exits with its goroutine, so no other goroutine ever runs on it;
+// the umask after the thread stopped sharing its file system attributes
+// with the others (unshare CLONE_FS), so the test process keeps its own.
+func startChild(cmd *exec.Cmd, cpus []int, umask int, wantHost bool, setEnv func(newUTS bool)) error {
 	modes := []utsMode{0}
 	if wantHost {
 		modes = utsModes()
@@ -104,7 +152,7 @@ func startChild(cmd *exec.Cmd, cpus []int, wantHost bool, setEnv func(newUTS boo
 	for _, m := range modes {
 		cmd.SysProcAttr = sysProcAttr(m)
 		setEnv(m == utsPlain || m == utsUser)
-		err = startPinned(cmd, cpus)
+		err = startPinned(cmd, cpus, umask)
 		if err == nil {
 			if wantHost {
 				noteUTS(m, "")
@@ -157,15 +205,26 @@ func hostnameSupport() (bool, string) {
 	return uts.mode != utsNone, uts.why
 }
 
-func startPinned(cmd *exec.Cmd, cpus []int) error {
-	if cpus == nil {
+func startPinned(cmd *exec.Cmd, cpus []int, umask int) error {
+	if cpus == nil && umask == 0 {
 		return cmd.Start()
 	}
 	done := make(chan error, 1)
 	go func() {
 		// The thread is never unlocked: it ends with this goroutine, so
-		// its changed mask never runs anything else.
+		// its changed mask and umask never run anything else.
 		runtime.LockOSThread()
+		if umask != 0 {
+			if err := unix.Unshare(unix.CLONE_FS); err != nil {
+				done <- fmt.Errorf("harness: a thread of its own for the umask (unshare CLONE_FS): %w", err)
+				return
+			}
+			unix.Umask(umask)
+		}
+		if cpus == nil {
+			done <- cmd.Start()
+			return
+		}
 		var set unix.CPUSet
 		for _, c := range cpus {
 			set.Set(c)

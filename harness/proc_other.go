@@ -2,7 +2,10 @@
 
 package harness
 
-import "os/exec"
+import (
+	"os/exec"
+	"runtime"
+)
 
 func affinity() []int { return nil }
 
@@ -10,13 +13,27 @@ func affinity() []int { return nil }
 const affinityNote = "CPU affinity is set only on Linux"
 
 func setChildHostname(spec *childSpec) error {
-	if spec.Hostname == "" {
+	if spec.Hostname == "" && spec.Domain == "" {
 		return nil
 	}
 	return errNotNewUTS
 }
 
-func startChild(cmd *exec.Cmd, _ []int, _ bool, setEnv func(newUTS bool)) error {
+func domainName() string { return "" }
+
+// umaskNote says why children's umask is not varied here.
+var umaskNote = func() string {
+	if runtime.GOOS == "windows" {
+		return "Windows has no umask"
+	}
+	return "set only on Linux, where the thread that starts a child can have a umask of its own (elsewhere the umask is the whole test process's)"
+}()
+
+func processUmask() int { return -1 }
+
+func umaskText() string { return "" }
+
+func startChild(cmd *exec.Cmd, _ []int, _ int, _ bool, setEnv func(newUTS bool)) error {
 	cmd.SysProcAttr = groupAttr()
 	setEnv(false)
 	return cmd.Start()

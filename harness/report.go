@@ -72,6 +72,11 @@ type Report struct {
 	// child process (which delivers as recorded). The bytes and their
 	// recorded timing are the same under every plan.
 	Chunking []string `json:"chunking,omitempty"`
+	// FreshClass, when not 0, says state is carried across runs: class
+	// FreshClass (1-based, whatever its size) holds what a fresh process
+	// gives (the first run of each process), the others what the test
+	// process gives once a run or earlier work filled some state.
+	FreshClass int `json:"fresh_class,omitempty"`
 	// Leaks lists goroutines runs left alive (the first runs of the leak
 	// classes).
 	Leaks []Leak `json:"leaks,omitempty"`

@@ -82,11 +82,14 @@ func Results() []Result {
 	return slices.Clone(results.list)
 }
 
-// Main runs m's tests and then, unless this process is a child of a gate,
-// prints the gate summary of every Check it ran (WriteSummary) to stdout
-// and, under -gate.summary, to that file. It returns m.Run's exit code.
+// Main runs m's tests, shuffled as by go test -shuffle unless the command
+// line sets -shuffle (the seed is printed and named in every report), and
+// then, unless this process is a child of a gate, prints the gate summary
+// of every Check it ran (WriteSummary) to stdout and, under
+// -gate.summary, to that file. It returns m.Run's exit code.
 // Call it from TestMain: os.Exit(harness.Main(m)).
 func Main(m *testing.M) int {
+	shuffleTests()
 	code := m.Run()
 	if spec, _ := thisChild(); spec != nil {
 		return code

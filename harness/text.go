@@ -49,6 +49,9 @@ func (r *Report) Text(w io.Writer) error {
 		writeDivergence(&sb, d)
 	}
 	writeCauses(&sb, r.Causes)
+	if r.FreshClass > 0 && (r.Causes == nil || !r.Causes.Carried) {
+		fmt.Fprintf(&sb, "\nstate is carried across runs: class %d holds the first run of each process (run 0 of the test process and every child process) and is what a fresh process gives; the later runs of the test process differ, because a run fills state the next one reads (a sync.Once, a package-level cache or another global)\n", r.FreshClass)
+	}
 	for i, c := range r.Classes {
 		if c.ErrorKind != "" && strings.Contains(c.Error, "\n") {
 			fmt.Fprintf(&sb, "\nclass %d, run %d failed (%s):\n%s\n", i+1, c.FirstRun, c.ErrorKind, c.Error)
@@ -188,10 +191,16 @@ func writeCauses(sb *strings.Builder, c *Causes) {
 	}
 	fmt.Fprintf(sb, "\nonly child processes differed; run %d (class %d) was made again in fresh processes:\n", c.Run, c.Class)
 	switch {
+	case c.Carried:
+		fmt.Fprintf(sb, "  state is carried across runs: %d fresh processes with nothing perturbed all give class %d's outcome, no run in the test process does; the test process carries state from earlier work in it (a run, scenario or test filled a cache, a sync.Once or another global)\n", c.Controls, c.Class)
 	case c.FreshProcess:
-		sb.WriteString("  a fresh process with nothing perturbed differs too: the outcome depends on the process itself (its pid, start time, memory addresses or state computed at start-up)\n")
+		fmt.Fprintf(sb, "  %d fresh processes with nothing perturbed differ too: the outcome depends on the process itself (its pid, start time, memory addresses or state computed at start-up)\n", c.Controls)
+	case c.ControlsDiffered > 0:
+		fmt.Fprintf(sb, "  %d of %d fresh processes with nothing perturbed differ: the outcome depends on state random per process (a hash or map seed, the pid, memory addresses); no perturbation is blamed\n", c.ControlsDiffered, c.Controls)
+	case len(c.Unsteady) > 0:
+		fmt.Fprintf(sb, "  tries of one perturbation disagree (%s): the outcome depends on state random per process; no perturbation is blamed\n", strings.Join(c.Unsteady, "; "))
 	case len(c.Depends) > 0:
-		fmt.Fprintf(sb, "  the outcome depends on: %s (each alone changes it)\n", strings.Join(c.Depends, "; "))
+		fmt.Fprintf(sb, "  the outcome depends on: %s (each alone changes it in %d of %d tries; %d fresh processes with nothing perturbed do not)\n", strings.Join(c.Depends, "; "), attributionTries, attributionTries, c.Controls)
 	default:
 		fmt.Fprintf(sb, "  no single perturbation alone changes it (tried: %s): the combination does, or the difference is intermittent\n", strings.Join(c.Tried, ", "))
 	}

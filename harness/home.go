@@ -1,0 +1,228 @@
+package harness
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+)
+
+// A child's fresh home: HOME (USERPROFILE, APPDATA and LOCALAPPDATA on
+// Windows) and the XDG base directories are new, empty directories, so
+// os.UserHomeDir, os.UserConfigDir and os.UserCacheDir differ from the
+// test process's. What the official SDKs read there stays reachable:
+// each configuration entry they look for under the test process's home
+// that exists is a symbolic link at the same place in the fresh home (the
+// AWS shared config, credentials and SSO cache in .aws, the Anthropic
+// config directory, the gcloud directory with Gemini's application
+// default credentials). A link is not a copy: no secret is written.
+// The Go toolchain's own directories (GOPATH, GOCACHE, GOENV) keep the
+// test process's values when it does not set them, so a pipeline that
+// runs the go command finds its module and build caches.
+
+// homeVars lists the variables the home perturbation sets.
+func homeVars() []string {
+	if runtime.GOOS == "windows" {
+		return []string{"HOME", "USERPROFILE", "APPDATA", "LOCALAPPDATA"}
+	}
+	return []string{"HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"}
+}
+
+// pathVar is the name of the executable search path variable.
+func pathVar() string {
+	if runtime.GOOS == "windows" {
+		return "Path"
+	}
+	return "PATH"
+}
+
+// childSets reports whether the variable k is set for every child by the
+// home or PATH perturbation (or kept at the test process's value when
+// that cannot be varied), so the discovery of the variables a scenario
+// reads leaves it alone. A variable held as configuration is not.
+func childSets(k string, held func(string) bool) bool {
+	if held(k) {
+		return false
+	}
+	for _, v := range append(homeVars(), pathVar()) {
+		if k == v || runtime.GOOS == "windows" && strings.EqualFold(k, v) {
+			return true
+		}
+	}
+	return false
+}
+
+// homeLink is one SDK configuration entry: rel under the fresh home links
+// to target under the test process's home.
+type homeLink struct{ rel, target string }
+
+// sdkConfigLinks lists the SDK configuration entries present under the
+// test process's home, where the fresh home must link them.
+func sdkConfigLinks() []homeLink {
+	home, _ := os.UserHomeDir()
+	var out []homeLink
+	add := func(rel, target string) {
+		if target == "" || !filepath.IsAbs(target) {
+			return
+		}
+		if _, err := os.Lstat(target); err == nil {
+			out = append(out, homeLink{rel, target})
+		}
+	}
+	if home != "" {
+		add(".aws", filepath.Join(home, ".aws"))
+	}
+	if runtime.GOOS == "windows" {
+		if d := os.Getenv("APPDATA"); d != "" {
+			add(filepath.Join("AppData", "Roaming", "Anthropic"), filepath.Join(d, "Anthropic"))
+			add(filepath.Join("AppData", "Roaming", "gcloud"), filepath.Join(d, "gcloud"))
+		}
+		return out
+	}
+	if home != "" {
+		add(filepath.Join(".config", "gcloud"), filepath.Join(home, ".config", "gcloud"))
+	}
+	if _, set := os.LookupEnv("ANTHROPIC_CONFIG_DIR"); !set {
+		cfg := os.Getenv("XDG_CONFIG_HOME")
+		if cfg == "" && home != "" {
+			cfg = filepath.Join(home, ".config")
+		}
+		if cfg != "" {
+			add(filepath.Join(".config", "anthropic"), filepath.Join(cfg, "anthropic"))
+		}
+	}
+	return out
+}
+
+// homeSupport says whether children can get a fresh home, and why not:
+// not when the home variable is held as configuration, nor when SDK
+// configuration must be linked and symbolic links cannot be made.
+func homeSupport(held func(string) bool) (bool, string) {
+	main := "HOME"
+	if runtime.GOOS == "windows" {
+		main = "USERPROFILE"
+	}
+	if held(main) {
+		return false, main + " is held as configuration (Config.ConfigVars)"
+	}
+	if links := sdkConfigLinks(); len(links) > 0 {
+		if ok, why := symlinkSupport(); !ok {
+			return false, fmt.Sprintf("the SDK configuration under the home (%s) could not be linked into a fresh one: %s", links[0].target, why)
+		}
+	}
+	return true, ""
+}
+
+// freshHome makes the fresh home under base and returns the variables
+// that point the child at it, then the Go toolchain's directories.
+func freshHome(base string) ([]string, error) {
+	home := filepath.Join(base, "home")
+	var env []string
+	dirs := map[string]string{}
+	if runtime.GOOS == "windows" {
+		dirs["USERPROFILE"] = home
+		if _, ok := os.LookupEnv("HOME"); ok {
+			dirs["HOME"] = home
+		}
+		dirs["APPDATA"] = filepath.Join(home, "AppData", "Roaming")
+		dirs["LOCALAPPDATA"] = filepath.Join(home, "AppData", "Local")
+	} else {
+		dirs["HOME"] = home
+		dirs["XDG_CONFIG_HOME"] = filepath.Join(home, ".config")
+		dirs["XDG_CACHE_HOME"] = filepath.Join(home, ".cache")
+		dirs["XDG_DATA_HOME"] = filepath.Join(home, ".local", "share")
+		dirs["XDG_STATE_HOME"] = filepath.Join(home, ".local", "state")
+	}
+	for _, k := range homeVars() {
+		d, ok := dirs[k]
+		if !ok {
+			continue
+		}
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return nil, err
+		}
+		env = append(env, k+"="+d)
+	}
+	for _, l := range sdkConfigLinks() {
+		p := filepath.Join(home, l.rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			return nil, err
+		}
+		if err := os.Symlink(l.target, p); err != nil {
+			return nil, err
+		}
+	}
+	return append(env, toolchainDirs()...), nil
+}
+
+// toolchainDirs pins GOPATH, GOCACHE and GOENV to the defaults the test
+// process's home gives them, each unless the test process sets it.
+func toolchainDirs() []string {
+	var env []string
+	pin := func(k, dir string, elem ...string) {
+		if _, set := os.LookupEnv(k); set || dir == "" {
+			return
+		}
+		env = append(env, k+"="+filepath.Join(append([]string{dir}, elem...)...))
+	}
+	home, _ := os.UserHomeDir()
+	cache, _ := os.UserCacheDir()
+	config, _ := os.UserConfigDir()
+	pin("GOPATH", home, "go")
+	pin("GOCACHE", cache, "go-build")
+	pin("GOENV", config, "go", "env")
+	return env
+}
+
+// extraPath makes an empty directory under base and returns the PATH
+// setting with it first: every lookup finds what it found before, while
+// the value differs.
+func extraPath(base string) (string, error) {
+	d := filepath.Join(base, "path")
+	if err := os.Mkdir(d, 0o700); err != nil {
+		return "", err
+	}
+	v := d
+	if old := os.Getenv(pathVar()); old != "" {
+		v += string(os.PathListSeparator) + old
+	}
+	return pathVar() + "=" + v, nil
+}
+
+// linkedExecutable gives the test binary exe another path under base, a
+// hard link, else a copy, with the same base name; the caller removes it
+// when the child has ended.
+func linkedExecutable(base, exe string) (string, error) {
+	src, err := os.Executable()
+	if err != nil {
+		src = exe
+	}
+	d := filepath.Join(base, "exe")
+	if err := os.Mkdir(d, 0o700); err != nil {
+		return "", err
+	}
+	dst := filepath.Join(d, filepath.Base(exe))
+	if err := os.Link(src, dst); err == nil {
+		return dst, nil
+	}
+	in, err := os.Open(src)
+	if err != nil {
+		return "", err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o700)
+	if err != nil {
+		return "", err
+	}
+	_, err = io.Copy(out, in)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(dst)
+		return "", err
+	}
+	return dst, nil
+}

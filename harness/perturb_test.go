@@ -1,0 +1,141 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// noteScenario is the clean toy pipeline with note's value put before its
+// output.
+func noteScenario(note func() (string, error)) Scenario {
+	return func(ctx context.Context, run *Run) ([]byte, error) {
+		n, err := note()
+		if err != nil {
+			return nil, err
+		}
+		out, err := toyPipeline{}.run(ctx, run)
+		return append([]byte("# "+n+"\n"), out...), err
+	}
+}
+
+// createdMode creates a file and returns its permission bits, which the
+// process umask decides.
+func createdMode() (string, error) {
+	d, err := os.MkdirTemp("", "mode-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(d)
+	p := filepath.Join(d, "out.txt")
+	if err := os.WriteFile(p, []byte("x"), 0o666); err != nil {
+		return "", err
+	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("mode %v", fi.Mode().Perm()), nil
+}
+
+// TestReprotestPerturbationsCatch: a pipeline whose output reads the mode
+// of a file it creates (the umask), os.Executable, os.UserHomeDir,
+// os.UserConfigDir, PATH or the domain name passes every run in the test
+// process and is caught by the runs in child processes, which name that
+// perturbation alone as the cause. No golden digest is involved.
+func TestReprotestPerturbationsCatch(t *testing.T) {
+	tests := []struct {
+		name    string
+		depends string
+		note    func() (string, error)
+		skip    func() string
+	}{
+		{"umask", dimUmask, createdMode, func() string { return umaskNote }},
+		{"executable", dimExe, func() (string, error) { return os.Executable() }, nil},
+		{"home", dimHome, func() (string, error) { return os.UserHomeDir() }, nil},
+		{"config-dir", dimHome, func() (string, error) { return os.UserConfigDir() }, nil},
+		{"path", dimPath, func() (string, error) { return "PATH " + os.Getenv(pathVar()), nil }, nil},
+		{"domain", dimDomain, func() (string, error) { return "domain " + domainName(), nil }, func() string {
+			if runtime.GOOS != "linux" {
+				return "the domain name is varied only on Linux"
+			}
+			if host, why := hostnameSupport(); !host {
+				return "no new UTS namespace here: " + why
+			}
+			return ""
+		}},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if raceEnabled && i%2 == 1 && !inChild() {
+				t.Skip("every other case under -race, where child processes start slowly")
+			}
+			if tt.skip != nil && !inChild() {
+				if why := tt.skip(); why != "" {
+					t.Skip(why)
+				}
+			}
+			rep := Config{Iterations: 20, Processes: 4}.check(t, "reprotest-"+tt.name, noteScenario(tt.note), false)
+			require.Equal(t, Nondeterministic, rep.Verdict, "%s", rep)
+			require.Equal(t, 16, rep.Classes[0].InProcess, "every run in the test process agrees")
+			require.NotNil(t, rep.Causes, "%s", rep)
+			require.Equal(t, []string{tt.depends}, rep.Causes.Depends, "%s", rep)
+			require.Contains(t, rep.String(), "the outcome depends on: "+tt.depends)
+			t.Logf("%s: %d classes %s; depends on %q", tt.name, len(rep.Classes), classSizes(rep.Classes), rep.Causes.Depends)
+		})
+	}
+}
+
+// TestFreshHomeKeepsSDKConfiguration: a child's fresh home links each SDK
+// configuration entry of the test process's home (nothing is copied), so
+// an SDK reading its configuration file finds the same bytes.
+func TestFreshHomeKeepsSDKConfiguration(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the home layout tested is the Unix one")
+	}
+	if ok, why := symlinkSupport(); !ok {
+		t.Skip(why)
+	}
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", "")
+	os.Unsetenv("XDG_CONFIG_HOME")
+	for _, k := range []string{"ANTHROPIC_CONFIG_DIR", "GOPATH", "GOCACHE", "GOENV"} {
+		t.Setenv(k, "")
+		os.Unsetenv(k)
+	}
+	write := func(rel, content string) {
+		p := filepath.Join(home, rel)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o700))
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o600))
+	}
+	write(".aws/config", "[default]\nregion = eu-west-3\n")
+	write(".config/anthropic/active_config", "work\n")
+	write(".mytool/state", "not SDK configuration\n")
+
+	base := t.TempDir()
+	env, err := freshHome(base)
+	require.NoError(t, err)
+	fresh := filepath.Join(base, "home")
+	require.Contains(t, env, "HOME="+fresh)
+	require.Contains(t, env, "XDG_CONFIG_HOME="+filepath.Join(fresh, ".config"))
+	require.Contains(t, env, "GOPATH="+filepath.Join(home, "go"), "the Go toolchain keeps its directories")
+	for _, rel := range []string{".aws/config", ".config/anthropic/active_config"} {
+		b, err := os.ReadFile(filepath.Join(fresh, rel))
+		require.NoError(t, err, rel)
+		want, _ := os.ReadFile(filepath.Join(home, rel))
+		require.Equal(t, string(want), string(b), rel)
+	}
+	for _, rel := range []string{".aws", ".config/anthropic"} {
+		fi, err := os.Lstat(filepath.Join(fresh, rel))
+		require.NoError(t, err)
+		require.Equal(t, os.ModeSymlink, fi.Mode().Type(), "%s is a link, not a copy", rel)
+	}
+	_, err = os.Lstat(filepath.Join(fresh, ".mytool"))
+	require.ErrorIs(t, err, os.ErrNotExist, "only SDK configuration is linked")
+}

@@ -124,8 +124,9 @@ type Cassette struct {
 	id     string
 
 	// Replay.
-	p     *parsed
-	state []servedState // per interaction
+	p        *parsed
+	state    []servedState // per interaction
+	assigned assignment
 
 	// Record.
 	rec *recording

@@ -99,6 +99,29 @@
 // once per process (cached by the blake3 of the file's bytes, so an edited
 // file is read anew); each Open keeps only which interactions it served.
 //
+// # Identical requests
+//
+// Several recorded interactions can match one request: a pipeline sent
+// the same request more than once, from one goroutine or from several at
+// once, and the API answered each differently. By default they are
+// served in file order as the requests arrive (see Matching), so with
+// concurrent senders which goroutine gets which answer depends on
+// scheduling. A request whose context carries an events lane
+// (events.Lane.Context) and asks for the assignment by lane
+// (harness.Config.AssignByLane sets that for a Run's client) gets a fixed
+// one instead. Among the f lanes taken from the lane's fork when the
+// request is sent, ranked by name (a request without a lane is the only
+// lane of its own), the lane of rank r sending its n-th request (from 0)
+// with a given key gets the interaction at position b + n*f + r among the
+// interactions with that key, in file order, where b is the number of
+// them already served when the fork sent its first request with the key.
+// That position does not depend on arrival order as long as every lane
+// of the fork is taken (Fork.Lane) before any of them sends; when it is
+// past the end, busy, or has a conflicting header, the request is served
+// as by default. Identical requests ask the same question, so each
+// recorded answer is one the API could have given any of them: the rule
+// only fixes which lane gets which.
+//
 // # Misses
 //
 // A request without a servable match fails with a *CassetteError wrapping

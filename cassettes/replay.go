@@ -19,9 +19,9 @@ type servedState struct {
 	busy    bool // served, and not given back by a cancelled read
 }
 
-// replay serves req from the cassette's index: the first recorded
-// interaction with req's key, whose meaningful headers agree, that is not
-// busy. Nothing is ever sent anywhere.
+// replay serves req from the cassette's index: the recorded interaction
+// with req's key, whose meaningful headers agree, that is not busy, that
+// pick chooses. Nothing is ever sent anywhere.
 func (c *Cassette) replay(req *http.Request) (*http.Response, error) {
 	buf := bodyPool.Get().(*[]byte)
 	defer bodyPool.Put(buf)
@@ -59,13 +59,7 @@ func (c *Cassette) replay(req *http.Request) (*http.Response, error) {
 	if c.closed {
 		return nil, newErr(c.path, 0, "replay", ErrClosed)
 	}
-	target := -1
-	for _, i := range candidates {
-		if !c.state[i].busy && headerConflict(p.canon[i].headers, cr.headers) < 0 {
-			target = i
-			break
-		}
-	}
+	target := c.pick(req.Context(), candidates, cr.headers)
 	if target < 0 {
 		if cr.body == nil {
 			cr.setBody(bytes.Clone(body))

@@ -2,11 +2,14 @@ package events
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/codegenie/codegenie/internal/assign"
 )
 
 // ErrJoined is returned when a lane or fork is used after its fork was
@@ -221,4 +224,25 @@ func (l *Lane) Emit(kind Kind, payload any) error {
 	}
 	l.events = append(l.events, e)
 	return nil
+}
+
+// Context returns ctx carrying the lane. A request sent with it (or with
+// a context derived from it) through a harness run's client is known to
+// come from this lane: when several recorded interactions match it, the
+// report says which one each lane got, and Config.AssignByLane in the
+// harness package makes that assignment deterministic.
+func (l *Lane) Context(ctx context.Context) context.Context {
+	return assign.WithLane(ctx, assign.Lane{Fork: l.f, After: l.f.parent, Name: l.name, Names: l.f.names})
+}
+
+// names returns the names of the lanes taken from f so far, sorted.
+func (f *Fork) names() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := make([]string, 0, len(f.lanes))
+	for n := range f.lanes {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
 }

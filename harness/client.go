@@ -75,8 +75,12 @@ func (rc *runClient) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	i := rc.run.noteRequest(sent)
+	req, ar, lane := rc.withAssignment(req)
 	req = rc.run.rc.chunks.withPlan(req, rc.run.index)
 	resp, err := rc.c.Transport().RoundTrip(req)
+	if err == nil {
+		rc.run.noteAssignment(i, lane, ar)
+	}
 	if err != nil && (errors.Is(err, cassettes.ErrInteractionNotFound) || errors.Is(err, cassettes.ErrExhausted)) {
 		rc.run.noteMiss(i)
 		rc.mu.Lock()

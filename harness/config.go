@@ -158,6 +158,16 @@ type Config struct {
 	// and yields before the scenario, different for every run). Only the
 	// overhead benchmark should need it.
 	NoPerturb bool
+	// AssignByLane makes the answer to identical concurrent requests
+	// deterministic. When several recorded interactions match one
+	// request, a Run's client by default serves the first one not yet
+	// served, so which goroutine gets which answer depends on the order
+	// the requests arrive in; the report then names, per lane, the
+	// interaction each class got. With AssignByLane, a request sent with
+	// a lane's context (events.Lane.Context) gets the interaction its
+	// lane's rank gives it: see Identical requests in the cassettes
+	// package documentation.
+	AssignByLane bool
 	// Now reads the clock used for the budget and wall time. nil means
 	// time.Now.
 	Now func() time.Time

@@ -186,6 +186,7 @@ func judge(rc *resolved, rep *Report, g *grouper) []*group {
 	}
 	if len(classes) > 1 {
 		rep.Divergence = compare(rc, classes[0], classes[1])
+		rep.Divergence.Assignment = assignmentDiff(classes, rc.Cassette.APIKey)
 	}
 	if !rep.OK() && rc.repro != nil {
 		rep.addCommand(*rc.repro)

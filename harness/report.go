@@ -126,6 +126,14 @@ type Divergence struct {
 	// URL, body fields of run A != run B).
 	RequestVaries bool     `json:"request_varies,omitempty"`
 	RequestDiff   []string `json:"request_diff,omitempty"`
+	// Assignment lists, one line a request, the requests that several
+	// recorded interactions matched and that were answered by different
+	// ones in different classes: the lane that sent it (see
+	// events.Lane.Context), its order in the lane, and which interaction
+	// answered it in the kept run of each class. The outcome then depends
+	// on the arrival order of identical concurrent requests
+	// (Config.AssignByLane).
+	Assignment []string `json:"assignment,omitempty"`
 	// CompareCommand compares the two runs in the evidence bundle.
 	CompareCommand string `json:"compare_command,omitempty"`
 }

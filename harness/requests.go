@@ -23,6 +23,15 @@ type sentRequest struct {
 	// Body is the first maxKeptBody bytes of the body.
 	Body   []byte `json:"body,omitempty"`
 	Missed bool   `json:"missed,omitempty"`
+	// When Identical (> 1) recorded interactions matched the request:
+	// the lane it was sent from ("" for none), its 0-based order among
+	// that lane's requests that several interactions matched, and the
+	// interaction (0-based) and line that answered it.
+	Lane        string `json:"lane,omitempty"`
+	LaneOrder   int    `json:"lane_order,omitempty"`
+	Identical   int    `json:"identical,omitempty"`
+	Interaction int    `json:"interaction,omitempty"`
+	Line        int    `json:"line,omitempty"`
 }
 
 // maxKeptBody bounds the body a sentRequest keeps.

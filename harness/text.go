@@ -159,6 +159,13 @@ func writeDivergence(sb *strings.Builder, d *Divergence) {
 			fmt.Fprintf(sb, "  %s\n", l)
 		}
 	}
+	if len(d.Assignment) > 0 {
+		sb.WriteString("the outcome depends on the arrival order of identical concurrent requests: several recorded interactions match one request, and the lanes got different ones in different classes:\n")
+		for _, l := range d.Assignment {
+			fmt.Fprintf(sb, "  %s\n", l)
+		}
+		sb.WriteString("  make the lanes' requests differ, or, if the pipeline means to send identical requests concurrently, set Config.AssignByLane so each lane always gets the same recorded answer\n")
+	}
 	for _, p := range d.PinDiff {
 		fmt.Fprintf(sb, "pin differs: %s\n", p)
 	}

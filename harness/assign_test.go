@@ -1,0 +1,138 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"regexp"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/codegenie/codegenie/cassettes"
+)
+
+// countingAPI answers every request with {"text": "answer N"}, N counting
+// from 1: the same request gets a different answer each time.
+type countingAPI struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (c *countingAPI) RoundTrip(req *http.Request) (*http.Response, error) {
+	c.mu.Lock()
+	c.n++
+	n := c.n
+	c.mu.Unlock()
+	_, _ = io.Copy(io.Discard, req.Body)
+	return &http.Response{
+		StatusCode: 200, Status: "200 OK", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header:  http.Header{"Content-Type": {"application/json"}},
+		Body:    io.NopCloser(bytes.NewReader(fmt.Appendf(nil, `{"text":"answer %d"}`, n))),
+		Request: req,
+	}, nil
+}
+
+// twoLanes is a scenario whose lanes a and b each send the same request
+// from goroutines of their own, and put the answer they got in the
+// output. Which lane's request arrives first alternates between runs.
+func twoLanes(path string) Scenario {
+	return func(ctx context.Context, run *Run) ([]byte, error) {
+		client, err := run.Client(path)
+		if err != nil {
+			return nil, err
+		}
+		seq, err := run.Recorder().Emit("job.started", nil)
+		if err != nil {
+			return nil, err
+		}
+		f := run.Recorder().Fork(seq)
+		names := []string{"a", "b"}
+		answers := make([]string, len(names))
+		errs := make([]error, len(names))
+		for _, name := range names {
+			f.Lane(name)
+		}
+		// The lanes' requests arrive in a run-dependent order, as
+		// scheduling would make them arrive: odd runs start lane b first.
+		for k := range names {
+			i := (k + run.Index()) % len(names)
+			lane := f.Lane(names[i])
+			var wg sync.WaitGroup
+			wg.Go(func() {
+				answers[i], errs[i] = complete(lane.Context(ctx), client, "same question")
+			})
+			wg.Wait()
+		}
+		if _, err := f.Join(); err != nil {
+			return nil, err
+		}
+		for i, err := range errs {
+			if err != nil {
+				return nil, fmt.Errorf("lane %s: %w", names[i], err)
+			}
+		}
+		return fmt.Appendf(nil, "a: %s; b: %s", answers[0], answers[1]), nil
+	}
+}
+
+// TestIdenticalConcurrentRequests: two lanes sending the same request
+// at once, with two different answers recorded, get them in arrival
+// order: NONDETERMINISTIC, and the report names which lane got which
+// interaction in the kept run of each class, child processes included.
+func TestIdenticalConcurrentRequests(t *testing.T) {
+	path := recordSameTwice(t)
+	rep := Config{Iterations: 20, Processes: 2, ArtifactDir: t.TempDir()}.check(t, "identical", twoLanes(path), false)
+	require.Equal(t, Nondeterministic, rep.Verdict, "%s", rep)
+	require.Len(t, rep.Classes, 2, "%s", rep)
+	require.Equal(t, []int{10, 10}, []int{rep.Classes[0].Size, rep.Classes[1].Size}, "%s", rep)
+	d := rep.Divergence
+	require.Len(t, d.Assignment, 2, "%s", rep)
+	x, y := rep.Classes[0].FirstRun, rep.Classes[1].FirstRun
+	for _, l := range d.Assignment {
+		require.Regexp(t, `^lane "[ab]" after event 1, its request 0 \(POST https://api.example.test/v1/complete, 2 recorded answers\): interaction [01] \(line \d+\) in run \d+ \(class 1\), interaction [01] \(line \d+\) in run \d+ \(class 2\)$`, l)
+		require.Contains(t, l, fmt.Sprintf("in run %d (class 1)", x))
+		require.Contains(t, l, fmt.Sprintf("in run %d (class 2)", y))
+	}
+	require.Contains(t, d.Assignment[0], `lane "a"`)
+	require.Contains(t, d.Assignment[1], `lane "b"`)
+	// The lanes got different interactions in each class, and each lane
+	// got the other one in the other class.
+	re := regexp.MustCompile(`interaction (\d) \(line \d+\) in run \d+ \(class 1\), interaction (\d)`)
+	a, b := re.FindStringSubmatch(d.Assignment[0]), re.FindStringSubmatch(d.Assignment[1])
+	require.NotEqual(t, a[1], b[1], "%q", d.Assignment)
+	require.Equal(t, a[1], b[2], "%q", d.Assignment)
+	require.Equal(t, a[2], b[1], "%q", d.Assignment)
+	text := rep.String()
+	require.Contains(t, text, "the outcome depends on the arrival order of identical concurrent requests")
+	require.Contains(t, text, "Config.AssignByLane")
+	t.Log(text)
+}
+
+// TestIdenticalConcurrentRequestsByLane: the same scenario with
+// Config.AssignByLane passes, in the test process and in child processes.
+func TestIdenticalConcurrentRequestsByLane(t *testing.T) {
+	path := recordSameTwice(t)
+	rep := Config{Iterations: 20, Processes: 2, ArtifactDir: t.TempDir(), AssignByLane: true}.check(t, "identical-by-lane", twoLanes(path), false)
+	require.Equal(t, Pass, rep.Verdict, "%s", rep)
+	require.Equal(t, 2, rep.ProcessRuns)
+}
+
+// recordSameTwice records the same request twice from countingAPI, so
+// two interactions with different answers match it, and returns the
+// cassette's path.
+func recordSameTwice(t *testing.T) string {
+	path := filepath.Join(t.TempDir(), "same.yaml")
+	c, err := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: &countingAPI{}})
+	require.NoError(t, err)
+	for range 2 {
+		_, err := complete(t.Context(), c.Client(), "same question")
+		require.NoError(t, err)
+	}
+	require.NoError(t, c.Close())
+	return path
+}

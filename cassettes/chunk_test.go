@@ -14,6 +14,7 @@ import (
 
 	"github.com/codegenie/codegenie/cassettes"
 	"github.com/codegenie/codegenie/internal/chunking"
+	"github.com/codegenie/codegenie/internal/fakellm"
 )
 
 // chunkRead is one Read of a replayed body: its bytes and when it
@@ -23,14 +24,18 @@ type chunkRead struct {
 	at time.Duration
 }
 
-// replayChunked replays the stream cassette at path once, its response
-// cut by plan, and returns every Read (a 4096-byte buffer each).
-func replayChunked(t *testing.T, path string, plan chunking.Plan, opts cassettes.Options) []chunkRead {
+// streamRequest is the request recordStream recorded.
+const streamRequest = `{"model":"m","max_tokens":16,"stream":true,"messages":[{"role":"user","content":"hi"}]}`
+
+// replayChunked replays the Messages request body from the cassette at
+// path once, its response cut by plan, and returns every Read (a
+// 4096-byte buffer each).
+func replayChunked(t *testing.T, path, body string, plan chunking.Plan, opts cassettes.Options) []chunkRead {
 	t.Helper()
 	c, err := cassettes.Open(path, opts)
 	require.NoError(t, err)
 	req, err := http.NewRequestWithContext(chunking.With(context.Background(), plan), http.MethodPost, "https://api.anthropic.com/v1/messages",
-		strings.NewReader(`{"model":"m","max_tokens":16,"stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+		strings.NewReader(body))
 	require.NoError(t, err)
 	req.Header.Set("Content-Type", "application/json")
 	start := time.Now()
@@ -98,7 +103,7 @@ func TestChunkPlansKeepTheBytes(t *testing.T) {
 	seen := map[chunking.Kind]*tally{}
 	for run := range 200 {
 		plan := chunking.ForRun(run)
-		reads := replayChunked(t, path, plan, cassettes.Options{Timing: cassettes.TimingOff})
+		reads := replayChunked(t, path, streamRequest, plan, cassettes.Options{Timing: cassettes.TimingOff})
 		var got strings.Builder
 		for _, r := range reads {
 			got.WriteString(r.b)
@@ -159,7 +164,7 @@ func TestChunkPlansKeepTheTiming(t *testing.T) {
 	for run := range 10 {
 		plan := chunking.ForRun(run)
 		synctest.Test(t, func(t *testing.T) {
-			reads := replayChunked(t, path, plan, cassettes.Options{})
+			reads := replayChunked(t, path, streamRequest, plan, cassettes.Options{})
 			off := 0
 			var prev time.Duration
 			for i, r := range reads {
@@ -174,5 +179,36 @@ func TestChunkPlansKeepTheTiming(t *testing.T) {
 				require.Positive(t, joined, "run %d: the frames that arrived together are joined", run)
 			}
 		})
+	}
+}
+
+// TestChunkPlansCutJSONBodies: a body that is not an event stream, read
+// whole as recorded, is cut by the other plans, with the same bytes.
+func TestChunkPlansCutJSONBodies(t *testing.T) {
+	const body = `{"model":"m","max_tokens":64,"messages":[{"role":"user","content":"answer in one piece"}]}`
+	path := filepath.Join(t.TempDir(), "json.yaml")
+	rec, err := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: fakellm.New(fakellm.Config{}).Transport()})
+	require.NoError(t, err)
+	resp, err := rec.Client().Post("https://api.anthropic.com/v1/messages", "application/json", strings.NewReader(body))
+	require.NoError(t, err)
+	want, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.NoError(t, resp.Body.Close())
+	require.NoError(t, rec.Close())
+	require.Less(t, len(want), 4096, "one Read can hold the whole body")
+	for run := range 10 {
+		plan := chunking.ForRun(run)
+		reads := replayChunked(t, path, body, plan, cassettes.Options{})
+		var got strings.Builder
+		for _, r := range reads {
+			got.WriteString(r.b)
+		}
+		require.Equal(t, string(want), got.String(), "run %d (%s)", run, plan)
+		switch plan.Kind {
+		case chunking.AsRecorded:
+			require.Len(t, reads, 1, "run %d", run)
+		case chunking.Split, chunking.Bytes:
+			require.Greater(t, len(reads), len(want)/32, "run %d (%s)", run, plan)
+		}
 	}
 }

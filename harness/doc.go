@@ -48,6 +48,19 @@
 // exhausted cassette) fail the run even when the scenario swallowed them;
 // so do unused interactions and a name pinned twice with two values.
 //
+// Each run of the test process also reads the bodies its Run.Client
+// replays in Read boundaries of its own: run 0 as recorded (one frame of
+// an event stream, or the whole body, per Read), the others by a plan
+// drawn from the run number: split mid-frame, frames joined, single
+// bytes, a mix, or as recorded (Report.Chunking). The bytes and their
+// recorded timing are the same under every plan, so a reader that honours
+// the io.Reader contract (the SDKs' stream decoders, bufio) sees the same
+// stream, and one that takes each Read as a whole frame does not. When
+// runs of the test process differ, the first run of the differing class
+// is made again with its plan and, twice, with its bodies as recorded;
+// Report.Causes names the stream chunking when only the plan makes it
+// differ. Child processes read as recorded.
+//
 // A run blocked on I/O, a system call or a lock is not durably blocked,
 // so its bubble never reports it: every run is watched in real time from
 // outside, and one that outlives Config.RunTimeout (default

@@ -35,7 +35,7 @@ func (r *Run) noteAssignment(i int, lane string, ar *assign.Request) {
 	s := &r.requests[i]
 	s.Lane, s.Identical, s.Interaction, s.Line = lane, ar.Candidates, ar.Interaction, ar.Line
 	for _, p := range r.requests[:i] {
-		if p.Lane == lane {
+		if lane != "" && p.Lane == lane {
 			s.LaneOrder++
 		}
 	}

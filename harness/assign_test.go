@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"sync"
 	"testing"
 
@@ -135,4 +136,37 @@ func recordSameTwice(t *testing.T) string {
 	}
 	require.NoError(t, c.Close())
 	return path
+}
+
+// TestAssignmentDiff: only requests sent from a lane and answered
+// differently in different classes are listed, ordered by lane and order
+// whatever order the runs sent them in, with the API key masked in the
+// URL, and at most maxRequestDiff of them.
+func TestAssignmentDiff(t *testing.T) {
+	key := "sk-ant-api03-" + strings.Repeat("K", 40)
+	req := func(lane string, order, interaction int) sentRequest {
+		return sentRequest{Method: "POST", URL: "https://api.example.test/v1?key=" + key, Lane: lane, LaneOrder: order, Identical: 3, Interaction: interaction, Line: 10 * (interaction + 1)}
+	}
+	class := func(run int, reqs ...sentRequest) *group {
+		return &group{first: &outcome{iter: run, requests: reqs}}
+	}
+	a, b := `"a" after event 1`, `"b" after event 1`
+	got := assignmentDiff([]*group{
+		class(0, req(b, 0, 0), req("", 0, 2), req(a, 0, 1), req(a, 1, 2)),
+		{}, // a class that kept no run
+		class(7, req(a, 0, 0), req(a, 1, 2), req("", 0, 1), req(b, 0, 1)),
+	}, key)
+	require.Equal(t, []string{
+		`lane "a" after event 1, its request 0 (POST https://api.example.test/v1?key=REDACTED, 3 recorded answers): interaction 1 (line 20) in run 0 (class 1), interaction 0 (line 10) in run 7 (class 3)`,
+		`lane "b" after event 1, its request 0 (POST https://api.example.test/v1?key=REDACTED, 3 recorded answers): interaction 0 (line 10) in run 0 (class 1), interaction 1 (line 20) in run 7 (class 3)`,
+	}, got)
+	require.Nil(t, assignmentDiff([]*group{class(0, req(a, 0, 1)), class(1, req(a, 0, 1))}, key), "the same assignment in both classes")
+
+	var x, y []sentRequest
+	for n := range maxRequestDiff + 3 {
+		x, y = append(x, req(a, n, 0)), append(y, req(a, n, 1))
+	}
+	got = assignmentDiff([]*group{class(0, x...), class(1, y...)}, key)
+	require.Len(t, got, maxRequestDiff+1)
+	require.Equal(t, "... and 3 more requests", got[maxRequestDiff])
 }

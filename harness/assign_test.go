@@ -3,9 +3,11 @@ package harness
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -15,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/codegenie/codegenie/cassettes"
+	"github.com/codegenie/codegenie/events"
 )
 
 // countingAPI answers every request with {"text": "answer N"}, N counting
@@ -41,7 +44,11 @@ func (c *countingAPI) RoundTrip(req *http.Request) (*http.Response, error) {
 // twoLanes is a scenario whose lanes a and b each send the same request
 // from goroutines of their own, and put the answer they got in the
 // output. Which lane's request arrives first alternates between runs.
-func twoLanes(path string) Scenario {
+func twoLanes(path string) Scenario { return twoLanesFrom(path, 0) }
+
+// twoLanesFrom is twoLanes whose run i starts lane names[(i+shift)%2]
+// first.
+func twoLanesFrom(path string, shift int) Scenario {
 	return func(ctx context.Context, run *Run) ([]byte, error) {
 		client, err := run.Client(path)
 		if err != nil {
@@ -61,7 +68,7 @@ func twoLanes(path string) Scenario {
 		// The lanes' requests arrive in a run-dependent order, as
 		// scheduling would make them arrive: odd runs start lane b first.
 		for k := range names {
-			i := (k + run.Index()) % len(names)
+			i := (k + run.Index() + shift) % len(names)
 			lane := f.Lane(names[i])
 			var wg sync.WaitGroup
 			wg.Go(func() {
@@ -169,4 +176,25 @@ func TestAssignmentDiff(t *testing.T) {
 	got = assignmentDiff([]*group{class(0, x...), class(1, y...)}, key)
 	require.Len(t, got, maxRequestDiff+1)
 	require.Equal(t, "... and 3 more requests", got[maxRequestDiff])
+}
+
+// TestIdenticalRequestsRecordedByLane: under the record switch, run 0
+// records the two lanes' identical requests live (lane b's first), the
+// cassette notes each one's lane and keeps them ordered by lane, and with
+// AssignByLane every replaying run gives each lane the answer recorded
+// from it: the answers run 0 got live.
+func TestIdenticalRequestsRecordedByLane(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "lanes.yaml")
+	if !inChild() {
+		require.NoError(t, flag.Set(cassettes.RecordFlag, `lanes\.yaml$`))
+		defer func() { require.NoError(t, flag.Set(cassettes.RecordFlag, "")) }()
+	}
+	cfg := Config{Iterations: 20, Processes: -1, AssignByLane: true, Cassette: cassettes.Options{RealTransport: &countingAPI{}}}
+	rep := cfg.check(t, "lanes", twoLanesFrom(path, 1), false)
+	require.Equal(t, Pass, rep.Verdict, "%s", rep)
+	require.Equal(t, []string{path}, rep.Recorded)
+	require.Equal(t, events.Sum([]byte("a: answer 2; b: answer 1")), rep.OutputDigest, "%s", rep)
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Regexp(t, `(?s)Codegenie-Lane:\s+- 1 "a".*answer 2.*Codegenie-Lane:\s+- 1 "b".*answer 1`, string(b))
 }

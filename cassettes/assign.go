@@ -127,14 +127,16 @@ func (c *Cassette) byLane(ctx context.Context, candidates []int) int {
 	if a.sent == nil {
 		a.sent, a.base = map[laneKey]int{}, map[forkKey]int{}
 	}
-	fk := forkKey{fork: l.Fork, k: c.p.keys[candidates[0]]}
+	k := c.p.keys[candidates[0]]
 	if slices.ContainsFunc(candidates, func(i int) bool { return c.recordedLane(i) != "" }) {
 		// The recording noted lanes: the lane's n-th request gets the
-		// n-th interaction recorded from it.
-		lk := laneKey{forkKey: fk, name: l.Name}
+		// n-th interaction recorded from it. Lanes are counted as the
+		// recording names them, so forks that follow the same event
+		// share the count, as they share the recorded interactions.
+		want := laneValue(ctx)
+		lk := laneKey{forkKey: forkKey{k: k}, name: want}
 		n := a.sent[lk]
 		a.sent[lk] = n + 1
-		want := laneValue(ctx)
 		for _, i := range candidates {
 			if c.recordedLane(i) == want {
 				if n == 0 {
@@ -153,6 +155,7 @@ func (c *Cassette) byLane(ctx context.Context, candidates []int) int {
 	if !ok {
 		return -1
 	}
+	fk := forkKey{fork: l.Fork, k: k}
 	base, seen := a.base[fk]
 	if !seen {
 		for _, i := range candidates {

@@ -93,7 +93,7 @@ func assignmentDiff(classes []*group, key string) []string {
 		}
 		r := gs[0].req
 		out = append(out, fmt.Sprintf("lane %s, its request %d (%s %s, %d recorded answers): %s",
-			s.lane, s.order, r.Method, maskText(r.URL, key), r.Identical, strings.Join(parts, ", ")))
+			maskText(s.lane, key), s.order, r.Method, maskText(r.URL, key), r.Identical, strings.Join(parts, ", ")))
 	}
 	return out
 }

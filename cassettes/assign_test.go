@@ -3,8 +3,12 @@ package cassettes
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/codegenie/codegenie/events"
@@ -98,6 +102,90 @@ func TestAssignByLane(t *testing.T) {
 				got = append(got, fmt.Sprint(s.lane, ar.Interaction))
 			}
 			require.NoError(t, c.Close(), "every interaction served once: %v", got)
+		}
+	}
+}
+
+// TestRecordedLanes: a recording notes the lane each request was sent
+// from (never sending the note to the API) and keeps identical requests
+// ordered by lane, whatever order they arrived in; replayed with the
+// assignment by lane, each lane's n-th request gets the n-th interaction
+// recorded from that lane, whatever order the requests arrive in and
+// whenever the lanes were taken.
+func TestRecordedLanes(t *testing.T) {
+	var mu sync.Mutex
+	n, leaked := 0, 0
+	var errs []error // guarded by mu
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		n++
+		if r.Header.Get(laneHeader) != "" {
+			leaked++
+		}
+		fmt.Fprintf(w, `{"n":%d}`, n)
+		mu.Unlock()
+	}))
+	t.Cleanup(srv.Close)
+	r := plainReq{method: "POST", path: "/p", body: `{"same":true}`}
+	names := []string{"c", "a", "b"}
+	path := filepath.Join(t.TempDir(), "lanes.yaml")
+	// sendAll sends r twice from each lane, the lanes at once, and
+	// returns what each lane got, by lane name.
+	sendAll := func(c *Cassette, byLane bool) map[string][]*assign.Request {
+		rec := events.NewRecorder(events.Options{})
+		f := rec.Fork(0)
+		got := map[string][]*assign.Request{}
+		var wg sync.WaitGroup
+		for _, name := range names {
+			wg.Go(func() {
+				ctx := f.Lane(name).Context(t.Context())
+				for range 2 {
+					ar := &assign.Request{ByLane: byLane}
+					req, err := http.NewRequestWithContext(assign.WithRequest(ctx, ar), r.method, srv.URL+r.path, strings.NewReader(r.body))
+					if err == nil {
+						var resp *http.Response
+						if resp, err = c.Client().Do(req); err == nil {
+							_, err = io.Copy(io.Discard, resp.Body)
+							resp.Body.Close()
+						}
+					}
+					mu.Lock()
+					errs = append(errs, err)
+					got[name] = append(got[name], ar)
+					mu.Unlock()
+				}
+			})
+		}
+		wg.Wait()
+		for _, err := range errs {
+			require.NoError(t, err)
+		}
+		return got
+	}
+	c, err := Open(path, Options{Mode: Record})
+	require.NoError(t, err)
+	sendAll(c, false)
+	require.NoError(t, c.Close())
+	require.Zero(t, leaked, "the lane is not sent to the API")
+	rc, err := Open(path, Options{AllowUnused: true})
+	require.NoError(t, err)
+	var lanes []string
+	for i := range rc.Interactions() {
+		lanes = append(lanes, rc.recordedLane(i))
+	}
+	require.Equal(t, []string{`0 "a"`, `0 "a"`, `0 "b"`, `0 "b"`, `0 "c"`, `0 "c"`}, lanes, "ordered by lane")
+	require.NoError(t, rc.Close())
+
+	for range 20 {
+		c, err := Open(path, Options{})
+		require.NoError(t, err)
+		got := sendAll(c, true)
+		require.NoError(t, c.Close())
+		for k, name := range []string{"a", "b", "c"} {
+			for m, ar := range got[name] {
+				require.Equal(t, 2*k+m, ar.Interaction, "lane %s request %d", name, m)
+				require.Equal(t, 6, ar.Candidates)
+			}
 		}
 	}
 }

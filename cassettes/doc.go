@@ -106,21 +106,34 @@
 // once, and the API answered each differently. By default they are
 // served in file order as the requests arrive (see Matching), so with
 // concurrent senders which goroutine gets which answer depends on
-// scheduling. A request whose context carries an events lane
-// (events.Lane.Context) and asks for the assignment by lane
-// (harness.Config.AssignByLane sets that for a Run's client) gets a fixed
-// one instead. Among the f lanes taken from the lane's fork when the
-// request is sent, ranked by name (a request without a lane is the only
-// lane of its own), the lane of rank r sending its n-th request (from 0)
-// with a given key gets the interaction at position b + n*f + r among the
-// interactions with that key, in file order, where b is the number of
-// them already served when the fork sent its first request with the key.
-// That position does not depend on arrival order as long as every lane
-// of the fork is taken (Fork.Lane) before any of them sends; when it is
-// past the end, busy, or has a conflicting header, the request is served
-// as by default. Identical requests ask the same question, so each
-// recorded answer is one the API could have given any of them: the rule
-// only fixes which lane gets which.
+// scheduling.
+//
+// A request sent with a lane's context (events.Lane.Context) is known by
+// its lane: the Seq its fork follows and the lane's name. A recording
+// notes it in the request header Codegenie-Lane (as `1 "a"`: that Seq,
+// then the name quoted as Go quotes it), which is saved in the cassette
+// and never sent to the API, and saves identical requests ordered by
+// that header, then in the order each lane sent them.
+//
+// A request that asks for the assignment by lane
+// (harness.Config.AssignByLane asks for it for every request of a Run's
+// client) gets a fixed interaction instead of the next one in file order.
+// When some interaction with its key notes a lane, the lane's n-th
+// request (from 0) with that key gets the n-th such interaction noting
+// the same lane. When none does (a recording made without lanes, or by
+// another go-vcr user), lanes are ranked by name among the f lanes taken
+// from the request's fork (Fork.Lane) when it is sent, a request without
+// a lane being the only lane of its own, and the lane of rank r gets, for
+// its n-th request with the key, the interaction at position b + n*f + r
+// among those with the key in file order, b being the number of them
+// already served when the fork sent its first request with the key; that
+// does not depend on arrival order as long as every lane of the fork is
+// taken before any of them sends and the lanes send as many identical
+// requests each. When the interaction the rule names does not exist, is
+// busy, or has a conflicting header, the request is served as by
+// default. Identical requests ask the same question, so each recorded
+// answer is one the API could have given any of them: the rule only
+// fixes which lane gets which.
 //
 // # Misses
 //
@@ -254,7 +267,9 @@
 // directory, fsync, rename, directory fsync), so a failed or interrupted
 // save leaves the previous file as it was. Loading reports invalid or
 // truncated YAML, a version other than 2, and interactions without method,
-// URL or response code as *CassetteError with the file and the line.
+// URL or response code as *CassetteError with the file and the line. The
+// one header of our own a request can hold is Codegenie-Lane (see
+// Identical requests).
 //
 // # Cassette digest (cassette_id)
 //

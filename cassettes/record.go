@@ -42,7 +42,7 @@ func (r *recording) recorder() (*recorder.Recorder, error) {
 		r.rec, r.err = recorder.NewWithOptions(&recorder.Options{
 			CassetteName:  strings.TrimSuffix(r.c.path, ".yaml"),
 			Mode:          recorder.ModeRecordOnly,
-			RealTransport: timedTransport{realTransport(r.c.opts)},
+			RealTransport: timedTransport{withoutLane{realTransport(r.c.opts)}},
 		})
 		if r.err == nil {
 			r.rec.AddHook(r.capture, recorder.AfterCaptureHook)
@@ -81,7 +81,7 @@ func (c *Cassette) record(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, newErr(c.path, 0, "record", err)
 	}
-	resp, err := rec.RoundTrip(req)
+	resp, err := rec.RoundTrip(withLane(req))
 	if err != nil {
 		if req.Context().Err() == nil {
 			// Not the caller giving up: the recording is incomplete.
@@ -194,10 +194,11 @@ func (r *recording) write(data []byte) (err error) {
 }
 
 // inStableOrder returns the captured interactions sorted by what was
-// asked (method, canonical URL, canonical body, meaningful headers), and
-// in arrival order among identical requests: so a concurrent pipeline
-// recorded again unchanged gives the same bytes, and a changed request
-// moves only its own lines.
+// asked (method, canonical URL, canonical body, meaningful headers), then
+// by the lane that asked (laneHeader), and in arrival order among
+// identical requests of one lane: so a concurrent pipeline recorded again
+// unchanged gives the same bytes, and a changed request moves only its
+// own lines.
 func inStableOrder(captured []*cassette.Interaction) []*cassette.Interaction {
 	type keyed struct {
 		i  *cassette.Interaction
@@ -219,6 +220,7 @@ func inStableOrder(captured []*cassette.Interaction) []*cassette.Interaction {
 			strings.Compare(a.cr.url, b.cr.url),
 			bytes.Compare(a.cr.body, b.cr.body),
 			slices.Compare(a.cr.headers, b.cr.headers),
+			strings.Compare(recordedLane(a.i.Request.Headers), recordedLane(b.i.Request.Headers)),
 		)
 	})
 	out := make([]*cassette.Interaction, len(ks))

@@ -1,7 +1,9 @@
 package events_test
 
 import (
+	"context"
 	"fmt"
+	"net/http"
 	"sync"
 
 	"github.com/codegenie/codegenie/events"
@@ -49,4 +51,27 @@ func ExampleChainDigest() {
 	// Output:
 	// true
 	// false
+}
+
+// A goroutine that sends requests sends them with its lane's context, so a
+// gate's report can say which lane got which recorded answer when several
+// match one request (and harness.Config.AssignByLane can fix which).
+func ExampleLane_Context() {
+	r := events.NewRecorder(events.Options{})
+	root, _ := r.Emit(kindStarted, nil)
+	f := r.Fork(root)
+	lanes := []*events.Lane{f.Lane("a"), f.Lane("b")} // every lane taken before any sends
+	var wg sync.WaitGroup
+	for _, lane := range lanes {
+		wg.Go(func() {
+			req, err := http.NewRequestWithContext(lane.Context(context.Background()), http.MethodGet, "https://api.example.test/v1/models", nil)
+			if err == nil {
+				_ = lane.Emit(kindRanked, req.URL.Path) // client.Do(req) in a pipeline
+			}
+		})
+	}
+	wg.Wait()
+	_, _ = f.Join()
+	fmt.Println(len(r.Events()), "events")
+	// Output: 3 events
 }

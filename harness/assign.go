@@ -35,7 +35,7 @@ func (r *Run) noteAssignment(i int, lane string, ar *assign.Request) {
 	s := &r.requests[i]
 	s.Lane, s.Identical, s.Interaction, s.Line = lane, ar.Candidates, ar.Interaction, ar.Line
 	for _, p := range r.requests[:i] {
-		if p.Lane == lane {
+		if lane != "" && p.Lane == lane {
 			s.LaneOrder++
 		}
 	}
@@ -93,7 +93,7 @@ func assignmentDiff(classes []*group, key string) []string {
 		}
 		r := gs[0].req
 		out = append(out, fmt.Sprintf("lane %s, its request %d (%s %s, %d recorded answers): %s",
-			s.lane, s.order, r.Method, maskText(r.URL, key), r.Identical, strings.Join(parts, ", ")))
+			maskText(s.lane, key), s.order, r.Method, maskText(r.URL, key), r.Identical, strings.Join(parts, ", ")))
 	}
 	return out
 }

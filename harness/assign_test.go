@@ -3,17 +3,21 @@ package harness
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/codegenie/codegenie/cassettes"
+	"github.com/codegenie/codegenie/events"
 )
 
 // countingAPI answers every request with {"text": "answer N"}, N counting
@@ -40,7 +44,11 @@ func (c *countingAPI) RoundTrip(req *http.Request) (*http.Response, error) {
 // twoLanes is a scenario whose lanes a and b each send the same request
 // from goroutines of their own, and put the answer they got in the
 // output. Which lane's request arrives first alternates between runs.
-func twoLanes(path string) Scenario {
+func twoLanes(path string) Scenario { return twoLanesFrom(path, 0) }
+
+// twoLanesFrom is twoLanes whose run i starts lane names[(i+shift)%2]
+// first.
+func twoLanesFrom(path string, shift int) Scenario {
 	return func(ctx context.Context, run *Run) ([]byte, error) {
 		client, err := run.Client(path)
 		if err != nil {
@@ -60,7 +68,7 @@ func twoLanes(path string) Scenario {
 		// The lanes' requests arrive in a run-dependent order, as
 		// scheduling would make them arrive: odd runs start lane b first.
 		for k := range names {
-			i := (k + run.Index()) % len(names)
+			i := (k + run.Index() + shift) % len(names)
 			lane := f.Lane(names[i])
 			var wg sync.WaitGroup
 			wg.Go(func() {
@@ -135,4 +143,58 @@ func recordSameTwice(t *testing.T) string {
 	}
 	require.NoError(t, c.Close())
 	return path
+}
+
+// TestAssignmentDiff: only requests sent from a lane and answered
+// differently in different classes are listed, ordered by lane and order
+// whatever order the runs sent them in, with the API key masked in the
+// URL, and at most maxRequestDiff of them.
+func TestAssignmentDiff(t *testing.T) {
+	key := "sk-ant-api03-" + strings.Repeat("K", 40)
+	req := func(lane string, order, interaction int) sentRequest {
+		return sentRequest{Method: "POST", URL: "https://api.example.test/v1?key=" + key, Lane: lane, LaneOrder: order, Identical: 3, Interaction: interaction, Line: 10 * (interaction + 1)}
+	}
+	class := func(run int, reqs ...sentRequest) *group {
+		return &group{first: &outcome{iter: run, requests: reqs}}
+	}
+	a, b := `"a" after event 1`, `"b" after event 1`
+	got := assignmentDiff([]*group{
+		class(0, req(b, 0, 0), req("", 0, 2), req(a, 0, 1), req(a, 1, 2)),
+		{}, // a class that kept no run
+		class(7, req(a, 0, 0), req(a, 1, 2), req("", 0, 1), req(b, 0, 1)),
+	}, key)
+	require.Equal(t, []string{
+		`lane "a" after event 1, its request 0 (POST https://api.example.test/v1?key=REDACTED, 3 recorded answers): interaction 1 (line 20) in run 0 (class 1), interaction 0 (line 10) in run 7 (class 3)`,
+		`lane "b" after event 1, its request 0 (POST https://api.example.test/v1?key=REDACTED, 3 recorded answers): interaction 0 (line 10) in run 0 (class 1), interaction 1 (line 20) in run 7 (class 3)`,
+	}, got)
+	require.Nil(t, assignmentDiff([]*group{class(0, req(a, 0, 1)), class(1, req(a, 0, 1))}, key), "the same assignment in both classes")
+
+	var x, y []sentRequest
+	for n := range maxRequestDiff + 3 {
+		x, y = append(x, req(a, n, 0)), append(y, req(a, n, 1))
+	}
+	got = assignmentDiff([]*group{class(0, x...), class(1, y...)}, key)
+	require.Len(t, got, maxRequestDiff+1)
+	require.Equal(t, "... and 3 more requests", got[maxRequestDiff])
+}
+
+// TestIdenticalRequestsRecordedByLane: under the record switch, run 0
+// records the two lanes' identical requests live (lane b's first), the
+// cassette notes each one's lane and keeps them ordered by lane, and with
+// AssignByLane every replaying run gives each lane the answer recorded
+// from it: the answers run 0 got live.
+func TestIdenticalRequestsRecordedByLane(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "lanes.yaml")
+	if !inChild() {
+		require.NoError(t, flag.Set(cassettes.RecordFlag, `lanes\.yaml$`))
+		defer func() { require.NoError(t, flag.Set(cassettes.RecordFlag, "")) }()
+	}
+	cfg := Config{Iterations: 20, Processes: -1, AssignByLane: true, Cassette: cassettes.Options{RealTransport: &countingAPI{}}}
+	rep := cfg.check(t, "lanes", twoLanesFrom(path, 1), false)
+	require.Equal(t, Pass, rep.Verdict, "%s", rep)
+	require.Equal(t, []string{path}, rep.Recorded)
+	require.Equal(t, events.Sum([]byte("a: answer 2; b: answer 1")), rep.OutputDigest, "%s", rep)
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Regexp(t, `(?s)Codegenie-Lane:\s+- 1 "a".*answer 2.*Codegenie-Lane:\s+- 1 "b".*answer 1`, string(b))
 }

@@ -150,7 +150,11 @@
 // diff, causal chain), the pins that differ, and whether the requests sent
 // through Run.Client differ ("the request itself varies": each run sent
 // a request the other never sent, compared as sets whatever order
-// concurrent calls arrived in), with the fields that differ. Only a
+// concurrent calls arrived in), with the fields that differ, and, when
+// several recorded interactions match one request, which one answered
+// each lane's request in each class (Divergence.Assignment: the outcome
+// depends on the arrival order of identical concurrent requests; see
+// Config.AssignByLane). Only a
 // BROKEN verdict caused by the cassettes (a miss, interactions left
 // unused, no cassette) suggests re-recording, with one command; the
 // errors of the cassettes a Run opens point at it rather than naming a

@@ -67,7 +67,10 @@
 // and every child process replays what it recorded. The recording is kept
 // only when the gate then passes; otherwise each cassette run 0 recorded
 // is put back as it was before (or removed, if it was new), and
-// Report.RecordingDiscarded says so.
+// Report.RecordingDiscarded says so. A recording that could not be saved
+// (it met a transport error, captured nothing or held a secret) is not
+// listed in Report.Recorded: every run replayed what was there before,
+// and Report.RecordingDiscarded says why it was not saved.
 //
 // # Child processes
 //

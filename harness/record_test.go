@@ -74,13 +74,7 @@ func TestRecordingNotKeptWhenGateFails(t *testing.T) {
 	redirect, err := cassettes.Redirect("https://api.example.com", srv.URL, nil)
 	require.NoError(t, err)
 	path := filepath.Join(t.TempDir(), "unkept.yaml")
-	earlier, err := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: closingTransport{next: redirect}})
-	require.NoError(t, err)
-	_, err = postGreet(context.Background(), earlier.Client())
-	require.NoError(t, err)
-	require.NoError(t, earlier.Close())
-	before, err := os.ReadFile(path)
-	require.NoError(t, err)
+	before := recordEarlier(t, path, redirect)
 
 	if !inChild() {
 		require.NoError(t, flag.Set(cassettes.RecordFlag, `unkept\.yaml$`))
@@ -121,13 +115,7 @@ func TestRecordingNotSavedIsNotClaimed(t *testing.T) {
 	redirect, err := cassettes.Redirect("https://api.example.com", srv.URL, nil)
 	require.NoError(t, err)
 	path := filepath.Join(t.TempDir(), "refused.yaml")
-	earlier, err := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: closingTransport{next: redirect}})
-	require.NoError(t, err)
-	_, err = postGreet(context.Background(), earlier.Client())
-	require.NoError(t, err)
-	require.NoError(t, earlier.Close())
-	before, err := os.ReadFile(path)
-	require.NoError(t, err)
+	before := recordEarlier(t, path, redirect)
 
 	if !inChild() {
 		require.NoError(t, flag.Set(cassettes.RecordFlag, `refused\.yaml$`))
@@ -151,6 +139,20 @@ func TestRecordingNotSavedIsNotClaimed(t *testing.T) {
 	require.NotContains(t, text, "every run replayed it", "%s", text)
 	require.Contains(t, text, "run 0 recorded "+path+" (the record switch selected it), but the recording was not saved: ")
 	require.Contains(t, text, "every run replayed what was there before")
+}
+
+// recordEarlier records the greeting into path, the cassette a later
+// recording replaces, and returns its bytes.
+func recordEarlier(t *testing.T, path string, rt http.RoundTripper) []byte {
+	t.Helper()
+	earlier, err := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: closingTransport{next: rt}})
+	require.NoError(t, err)
+	_, err = postGreet(context.Background(), earlier.Client())
+	require.NoError(t, err)
+	require.NoError(t, earlier.Close())
+	before, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return before
 }
 
 // roundTripFunc is an http.RoundTripper from a function.

@@ -122,7 +122,7 @@ func (r *Report) writeAnswer(sb *strings.Builder) []int {
 	for _, l := range r.Leaks {
 		fmt.Fprintf(sb, "run %d leaked %d goroutine(s):\n", l.Run, len(l.Goroutines))
 		for _, g := range l.Goroutines {
-			fmt.Fprintf(sb, "%s\n\n", indent(g.Stack))
+			fmt.Fprintf(sb, "%s\n", indent(g.Stack))
 		}
 	}
 	return shown

@@ -147,6 +147,15 @@
 // command, and name the cassette by the path relative to the package
 // directory, so they read the same in every process.
 //
+// A failing report (Report.Text) leads with the answer: the verdict and
+// the class sizes in one line, what differs (the request, pins, output
+// bytes and first divergent event above, the failing runs' errors, such
+// as a cassette miss against the nearest recorded interaction, and leaked
+// goroutines), and the command to run next, then the others. The
+// classes, child processes, causes, request assignment, stream chunking,
+// allowlist, evidence and the run's facts follow. A passing report is a
+// few lines.
+//
 // The allowlist names Event struct fields (events.FieldByName), each with
 // a reason; every other field is compared.
 //

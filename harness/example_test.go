@@ -206,7 +206,7 @@ func ExampleReport_Result() {
 }
 
 func ExampleReproCommand() {
-	// In a test: the command a failure report ends with.
+	// In a test: the command a failure report gives to reproduce it.
 	_ = func(t *testing.T) {
 		t.Log(harness.ReproCommand(t)) // cd /home/me/mymodule && go test ./pkg -run '^TestX$' -count=1
 	}

@@ -202,3 +202,38 @@ func TestNormaliseReport(t *testing.T) {
 	require.Equal(t, "cd $MODULE && go run x $ARTIFACTS/a.zst\ngoroutine N [chan receive]:\n\t$MODULE/h.go:N +0x?\n", got)
 	require.Equal(t, "class 1 (run 0)", normaliseReport("class 1 (run 0)", nil))
 }
+
+// TestReportTextHeadline: a report that failed for a reason other than
+// a divergence still leads with the verdict, the reason and the command
+// to run next.
+func TestReportTextHeadline(t *testing.T) {
+	repro := Command{Purpose: PurposeReproduce, Argv: []string{"go", "test", "./p", "-run", "^TestX$", "-count=1"}}
+	tests := []struct {
+		name string
+		rep  Report
+		want string
+	}{
+		{"below the floor", Report{Scenario: "s", Verdict: Pass, Iterations: 50, Runs: 12, Floor: 20, Budget: time.Second, BudgetExceeded: true, Wall: 2 * time.Second,
+			Classes: []Class{{Size: 12}}, Commands: []Command{repro}},
+			"FAIL s: 12 of 50 runs in 1 class (12)\n" +
+				"!!! TIME BUDGET EXCEEDED: 12 of 50 iterations ran in 2s (budget 1s); floor 20\n" +
+				"12 runs are fewer than the floor of 20: the time budget ran out; speed the scenario up or raise Budget, never lower the floor to pass\n" +
+				"next: reproduce: go test ./p -run '^TestX$' -count=1\n"},
+		{"cancelled before any run", Report{Scenario: "s", Iterations: 50, Floor: 20, Cancelled: "the context was cancelled (context canceled)"},
+			"NO VERDICT s: 0 of 50 runs\n" +
+				"0 runs are fewer than the floor of 20: the context was cancelled (context canceled); speed the scenario up or raise Budget, never lower the floor to pass\n"},
+		{"every run failed", Report{Scenario: "s", Verdict: Broken, Iterations: 20, Runs: 20, Floor: 20,
+			Classes: []Class{{Size: 20, ErrorKind: "error (*errors.errorString)", Error: "no API key"}}, Commands: []Command{repro}},
+			"BROKEN s: 20 runs in 1 class (20), every run failed the same way (error (*errors.errorString))\n" +
+				"class 1, run 0 failed (error (*errors.errorString)):\n  no API key\n" +
+				"next: reproduce: go test ./p -run '^TestX$' -count=1\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := tt.rep.String()
+			head, _, ok := strings.Cut(got, "\n\n")
+			require.True(t, ok, "a blank line ends the answer:\n%s", got)
+			require.Equal(t, tt.want, head+"\n")
+		})
+	}
+}

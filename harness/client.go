@@ -93,12 +93,14 @@ func (rc *runClient) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // finish closes the cassette and returns the first miss and the close
-// error (unused interactions).
+// error (unused interactions, or a recording that was not saved).
 func (rc *runClient) finish() (miss, closeErr error) {
 	rc.mu.Lock()
 	miss = rc.miss
 	rc.mu.Unlock()
-	return miss, rc.c.Close()
+	closeErr = rc.c.Close()
+	rc.run.rc.opened.noteClosed(rc.c, closeErr, rc.run.rc.Cassette.APIKey)
+	return miss, closeErr
 }
 
 // closingTransport is what a run records through: the configured

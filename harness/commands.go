@@ -51,4 +51,4 @@ func command(purpose, line string) Command {
 // in their errors: the gate's report names the command, and only when
 // re-recording is the answer, so a miss text holds no command and is
 // the same in every process.
-const cassettePointer = "the re-record command at the end of the gate's report (given only when every run fails the same way)"
+const cassettePointer = "the re-record command the gate's report gives after what differs (only when every run fails the same way)"

@@ -199,8 +199,11 @@ type openedCassettes struct {
 	mu    sync.Mutex
 	paths map[string]bool
 	// recorders are the cassettes whose first opening recorded, kept
-	// only if the gate passes.
+	// only if the gate passes; refused says, by path, why a recording was
+	// not saved (its Close failed: it met an error, captured nothing or
+	// held a secret).
 	recorders map[string]*cassettes.Cassette
+	refused   map[string]string
 }
 
 func (c Config) resolve() (resolved, error) {
@@ -335,17 +338,56 @@ func (o *openedCassettes) noteRecorder(path string, c *cassettes.Cassette) {
 	o.recorders[path] = c
 }
 
-// keepIfPassed keeps the cassettes run 0 recorded when the gate passed,
-// and otherwise discards each recording (the earlier cassette, or none,
-// is back). It returns what the report says when it discarded.
-func (o *openedCassettes) keepIfPassed(rep *Report) string {
-	if rep.Err() == nil {
-		return ""
+// noteClosed notes the error of closing c: a recording whose Close
+// failed was not saved.
+func (o *openedCassettes) noteClosed(c *cassettes.Cassette, err error, keys ...string) {
+	if err == nil || c.Mode() != cassettes.Record {
+		return
 	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for p, r := range o.recorders {
+		if r == c {
+			if o.refused == nil {
+				o.refused = map[string]string{}
+			}
+			o.refused[p] = maskText(err.Error(), keys...)
+		}
+	}
+}
+
+// saved returns the cassette paths whose first opening recorded and
+// saved the recording.
+func (o *openedCassettes) saved() []string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var out []string
+	for p := range o.recorders {
+		if _, ok := o.refused[p]; !ok {
+			out = append(out, p)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// keepIfPassed keeps the cassettes run 0 recorded and saved when the
+// gate passed, and otherwise discards each recording (the earlier
+// cassette, or none, is back). It returns what the report says of the
+// recordings not kept: refused when saving, or discarded.
+func (o *openedCassettes) keepIfPassed(rep *Report) string {
+	failed := rep.Err() != nil
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	var lines []string
 	for _, p := range slices.Sorted(maps.Keys(o.recorders)) {
+		if why, ok := o.refused[p]; ok {
+			lines = append(lines, fmt.Sprintf("run 0 recorded %s (the record switch selected it), but the recording was not saved: %s; every run replayed what was there before", p, why))
+			continue
+		}
+		if !failed {
+			continue
+		}
 		if err := o.recorders[p].Discard(); err != nil {
 			lines = append(lines, fmt.Sprintf("the recording of %s was not kept, but could not be discarded: %v", p, err))
 			continue

@@ -80,7 +80,10 @@
 // and every child process replays what it recorded. The recording is kept
 // only when the gate then passes; otherwise each cassette run 0 recorded
 // is put back as it was before (or removed, if it was new), and
-// Report.RecordingDiscarded says so.
+// Report.RecordingDiscarded says so. A recording that could not be saved
+// (it met a transport error, captured nothing or held a secret) is not
+// listed in Report.Recorded: every run replayed what was there before,
+// and Report.RecordingDiscarded says why it was not saved.
 //
 // # Child processes
 //
@@ -160,6 +163,15 @@
 // errors of the cassettes a Run opens point at it rather than naming a
 // command, and name the cassette by the path relative to the package
 // directory, so they read the same in every process.
+//
+// A failing report (Report.Text) leads with the answer: the verdict and
+// the class sizes in one line, what differs (the request, pins, output
+// bytes and first divergent event above, the failing runs' errors, such
+// as a cassette miss against the nearest recorded interaction, and leaked
+// goroutines), and the command to run next, then the others. The
+// classes, child processes, causes, request assignment, stream chunking,
+// allowlist, evidence and the run's facts follow. A passing report is a
+// few lines.
 //
 // The allowlist names Event struct fields (events.FieldByName), each with
 // a reason; every other field is compared.

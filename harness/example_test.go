@@ -206,7 +206,7 @@ func ExampleReport_Result() {
 }
 
 func ExampleReproCommand() {
-	// In a test: the command a failure report ends with.
+	// In a test: the command a failure report gives to reproduce it.
 	_ = func(t *testing.T) {
 		t.Log(harness.ReproCommand(t)) // cd /home/me/mymodule && go test ./pkg -run '^TestX$' -count=1
 	}
@@ -318,14 +318,16 @@ func ExampleReport_Text() {
 	})
 	var sb strings.Builder
 	_ = rep.Text(&sb)
-	for _, l := range strings.Split(sb.String(), "\n") {
-		if strings.HasPrefix(l, "  - ") {
-			fmt.Println(l)
-		}
+	// The report leads with the answer: the verdict, then what differs
+	// (here the one error every run gave), then the command to run next
+	// when there is one.
+	for _, l := range strings.Split(sb.String(), "\n")[:3] {
+		fmt.Println(l)
 	}
 	// Output:
-	//   - broken: scenario npm: all 50 runs failed the same way (error (*errors.errorString)): no API key
-	//   - run failed: scenario npm class 1 (50 runs, first run 0): no API key
+	// BROKEN npm: 50 runs in 1 class (50), every run failed the same way (error (*errors.errorString))
+	// class 1, run 0 failed (error (*errors.errorString)):
+	//   no API key
 }
 
 func ExampleAppendTape() {

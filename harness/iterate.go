@@ -106,11 +106,12 @@ func iterate(ctx context.Context, rc *resolved, rep *Report, s Scenario, e env) 
 		rep.noteProcs(procs)
 		o := e.run(ctx, i, procs)
 		if i == 0 {
-			if rec := rc.opened.recorded(); len(rec) > 0 {
+			if len(rc.opened.recorded()) > 0 {
 				// The run recorded cassettes (the record switch): it is
-				// made again, replaying what it recorded, like every
-				// other run.
-				rep.Recorded = rec
+				// made again, replaying what it recorded (or, for a
+				// recording that was not saved, what was there before),
+				// like every other run.
+				rep.Recorded = rc.opened.saved()
 				o = e.run(ctx, i, procs)
 			}
 		}
@@ -156,12 +157,10 @@ func iterate(ctx context.Context, rc *resolved, rep *Report, s Scenario, e env) 
 		}
 	}
 	rc.chunks.finish(ctx, rc, rep, e, g, classes)
+	// A recording is kept only when the replay gate after it passes.
+	rep.RecordingDiscarded = rc.opened.keepIfPassed(rep)
 	if rep.Verdict != Pass && rep.Verdict != "" && !e.noEvidence {
 		writeEvidence(rc, e, rep, g)
-	}
-	if len(rep.Recorded) > 0 {
-		// A recording is kept only when the replay gate after it passes.
-		rep.RecordingDiscarded = rc.opened.keepIfPassed(rep)
 	}
 }
 

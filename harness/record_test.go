@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -73,13 +74,7 @@ func TestRecordingNotKeptWhenGateFails(t *testing.T) {
 	redirect, err := cassettes.Redirect("https://api.example.com", srv.URL, nil)
 	require.NoError(t, err)
 	path := filepath.Join(t.TempDir(), "unkept.yaml")
-	earlier, err := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: closingTransport{next: redirect}})
-	require.NoError(t, err)
-	_, err = postGreet(context.Background(), earlier.Client())
-	require.NoError(t, err)
-	require.NoError(t, earlier.Close())
-	before, err := os.ReadFile(path)
-	require.NoError(t, err)
+	before := recordEarlier(t, path, redirect)
 
 	if !inChild() {
 		require.NoError(t, flag.Set(cassettes.RecordFlag, `unkept\.yaml$`))
@@ -104,6 +99,66 @@ func TestRecordingNotKeptWhenGateFails(t *testing.T) {
 	require.Equal(t, string(before), string(after), "the earlier cassette is back")
 	require.Contains(t, rep.String(), "the recording of "+path+" was not kept: the replay gate that followed it did not pass (NONDETERMINISTIC)")
 }
+
+// TestRecordingNotSavedIsNotClaimed: a recording whose Close refused to
+// save it (the transport failed) is not reported as recorded: every run
+// replayed the cassette recorded before, the gate passes on it, and the
+// report says the recording was not saved, never that every run replayed
+// it.
+func TestRecordingNotSavedIsNotClaimed(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"text":"hi"}`))
+	}))
+	defer srv.Close()
+	redirect, err := cassettes.Redirect("https://api.example.com", srv.URL, nil)
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "refused.yaml")
+	before := recordEarlier(t, path, redirect)
+
+	if !inChild() {
+		require.NoError(t, flag.Set(cassettes.RecordFlag, `refused\.yaml$`))
+		defer func() { require.NoError(t, flag.Set(cassettes.RecordFlag, "")) }()
+	}
+	down := roundTripFunc(func(*http.Request) (*http.Response, error) { return nil, errors.New("connection refused") })
+	cfg := Config{Iterations: 20, Processes: -1, Cassette: cassettes.Options{RealTransport: down}}
+	rep := cfg.check(t, "refused", func(ctx context.Context, run *Run) ([]byte, error) {
+		c, err := run.Client(path)
+		if err != nil {
+			return nil, err
+		}
+		return postGreet(ctx, c)
+	}, false)
+	require.Equal(t, Pass, rep.Verdict, "%s", rep)
+	require.Empty(t, rep.Recorded, "nothing was saved")
+	after, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, string(before), string(after), "the earlier cassette is as it was")
+	text := rep.String()
+	require.NotContains(t, text, "every run replayed it", "%s", text)
+	require.Contains(t, text, "run 0 recorded "+path+" (the record switch selected it), but the recording was not saved: ")
+	require.Contains(t, text, "every run replayed what was there before")
+}
+
+// recordEarlier records the greeting into path, the cassette a later
+// recording replaces, and returns its bytes.
+func recordEarlier(t *testing.T, path string, rt http.RoundTripper) []byte {
+	t.Helper()
+	earlier, err := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: closingTransport{next: rt}})
+	require.NoError(t, err)
+	_, err = postGreet(context.Background(), earlier.Client())
+	require.NoError(t, err)
+	require.NoError(t, earlier.Close())
+	before, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return before
+}
+
+// roundTripFunc is an http.RoundTripper from a function.
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // postGreet sends the request the record tests' scenarios make.
 func postGreet(ctx context.Context, c *http.Client) ([]byte, error) {

@@ -80,11 +80,13 @@ type Report struct {
 	// Leaks lists goroutines runs left alive (the first runs of the leak
 	// classes).
 	Leaks []Leak `json:"leaks,omitempty"`
-	// Recorded lists the cassettes run 0 recorded (the cassettes record
-	// switch selected them); run 0 was then made again, replaying them.
+	// Recorded lists the cassettes run 0 recorded and saved (the
+	// cassettes record switch selected them); run 0 was then made again,
+	// replaying them. They are kept only if the gate passed.
 	Recorded []string `json:"recorded,omitempty"`
-	// RecordingDiscarded says why the recordings of run 0 were not kept
-	// (the gate did not pass, so each cassette is back as it was).
+	// RecordingDiscarded says, one line a cassette, why a recording of
+	// run 0 was not kept: it was not saved (its Close failed), or the
+	// gate did not pass, so the cassette is back as it was.
 	RecordingDiscarded string `json:"recording_discarded,omitempty"`
 	// Evidence lists the files written for a failure; EvidenceError says
 	// why they could not be written.

@@ -3,6 +3,7 @@ package harness
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 )
@@ -14,92 +15,249 @@ func (r *Report) String() string {
 	return sb.String()
 }
 
-// Text writes the full human rendering of r to w: the verdict; every
-// class with its size, first run, digests, error and child processes;
-// what varies between the two largest classes (output bytes with
-// excerpts, the first divergent event with its payload diff and causal
-// chain, pins, requests); what a perturbation alone changed; leaked
-// goroutine stacks; where the evidence is; and the commands that
-// reproduce the failure and, for a cassette miss only, re-record.
+// Text writes the full human rendering of r to w. A report of a gate
+// that passed is short: the summary line, the isolation, the allowlist
+// and the class. A failing report leads with the answer, the way a
+// go-cmp failure is the diff: the verdict with the class sizes in one
+// line; what differs (the request and pins that vary, the first
+// differing output byte with excerpts of both classes, the first
+// divergent event with its field diff and causal chain, the failing
+// runs' errors, such as a cassette miss against the nearest recorded
+// interaction, and leaked goroutine stacks); and the command to run
+// next, then the others. The distribution of the classes, the child
+// processes and their perturbations, what a perturbation alone changed,
+// request assignment, stream chunking, the allowlist, the evidence and
+// the run's facts follow.
 func (r *Report) Text(w io.Writer) error {
 	var sb strings.Builder
+	if r.OK() {
+		r.writePassed(&sb)
+	} else {
+		shown := r.writeAnswer(&sb)
+		writeNext(&sb, r)
+		r.writeDetails(&sb, shown)
+	}
+	_, err := io.WriteString(w, sb.String())
+	return err
+}
+
+// writePassed writes the short report of a gate that passed.
+func (r *Report) writePassed(sb *strings.Builder) {
 	sb.WriteString(r.Summary())
 	sb.WriteString("\n")
-	if r.BudgetExceeded {
-		fmt.Fprintf(&sb, "!!! TIME BUDGET EXCEEDED: %d of %d iterations ran in %v (budget %v); floor %d\n", r.Runs, r.Iterations, r.Wall.Round(time.Millisecond), r.Budget, r.Floor)
+	writeBudget(sb, r)
+	r.writeFacts(sb)
+	writeChunking(sb, r.Chunking)
+	writeAllowlist(sb, r.Allowlist)
+	writeClasses(sb, r.Classes)
+	writeProcesses(sb, r.Processes)
+}
+
+// headline is the first line of a failing report: the verdict, the runs
+// and the class sizes.
+func (r *Report) headline() string {
+	v := string(r.Verdict)
+	switch {
+	case v == "":
+		v = "NO VERDICT"
+	case r.Verdict == Pass:
+		v = "FAIL"
 	}
-	if err := r.Err(); err != nil {
-		sb.WriteString("failures:\n")
-		for _, l := range strings.Split(err.Error(), "\n") {
-			fmt.Fprintf(&sb, "  - %s\n", l)
-		}
+	runs := fmt.Sprintf("%d runs", r.Runs)
+	if r.Runs != r.Iterations {
+		runs = fmt.Sprintf("%d of %d runs", r.Runs, r.Iterations)
 	}
-	fmt.Fprintf(&sb, "isolation: %s\n", r.Isolation)
-	for _, p := range r.Recorded {
-		fmt.Fprintf(&sb, "recorded %s in run 0 (the record switch selected it); every run replayed it\n", p)
+	if len(r.Classes) == 0 {
+		return fmt.Sprintf("%s %s: %s", v, r.Scenario, runs)
 	}
-	if r.RecordingDiscarded != "" {
-		fmt.Fprintf(&sb, "%s\n", r.RecordingDiscarded)
-	}
-	writeChunking(&sb, r.Chunking)
-	writeAllowlist(&sb, r.Allowlist)
-	writeClasses(&sb, r.Classes)
-	writeProcesses(&sb, r.Processes)
-	if d := r.Divergence; d != nil {
-		writeDivergence(&sb, d)
-	}
-	writeCauses(&sb, r.Causes)
-	if r.FreshClass > 0 && (r.Causes == nil || !r.Causes.Carried) {
-		fmt.Fprintf(&sb, "\nstate is carried across runs: class %d holds the first run of each process (run 0 of the test process and every child process) and is what a fresh process gives; the later runs of the test process differ, because a run fills state the next one reads (a sync.Once, a package-level cache or another global)\n", r.FreshClass)
-	}
+	sizes := make([]string, len(r.Classes))
 	for i, c := range r.Classes {
-		if c.ErrorKind != "" && strings.Contains(c.Error, "\n") {
-			fmt.Fprintf(&sb, "\nclass %d, run %d failed (%s):\n%s\n", i+1, c.FirstRun, c.ErrorKind, c.Error)
+		sizes[i] = fmt.Sprint(c.Size)
+	}
+	classes := "class"
+	if len(r.Classes) > 1 {
+		classes = "classes"
+	}
+	s := fmt.Sprintf("%s %s: %s in %d %s (%s)", v, r.Scenario, runs, len(r.Classes), classes, strings.Join(sizes, ", "))
+	if r.Verdict == Broken {
+		s += fmt.Sprintf(", every run failed the same way (%s)", r.Classes[0].ErrorKind)
+	}
+	return s
+}
+
+// writeAnswer writes the headline and what differs, and returns the
+// classes whose errors it showed (0-based).
+func (r *Report) writeAnswer(sb *strings.Builder) []int {
+	sb.WriteString(r.headline())
+	sb.WriteString("\n")
+	writeBudget(sb, r)
+	if r.FailedFast {
+		sb.WriteString("stopped at the first divergence (Config.FailFast)\n")
+	}
+	if r.Runs < r.Floor && !r.FailedFast {
+		why := "the time budget ran out"
+		if r.Cancelled != "" {
+			why = r.Cancelled
+		}
+		fmt.Fprintf(sb, "%d runs are fewer than the floor of %d: %s; speed the scenario up or raise Budget, never lower the floor to pass\n", r.Runs, r.Floor, why)
+	} else if r.Cancelled != "" {
+		fmt.Fprintf(sb, "stopped early: %s\n", r.Cancelled)
+	}
+	var shown []int
+	switch d := r.Divergence; {
+	case d != nil:
+		writeDivergence(sb, d)
+		shown = []int{d.ClassA - 1, d.ClassB - 1}
+	case len(r.Classes) > 0:
+		shown = []int{0}
+	}
+	for _, i := range shown {
+		if i < 0 || i >= len(r.Classes) {
+			continue
+		}
+		if c := r.Classes[i]; c.ErrorKind != "" && c.ErrorKind != ErrorKindLeak {
+			writeClassError(sb, i, c)
 		}
 	}
 	for _, l := range r.Leaks {
-		fmt.Fprintf(&sb, "\nrun %d leaked %d goroutine(s):\n", l.Run, len(l.Goroutines))
+		fmt.Fprintf(sb, "run %d leaked %d goroutine(s):\n", l.Run, len(l.Goroutines))
 		for _, g := range l.Goroutines {
-			fmt.Fprintf(&sb, "%s\n\n", g.Stack)
+			fmt.Fprintf(sb, "%s\n", indent(g.Stack))
 		}
 	}
+	return shown
+}
+
+// writeBudget says the time budget ran out before every run was made.
+func writeBudget(sb *strings.Builder, r *Report) {
+	if r.BudgetExceeded {
+		fmt.Fprintf(sb, "!!! TIME BUDGET EXCEEDED: %d of %d iterations ran in %v (budget %v); floor %d\n", r.Runs, r.Iterations, r.Wall.Round(time.Millisecond), r.Budget, r.Floor)
+	}
+}
+
+// writeClassError writes the error of class i's first run, indented.
+func writeClassError(sb *strings.Builder, i int, c Class) {
+	fmt.Fprintf(sb, "class %d, run %d failed (%s):\n%s\n", i+1, c.FirstRun, c.ErrorKind, indent(c.Error))
+}
+
+// indent puts two spaces before each non-empty line of s.
+func indent(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = "  " + l
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// writeDetails writes what follows the answer and the commands: the
+// distribution, the processes, the causes, the assignment, the chunking,
+// the allowlist, the evidence, the errors of the classes the answer did
+// not show, and the run's facts.
+func (r *Report) writeDetails(sb *strings.Builder, shown []int) {
+	sb.WriteString("\n")
+	writeClasses(sb, r.Classes)
+	writeProcesses(sb, r.Processes)
+	writeCauses(sb, r.Causes)
+	if r.FreshClass > 0 && (r.Causes == nil || !r.Causes.Carried) {
+		fmt.Fprintf(sb, "state is carried across runs: class %d holds the first run of each process (run 0 of the test process and every child process) and is what a fresh process gives; the later runs of the test process differ, because a run fills state the next one reads (a sync.Once, a package-level cache or another global)\n", r.FreshClass)
+	}
+	if d := r.Divergence; d != nil {
+		writeAssignment(sb, d.Assignment)
+	}
+	writeChunking(sb, r.Chunking)
+	writeAllowlist(sb, r.Allowlist)
+	writeEvidenceList(sb, r)
+	for i, c := range r.Classes {
+		if c.ErrorKind != "" && strings.Contains(c.Error, "\n") && !slices.Contains(shown, i) {
+			writeClassError(sb, i, c)
+		}
+	}
+	r.writeFacts(sb)
+	sb.WriteString(r.Summary())
+	sb.WriteString("\n")
+}
+
+// writeFacts writes the isolation and what run 0 recorded.
+func (r *Report) writeFacts(sb *strings.Builder) {
+	fmt.Fprintf(sb, "isolation: %s\n", r.Isolation)
+	if r.OK() {
+		// A gate that passed keeps what run 0 recorded.
+		for _, p := range r.Recorded {
+			fmt.Fprintf(sb, "recorded %s in run 0 (the record switch selected it); every run replayed it\n", p)
+		}
+	}
+	if r.RecordingDiscarded != "" {
+		fmt.Fprintf(sb, "%s\n", r.RecordingDiscarded)
+	}
+}
+
+// writeEvidenceList lists the files written for the failure.
+func writeEvidenceList(sb *strings.Builder, r *Report) {
 	if len(r.Evidence) > 0 {
 		sb.WriteString("evidence:\n")
 		for _, e := range r.Evidence {
-			fmt.Fprintf(&sb, "  %s: %s", e.What, e.Path)
+			fmt.Fprintf(sb, "  %s: %s", e.What, e.Path)
 			if e.Note != "" {
-				fmt.Fprintf(&sb, "  (%s)", e.Note)
+				fmt.Fprintf(sb, "  (%s)", e.Note)
 			}
 			sb.WriteString("\n")
 		}
 	}
 	if r.EvidenceError != "" {
-		fmt.Fprintf(&sb, "evidence could not be written: %s\n", r.EvidenceError)
+		fmt.Fprintf(sb, "evidence could not be written: %s\n", r.EvidenceError)
 	}
-	writeCommands(&sb, r)
-	_, err := io.WriteString(w, sb.String())
-	return err
 }
 
-// writeCommands prints r.Commands, each with what it is for.
-func writeCommands(sb *strings.Builder, r *Report) {
-	for _, c := range r.Commands {
+// commandRank orders a report's commands, the one to run next first:
+// re-recording when every run missed the cassette the same way (it is
+// the answer when the requests changed on purpose), comparing the two
+// runs in full, reproducing after a fix.
+func commandRank(c Command) int {
+	switch c.Purpose {
+	case PurposeReRecord:
+		return 0
+	case PurposeCompare:
+		return 1
+	case PurposeReproduce:
+		return 2
+	}
+	return 3
+}
+
+// writeNext writes r.Commands, each with what it is for: the first, the
+// one to run next, as "next:", the others after it.
+func writeNext(sb *strings.Builder, r *Report) {
+	cs := slices.Clone(r.Commands)
+	slices.SortStableFunc(cs, func(a, b Command) int { return commandRank(a) - commandRank(b) })
+	for i, c := range cs {
+		lead := "then, "
+		switch {
+		case i == 0:
+			lead = "next: "
+		case cs[0].Purpose == PurposeReRecord:
+			lead = "otherwise, "
+		}
 		switch c.Purpose {
 		case PurposeCompare:
-			fmt.Fprintf(sb, "compare the two runs: %s\n", c)
+			fmt.Fprintf(sb, "%scompare the two runs in full: %s\n", lead, c)
 		case PurposeReproduce:
-			fmt.Fprintf(sb, "reproduce: %s\n", c)
+			if i > 0 {
+				lead += "after a fix, "
+			}
+			fmt.Fprintf(sb, "%sreproduce: %s\n", lead, c)
 		case PurposeReRecord:
-			why := "every run missed the cassette the same way: if the requests changed on purpose"
+			why := "every run missed the cassette the same way; if the requests changed on purpose"
 			switch r.Classes[0].ErrorKind {
 			case ErrorKindCassetteAbsent:
-				why = "the cassette does not exist: to record it"
+				why = "the cassette does not exist; to record it"
 			case ErrorKindCassetteUnused:
-				why = "every run left the same recorded interactions unused: if the requests changed on purpose"
+				why = "every run left the same recorded interactions unused; if the requests changed on purpose"
 			}
-			fmt.Fprintf(sb, "%s, re-record it: %s\n", why, c)
+			fmt.Fprintf(sb, "%s%s, re-record it: %s\n", lead, why, c)
 		default:
-			fmt.Fprintf(sb, "%s: %s\n", c.Purpose, c)
+			fmt.Fprintf(sb, "%s%s: %s\n", lead, c.Purpose, c)
 		}
 	}
 }
@@ -150,21 +308,16 @@ func writeProcesses(sb *strings.Builder, ps *ProcessSummary) {
 	}
 }
 
+// writeDivergence writes how the kept runs of the two largest classes
+// differ: request, pins, output bytes, event tape.
 func writeDivergence(sb *strings.Builder, d *Divergence) {
-	fmt.Fprintf(sb, "\nclass %d (run %d) against class %d (run %d):\n", d.ClassA, d.RunA, d.ClassB, d.RunB)
+	fmt.Fprintf(sb, "class %d (run %d) against class %d (run %d):\n", d.ClassA, d.RunA, d.ClassB, d.RunB)
 	if d.RequestVaries {
 		sb.WriteString("the request itself varies between runs: the nondeterminism is upstream of the recorded call; re-recording the cassette would only bake one variant into it, so fix the source\n")
 		fmt.Fprintf(sb, "request of run %d against run %d:\n", d.RunA, d.RunB)
 		for _, l := range d.RequestDiff {
 			fmt.Fprintf(sb, "  %s\n", l)
 		}
-	}
-	if len(d.Assignment) > 0 {
-		sb.WriteString("the outcome depends on the arrival order of identical concurrent requests: several recorded interactions match one request, and the lanes got different ones in different classes:\n")
-		for _, l := range d.Assignment {
-			fmt.Fprintf(sb, "  %s\n", l)
-		}
-		sb.WriteString("  make the lanes' requests differ, or, if the pipeline means to send identical requests concurrently, set Config.AssignByLane so each lane always gets the same recorded answer\n")
 	}
 	for _, p := range d.PinDiff {
 		fmt.Fprintf(sb, "pin differs: %s\n", p)
@@ -173,19 +326,32 @@ func writeDivergence(sb *strings.Builder, d *Divergence) {
 		fmt.Fprintf(sb, "output bytes differ at offset %d (len run %d = %d, len run %d = %d)\n", o.Offset, d.RunA, o.LenA, d.RunB, o.LenB)
 		fmt.Fprintf(sb, "  run %d: %s\n  run %d: %s\n", d.RunA, o.ExcerptA, d.RunB, o.ExcerptB)
 		fmt.Fprintf(sb, "  digests: %s != %s\n", o.DigestA, o.DigestB)
-	} else {
-		sb.WriteString("output bytes are identical\n")
 	}
-	if d.Event != nil {
+	switch {
+	case d.Event != nil:
 		fmt.Fprintf(sb, "event tape (a = run %d, b = run %d):\n", d.RunA, d.RunB)
 		var eb strings.Builder
 		_ = d.Event.Text(&eb)
-		for _, l := range strings.Split(strings.TrimSuffix(eb.String(), "\n"), "\n") {
-			fmt.Fprintf(sb, "  %s\n", l)
-		}
-	} else {
+		sb.WriteString(indent(eb.String()))
+		sb.WriteString("\n")
+	case d.Output == nil:
+		sb.WriteString("output bytes and event tapes are identical (after stripping the allowlist)\n")
+	default:
 		sb.WriteString("event tapes are identical after stripping the allowlist\n")
 	}
+}
+
+// writeAssignment writes the requests several recorded interactions
+// matched that were answered differently in different classes.
+func writeAssignment(sb *strings.Builder, lines []string) {
+	if len(lines) == 0 {
+		return
+	}
+	sb.WriteString("the outcome depends on the arrival order of identical concurrent requests: several recorded interactions match one request, and the lanes got different ones in different classes:\n")
+	for _, l := range lines {
+		fmt.Fprintf(sb, "  %s\n", l)
+	}
+	sb.WriteString("  make the lanes' requests differ, or, if the pipeline means to send identical requests concurrently, set Config.AssignByLane so each lane always gets the same recorded answer\n")
 }
 
 func writeCauses(sb *strings.Builder, c *Causes) {

@@ -1,0 +1,239 @@
+package harness
+
+import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aymanbagabas/go-udiff"
+	"github.com/stretchr/testify/require"
+
+	"github.com/codegenie/codegenie/internal/atomicfile"
+	"github.com/codegenie/codegenie/internal/hint"
+)
+
+var update = flag.Bool("update", false, "rewrite the rendered reports in testdata/report (review the diff, then commit it)")
+
+// goldenDir holds one rendered report per kind of divergence.
+const goldenDir = "testdata/report"
+
+// goldenCase is a gate whose report is held in goldenDir/name.txt.
+type goldenCase struct {
+	name     string
+	scenario func(cassette string, release chan struct{}) Scenario
+}
+
+var goldenCases = []goldenCase{
+	{"output-differs", func(string, chan struct{}) Scenario {
+		return func(ctx context.Context, run *Run) ([]byte, error) {
+			if run.Index()%5 == 3 {
+				return []byte("the answer is 41, said the model"), nil
+			}
+			return []byte("the answer is 42, said the model"), nil
+		}
+	}},
+	{"event-diverges", func(string, chan struct{}) Scenario {
+		return func(ctx context.Context, run *Run) ([]byte, error) {
+			band := "accept"
+			if run.Index()%5 == 3 {
+				band = "borderline"
+			}
+			if _, err := run.Recorder().Emit("step.retrieved", map[string]int{"documents": 3}); err != nil {
+				return nil, err
+			}
+			if _, err := run.Recorder().Emit("step.scored", map[string]string{"band": band}); err != nil {
+				return nil, err
+			}
+			return []byte("the same output"), nil
+		}
+	}},
+	{"varying-request", func(cassette string, _ chan struct{}) Scenario {
+		return func(ctx context.Context, run *Run) ([]byte, error) {
+			prompt := "alpha"
+			if run.Index()%5 == 3 {
+				prompt = "alpha, reworded"
+			}
+			return askBoth(ctx, run, cassette, prompt)
+		}
+	}},
+	{"broken-rerecord", func(cassette string, _ chan struct{}) Scenario {
+		return func(ctx context.Context, run *Run) ([]byte, error) {
+			return askBoth(ctx, run, cassette, "alpha, reworded")
+		}
+	}},
+	{"leak", leakingScenario},
+	{"pass", func(cassette string, _ chan struct{}) Scenario {
+		return func(ctx context.Context, run *Run) ([]byte, error) {
+			return askBoth(ctx, run, cassette, "alpha")
+		}
+	}},
+}
+
+// askBoth asks the golden cassette prompt, then "beta".
+func askBoth(ctx context.Context, run *Run, cassette, prompt string) ([]byte, error) {
+	c, err := run.Client(cassette)
+	if err != nil {
+		return nil, err
+	}
+	a, err := complete(ctx, c, prompt)
+	if err != nil {
+		return nil, err
+	}
+	b, err := complete(ctx, c, "beta")
+	return []byte(a + "; " + b), err
+}
+
+// leakingScenario's run 2 leaves a goroutine blocked until release.
+func leakingScenario(_ string, release chan struct{}) Scenario {
+	return func(ctx context.Context, run *Run) ([]byte, error) {
+		if run.Index() == 2 {
+			go goldenLeaker(release)
+		}
+		return []byte("done"), nil
+	}
+}
+
+func goldenLeaker(release chan struct{}) { <-release }
+
+// TestReportGolden renders the report of a real gate for each kind of
+// divergence, with fixed inputs, and compares it with the golden file
+// goldenDir/NAME.txt; -update rewrites the files. The temporary
+// directories, the module root, the test order, goroutine ids, code
+// addresses and line numbers are replaced by placeholders; the wall time
+// is fixed by Config.Now.
+func TestReportGolden(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the golden reports hold POSIX paths and quoting")
+	}
+	files, err := filepath.Glob(filepath.Join(goldenDir, "*.txt"))
+	require.NoError(t, err)
+	if !*update {
+		require.NotEmpty(t, files, "no golden reports in %s: run go test ./harness -run TestReportGolden -update", goldenDir)
+		var names []string
+		for _, gc := range goldenCases {
+			names = append(names, filepath.Join(goldenDir, gc.name+".txt"))
+		}
+		slices.Sort(names)
+		require.Equal(t, names, files, "one golden report per case, no stale file")
+	}
+	for _, gc := range goldenCases {
+		t.Run(gc.name, func(t *testing.T) {
+			got := renderGolden(t, gc)
+			path := filepath.Join(goldenDir, gc.name+".txt")
+			if *update {
+				require.NoError(t, os.MkdirAll(goldenDir, 0o755))
+				require.NoError(t, atomicfile.WriteFile(path, []byte(got), 0o644))
+				return
+			}
+			want, err := os.ReadFile(path)
+			require.NoError(t, err, "run go test ./harness -run TestReportGolden -update")
+			if got != string(want) {
+				t.Errorf("the report of %s differs from %s (if the change is meant, run go test ./harness -run TestReportGolden -update and review the diff):\n%s",
+					gc.name, path, udiff.Unified(path, "rendered", string(want), got))
+			}
+		})
+	}
+}
+
+// renderGolden runs gc's gate and returns its report, normalised.
+func renderGolden(t *testing.T, gc goldenCase) string {
+	cassetteDir := t.TempDir()
+	cassette := recordCassette(t, cassetteDir, "greet", "alpha", "beta")
+	artifacts := t.TempDir()
+	release := make(chan struct{})
+	defer close(release)
+	cfg := Config{
+		Iterations:   20,
+		Procs:        []int{1, 2},
+		Processes:    -1,
+		Now:          func() time.Time { return time.Unix(0, 0) },
+		ArtifactDir:  artifacts,
+		ReproCommand: "go test ./pipeline -run '^TestGate$' -count=1",
+	}
+	rep, err := cfg.Iterate(t.Context(), gc.name, gc.scenario(cassette, release))
+	require.NotNil(t, rep, "%v", err)
+	return normaliseReport(rep.String(), map[string]string{
+		artifacts:         "$ARTIFACTS",
+		cassetteDir:       "$CASSETTES",
+		hint.ModuleRoot(): "$MODULE",
+	})
+}
+
+var (
+	reGoroutine = regexp.MustCompile(`goroutine \d+`)
+	reAddress   = regexp.MustCompile(`0x[0-9a-f]+`)
+	reLine      = regexp.MustCompile(`\.go:\d+`)
+)
+
+// normaliseReport replaces what differs between machines and test runs
+// in a rendered report: each directory of dirs (longest first) by its
+// placeholder, the test order, goroutine ids, code addresses and line
+// numbers.
+func normaliseReport(s string, dirs map[string]string) string {
+	keys := make([]string, 0, len(dirs))
+	for d := range dirs {
+		if d != "" {
+			keys = append(keys, d)
+		}
+	}
+	slices.SortFunc(keys, func(a, b string) int { return len(b) - len(a) })
+	for _, d := range keys {
+		s = strings.ReplaceAll(s, d, dirs[d])
+	}
+	if n := orderNote(); n != "" {
+		s = strings.ReplaceAll(s, n, "")
+	}
+	s = reGoroutine.ReplaceAllString(s, "goroutine N")
+	s = reAddress.ReplaceAllString(s, "0x?")
+	return reLine.ReplaceAllString(s, ".go:N")
+}
+
+// TestNormaliseReport: the placeholders replace the longest directory
+// first, and nothing else of a report.
+func TestNormaliseReport(t *testing.T) {
+	got := normaliseReport("cd /m && go run x /m/tmp/a.zst\ngoroutine 12 [chan receive]:\n\t/m/h.go:31 +0x1d\n", map[string]string{"/m": "$MODULE", "/m/tmp": "$ARTIFACTS", "": "never"})
+	require.Equal(t, "cd $MODULE && go run x $ARTIFACTS/a.zst\ngoroutine N [chan receive]:\n\t$MODULE/h.go:N +0x?\n", got)
+	require.Equal(t, "class 1 (run 0)", normaliseReport("class 1 (run 0)", nil))
+}
+
+// TestReportTextHeadline: a report that failed for a reason other than
+// a divergence still leads with the verdict, the reason and the command
+// to run next.
+func TestReportTextHeadline(t *testing.T) {
+	repro := Command{Purpose: PurposeReproduce, Argv: []string{"go", "test", "./p", "-run", "^TestX$", "-count=1"}}
+	tests := []struct {
+		name string
+		rep  Report
+		want string
+	}{
+		{"below the floor", Report{Scenario: "s", Verdict: Pass, Iterations: 50, Runs: 12, Floor: 20, Budget: time.Second, BudgetExceeded: true, Wall: 2 * time.Second,
+			Classes: []Class{{Size: 12}}, Commands: []Command{repro}},
+			"FAIL s: 12 of 50 runs in 1 class (12)\n" +
+				"!!! TIME BUDGET EXCEEDED: 12 of 50 iterations ran in 2s (budget 1s); floor 20\n" +
+				"12 runs are fewer than the floor of 20: the time budget ran out; speed the scenario up or raise Budget, never lower the floor to pass\n" +
+				"next: reproduce: go test ./p -run '^TestX$' -count=1\n"},
+		{"cancelled before any run", Report{Scenario: "s", Iterations: 50, Floor: 20, Cancelled: "the context was cancelled (context canceled)"},
+			"NO VERDICT s: 0 of 50 runs\n" +
+				"0 runs are fewer than the floor of 20: the context was cancelled (context canceled); speed the scenario up or raise Budget, never lower the floor to pass\n"},
+		{"every run failed", Report{Scenario: "s", Verdict: Broken, Iterations: 20, Runs: 20, Floor: 20,
+			Classes: []Class{{Size: 20, ErrorKind: "error (*errors.errorString)", Error: "no API key"}}, Commands: []Command{repro}},
+			"BROKEN s: 20 runs in 1 class (20), every run failed the same way (error (*errors.errorString))\n" +
+				"class 1, run 0 failed (error (*errors.errorString)):\n  no API key\n" +
+				"next: reproduce: go test ./p -run '^TestX$' -count=1\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := tt.rep.String()
+			head, _, ok := strings.Cut(got, "\n\n")
+			require.True(t, ok, "a blank line ends the answer:\n%s", got)
+			require.Equal(t, tt.want, head+"\n")
+		})
+	}
+}

@@ -2,9 +2,12 @@ package cassettes
 
 import (
 	"bytes"
+	"compress/zlib"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -96,7 +99,7 @@ func TestKeyIgnoresLayoutAndVolatileHeaders(t *testing.T) {
 		}
 		ka := canonicalize(t, "POST", "https://api.anthropic.com/v1/messages", ha, a.Bytes())
 		kb := canonicalize(t, "post", "HTTPS://API.anthropic.com:443/v1/messages", hb, b.Bytes())
-		require.True(t, ka.isJSON)
+		require.Equal(t, kindJSON, ka.kind)
 		require.Equal(t, ka.key(), kb.key(), "%s\n%s", a.String(), b.String())
 	})
 }
@@ -165,11 +168,106 @@ func TestCanonicalHeader(t *testing.T) {
 		{"another media type", "Content-Type", []string{"application/json"}, []string{"text/plain"}, false},
 		{"beta features are a set", "Anthropic-Beta", []string{"b2, b1", "b1"}, []string{"b1,b2"}, true},
 		{"another beta", "Anthropic-Beta", []string{"b1"}, []string{"b1,b2"}, false},
+		{"a multipart boundary means nothing", "Content-Type", []string{"multipart/form-data; boundary=abc"}, []string{"multipart/form-data; boundary=xyz"}, true},
+		{"another multipart type", "Content-Type", []string{"multipart/form-data; boundary=abc"}, []string{"multipart/mixed; boundary=abc"}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			a, b := canonicalHeader(tt.header, tt.a), canonicalHeader(tt.header, tt.b)
 			require.Equal(t, tt.same, a == b, "%q vs %q", a, b)
+		})
+	}
+}
+
+// TestMultipartMatchesByParts: an upload matches whatever its boundary,
+// and misses when a part's content, name or file name changes; a body
+// that is not well-formed multipart is compared as bytes.
+func TestMultipartMatchesByParts(t *testing.T) {
+	const u = "https://api.openai.com/v1/files"
+	parts := []formPart{
+		{name: "purpose", content: []byte("batch")},
+		{name: "file", filename: "batch.jsonl", contentType: "application/octet-stream", content: []byte("{\"custom_id\":\"a\"}\n")},
+	}
+	upload := func(boundary string, ps []formPart) mutant {
+		body, ct := multipartBody(t, boundary, ps)
+		return mutant{what: boundary, method: "POST", url: u, header: http.Header{"Content-Type": {ct}}, body: body}
+	}
+	recorded := upload("boundary-recorded", parts)
+	cut := recorded
+	cut.body = recorded.body[:len(recorded.body)-10]
+	path := filepath.Join(t.TempDir(), "upload.yaml")
+	recordShapes(t, path, []mutant{recorded, cut})
+
+	require.NoError(t, sendMutant(path, upload("another-boundary-1234", parts)), "the same upload, another boundary")
+	require.NoError(t, sendMutant(path, cut), "malformed: the same bytes")
+	edited := func(edit func(ps []formPart)) []formPart {
+		ps := slices.Clone(parts)
+		edit(ps)
+		return ps
+	}
+	for name, ps := range map[string][]formPart{
+		"content":   edited(func(ps []formPart) { ps[1].content = []byte("{\"custom_id\":\"b\"}\n") }),
+		"name":      edited(func(ps []formPart) { ps[0].name = "purpose2" }),
+		"file name": edited(func(ps []formPart) { ps[1].filename = "other.jsonl" }),
+		"order":     {parts[1], parts[0]},
+	} {
+		err := sendMutant(path, upload("another-boundary-1234", ps))
+		require.True(t, errorsIsMiss(err), "changed part %s: %v", name, err)
+	}
+	malformed := upload("another-boundary-1234", parts)
+	malformed.body = malformed.body[:len(malformed.body)-10]
+	require.True(t, errorsIsMiss(sendMutant(path, malformed)), "malformed under another boundary is other bytes")
+}
+
+// TestCompressedRequestMatchesDecoded: a request body with a
+// Content-Encoding is compared after decoding: gzip or deflate of the
+// same JSON (in any layout) matches the plain recording and the other way
+// round; changed content misses; compressed bytes sent without their
+// Content-Encoding are not the body they decode to.
+func TestCompressedRequestMatchesDecoded(t *testing.T) {
+	const u = "https://api.anthropic.com/v1/messages"
+	plainBody := `{"model":"m","max_tokens":16,"messages":[{"role":"user","content":"hi"}]}`
+	req := func(body []byte, coding string) mutant {
+		h := http.Header{"Content-Type": {"application/json"}}
+		if coding != "" {
+			h.Set("Content-Encoding", coding)
+		}
+		return mutant{what: coding, method: "POST", url: u, header: h, body: body}
+	}
+	deflated := func(s string) []byte {
+		var b bytes.Buffer
+		w := zlib.NewWriter(&b)
+		io.WriteString(w, s)
+		w.Close()
+		return b.Bytes()
+	}
+	dir := t.TempDir()
+	plain, gz := filepath.Join(dir, "plain.yaml"), filepath.Join(dir, "gzip.yaml")
+	recordShapes(t, plain, []mutant{req([]byte(plainBody), "")})
+	recordShapes(t, gz, []mutant{req(gzipBytes(t, []byte(plainBody)), "gzip")})
+
+	reordered := `{"messages":[{"content":"hi","role":"user"}], "max_tokens":16, "model":"m"}`
+	changed := strings.Replace(plainBody, `"hi"`, `"ho"`, 1)
+	for _, tt := range []struct {
+		name, cassette string
+		m              mutant
+		served         bool
+	}{
+		{"gzip of the same JSON", plain, req(gzipBytes(t, []byte(reordered)), "gzip"), true},
+		{"deflate of the same JSON", plain, req(deflated(reordered), "deflate"), true},
+		{"plain against a gzip recording", gz, req([]byte(reordered), ""), true},
+		{"gzip of changed content", plain, req(gzipBytes(t, []byte(changed)), "gzip"), false},
+		{"plain changed content against a gzip recording", gz, req([]byte(changed), ""), false},
+		{"gzip bytes without their Content-Encoding", gz, req(gzipBytes(t, []byte(plainBody)), ""), false},
+		{"not gzip at all", gz, req([]byte(plainBody), "gzip"), false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := sendMutant(tt.cassette, tt.m)
+			if tt.served {
+				require.NoError(t, err)
+			} else {
+				require.True(t, errorsIsMiss(err), "%v", err)
+			}
 		})
 	}
 }

@@ -96,7 +96,7 @@ func (t timedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	offs, err := frameOffsets(f, string(body), marks)
 	if err != nil {
-		return nil, fmt.Errorf("cassettes: the response to %s %s is %w", req.Method, redactURL(req.URL.String()), err)
+		return nil, fmt.Errorf("cassettes: the response to %s %s cannot be recorded: %w", req.Method, redactURL(req.URL.String()), err)
 	}
 	out.Header.Set(FrameOffsetsHeader, formatOffsets(offs))
 	out.Header.Set(durationHeader, strconv.FormatInt(int64(realNow()-start), 10))

@@ -108,15 +108,17 @@ func canonicalHead(method string, u *url.URL, h http.Header, known map[urlKey]st
 
 // setBody canonicalizes body into c; c.body may share body's bytes.
 func (c *canonRequest) setBody(body []byte) {
-	c.body, c.kind, _ = c.canonicalBody(body)
+	budget := int64(maxDecodedBytes)
+	c.body, c.kind, _ = c.canonicalBody(body, &budget)
 }
 
 // setBodyString is setBody for a body held in a string; scratch is
-// reused from call to call.
-func (c *canonRequest) setBodyString(body string, scratch *[]byte) {
+// reused from call to call, and what decoding makes is charged to budget,
+// shared by the bodies of one cassette.
+func (c *canonRequest) setBodyString(body string, scratch *[]byte, budget *int64) {
 	*scratch = append((*scratch)[:0], body...)
 	var shared bool
-	c.body, c.kind, shared = c.canonicalBody(*scratch)
+	c.body, c.kind, shared = c.canonicalBody(*scratch, budget)
 	if shared {
 		c.body = []byte(body)
 	}
@@ -131,15 +133,14 @@ const (
 )
 
 // canonicalBody returns what matching compares of a body: decoded from
-// its Content-Encoding (gzip, deflate: as the secret checks decode,
-// bounded alike), then a multipart body's canonical parts, or canonical
-// JSON, or else the bytes; with its kind, and whether it shares body's
-// bytes.
-func (c *canonRequest) canonicalBody(body []byte) ([]byte, string, bool) {
+// its Content-Encoding (gzip, deflate: as the secret checks decode, what
+// it makes charged to budget), then a multipart body's canonical parts,
+// or canonical JSON, or else the bytes; with its kind, and whether it
+// shares body's bytes.
+func (c *canonRequest) canonicalBody(body []byte, budget *int64) ([]byte, string, bool) {
 	shared := true
 	if len(c.codings) > 0 {
-		budget := int64(maxDecodedBytes)
-		d, err := decodeBody(string(body), c.codings, &budget)
+		d, err := decodeBody(string(body), c.codings, budget)
 		if err != nil {
 			return body, kindUndecodable, true
 		}

@@ -271,3 +271,21 @@ func TestCompressedRequestMatchesDecoded(t *testing.T) {
 		})
 	}
 }
+
+// TestDecodingChargesOneBudget: what the request bodies of one cassette
+// decode to for matching is charged to one budget, so many small bombs
+// cost no more than one big body: past the budget a body is compared as
+// the bytes it could not be decoded from.
+func TestDecodingChargesOneBudget(t *testing.T) {
+	body := gzipBomb(t, 600<<10)
+	h := http.Header{"Content-Type": {"application/octet-stream"}, "Content-Encoding": {"gzip"}}
+	budget := int64(1 << 20)
+	var scratch []byte
+	kinds := make([]string, 2)
+	for i := range kinds {
+		c := canonicalHead("POST", &url.URL{Scheme: "https", Host: "h", Path: "/"}, h, nil)
+		c.setBodyString(body, &scratch, &budget)
+		kinds[i] = c.kind
+	}
+	require.Equal(t, []string{kindBytes, kindUndecodable}, kinds)
+}

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"compress/zlib"
 	"encoding/json"
+	"fmt"
 	"io"
+	"mime/multipart"
 	"net/http"
 	"net/url"
 	"path/filepath"
@@ -288,4 +290,56 @@ func TestDecodingChargesOneBudget(t *testing.T) {
 		kinds[i] = c.kind
 	}
 	require.Equal(t, []string{kindBytes, kindUndecodable}, kinds)
+}
+
+// FuzzCanonicalMultipart: any body under any boundary is canonicalized
+// without panicking, and a well-formed one means the same once its parts
+// are written again under another boundary.
+func FuzzCanonicalMultipart(f *testing.F) {
+	seed, _ := multipartBody(f, "b", []formPart{
+		{name: "file", filename: "a.wav", contentType: "audio/wav", content: []byte("RIFF\x00\xff")},
+		{name: "model", content: []byte("whisper-1")},
+	})
+	f.Add(seed)
+	f.Add([]byte("preamble\r\n--b\r\nX:  y \r\n\r\n\r\n--b--\r\nepilogue"))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		canon, ok := canonicalMultipart(body, "b")
+		if !ok || bytes.Contains(body, []byte("other")) {
+			return
+		}
+		var again bytes.Buffer
+		w := multipart.NewWriter(&again)
+		require.NoError(t, w.SetBoundary("other"))
+		r := multipart.NewReader(bytes.NewReader(body), "b")
+		for {
+			p, err := r.NextRawPart()
+			if err == io.EOF {
+				break
+			}
+			require.NoError(t, err)
+			pw, err := w.CreatePart(p.Header)
+			require.NoError(t, err)
+			_, err = io.Copy(pw, p)
+			require.NoError(t, err)
+		}
+		require.NoError(t, w.Close())
+		other, ok := canonicalMultipart(again.Bytes(), "other")
+		require.True(t, ok, "%q", again.Bytes())
+		require.Equal(t, string(canon), string(other))
+	})
+}
+
+// TestMultipartPartsBounded: a body of more than maxParts parts is
+// compared as bytes, not part by part.
+func TestMultipartPartsBounded(t *testing.T) {
+	parts := make([]formPart, maxParts)
+	for i := range parts {
+		parts[i] = formPart{name: fmt.Sprint(i)}
+	}
+	body, _ := multipartBody(t, "b", parts)
+	_, ok := canonicalMultipart(body, "b")
+	require.True(t, ok)
+	body, _ = multipartBody(t, "b", append(parts, formPart{name: "one more"}))
+	_, ok = canonicalMultipart(body, "b")
+	require.False(t, ok)
 }

@@ -97,8 +97,10 @@ func canonicalHead(method string, u *url.URL, h http.Header, known map[urlKey]st
 		c.headers[i] = canonicalHeader(name, h[name])
 	}
 	c.codings = contentCodings(h)
-	if mt, params, err := mime.ParseMediaType(strings.Join(h["Content-Type"], ",")); err == nil && strings.HasPrefix(mt, "multipart/") {
-		c.boundary = params["boundary"]
+	if ct := h["Content-Type"]; len(ct) == 1 && len(ct[0]) > 10 && strings.EqualFold(ct[0][:10], "multipart/") {
+		if _, params, err := mime.ParseMediaType(ct[0]); err == nil {
+			c.boundary = params["boundary"]
+		}
 	}
 	if len(c.codings) > 0 || c.boundary != "" {
 		c.form = strings.Join(c.codings, ",") + "\x00" + c.boundary

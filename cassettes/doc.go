@@ -69,9 +69,18 @@
 //     path written "/", query parameters sorted by key (url.Values.Encode)
 //     with the values of credential parameters (key, api_key, apikey,
 //     access_token, token, sig, signature) replaced by "REDACTED";
-//   - "json" and the body in the canonical JSON of events.CanonicalizeJSON
-//     (keys sorted, no insignificant whitespace, numbers normalised), or,
-//     when the body is empty or not JSON, "bytes" and the raw body.
+//   - the body's kind and its canonical bytes. A body whose
+//     Content-Encoding is gzip or deflate is first decoded (bounded as the
+//     secret checks decode it; one that cannot be is "undecodable" and its
+//     raw bytes). Then a multipart body (a multipart/* Content-Type with a
+//     boundary) is "multipart" and the canonical JSON of its parts in
+//     order, each its headers (Content-Type and Content-Disposition as
+//     mime.FormatMediaType writes them, other values trimmed) and its
+//     content ("text" when UTF-8, else "base64"): boundary, preamble and
+//     epilogue mean nothing; one that is not well-formed stays bytes.
+//     Else "json" and the canonical JSON of events.CanonicalizeJSON (keys
+//     sorted, no insignificant whitespace, numbers normalised), or, when
+//     the body is empty or not JSON, "bytes" and the body.
 //
 // A recorded interaction with the request's key serves it unless a
 // meaningful header is on both sides with different canonical values:
@@ -79,7 +88,7 @@
 // comma-separated features, trimmed, sorted and de-duplicated), and
 // Content-Type (the media type as mime.FormatMediaType writes it, charset
 // lower-cased, and dropped on JSON media types when it is utf-8, since JSON
-// is always UTF-8). A header the recording lacks, or the request lacks, is
+// is always UTF-8; a multipart boundary dropped, since it is random). A header the recording lacks, or the request lacks, is
 // not a miss by itself: other recorders strip Anthropic-Version. Every
 // other header is ignored: User-Agent, X-Stainless-* (OS, arch, runtime
 // version, package version, timeout, retry count, helper method),
@@ -165,14 +174,28 @@
 //
 // # Streaming
 //
-// Bodies are recorded whole and byte-identical. A replayed text/event-stream
-// body returns at most one event frame (up to and including the blank line
-// that ends it: two line ends in a row, each "\n", "\r" or "\r\n") per
-// Read, so SSE consumers, including the SDKs' stream APIs, see the events
-// one by one. Reads fail with the context's error once the request's
-// context is done (see Matching for what that does to the interaction).
+// Bodies are recorded whole and byte-identical. A replayed stream returns
+// at most one frame per Read, so stream consumers, including the SDKs'
+// stream APIs, see the frames one by one. The framing is chosen by the
+// response's Content-Type (a body with a Content-Encoding is never split):
 //
-// Recording also notes when each frame of an event stream arrived: the
+//   - text/event-stream: a frame ends with the first blank line (two line
+//     ends in a row, each "\n", "\r" or "\r\n");
+//   - application/x-ndjson (and the other JSON Lines types):
+//     a frame ends with "\n";
+//   - application/vnd.amazon.eventstream: a frame is as long as its
+//     prelude says, and is checked: a length past the end of the body, or
+//     a prelude or message CRC32 that does not match, is an
+//     ErrInvalidCassette at Open (and fails a recording);
+//   - application/json, or no type: a body that is a JSON array (Gemini's
+//     streamGenerateContent without alt=sse) has a frame per element, from
+//     the "[" or "," before it to its end, and one for the closing "]";
+//     JSON objects one per line are NDJSON; any other body is one piece.
+//
+// Reads fail with the context's error once the request's context is done
+// (see Matching for what that does to the interaction).
+//
+// Recording also notes when each frame of a stream arrived: the
 // offset, in milliseconds since the request was sent, of the read that
 // completed it, in real time: on the system's monotonic clock
 // (clock_gettime on Unix, QueryPerformanceCounter on Windows), which a

@@ -470,3 +470,29 @@ func TestBadEventStream(t *testing.T) {
 	require.Error(t, c.Close(), "nothing is saved")
 	require.NoFileExists(t, path)
 }
+
+// TestEmptyStreamRecords: a stream answered with no bytes at all has no
+// frames, so its recording has no offsets and opens.
+func TestEmptyStreamRecords(t *testing.T) {
+	for _, s := range framings(t) {
+		t.Run(s.name, func(t *testing.T) {
+			s.frames = nil
+			path := filepath.Join(t.TempDir(), "empty.yaml")
+			c, err := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: framesAPI{s: s}})
+			require.NoError(t, err)
+			resp, err := c.Client().Post(s.url, "application/json", strings.NewReader(s.request))
+			require.NoError(t, err)
+			require.NoError(t, resp.Body.Close())
+			require.NoError(t, c.Close())
+			cs, err := cassettes.Open(path, cassettes.Options{})
+			require.NoError(t, err)
+			resp, err = cs.Client().Post(s.url, "application/json", strings.NewReader(s.request))
+			require.NoError(t, err)
+			b, err := io.ReadAll(resp.Body)
+			require.NoError(t, err)
+			require.Empty(t, b)
+			require.NoError(t, resp.Body.Close())
+			require.NoError(t, cs.Close())
+		})
+	}
+}

@@ -31,6 +31,7 @@ type parsed struct {
 	digest  events.Digest    // cassette_id: of the decoded content
 	sum     events.Digest    // blake3 of raw: of the text
 	decoded map[int]string   // body b (see bodyAt) decoded from its Content-Encoding
+	budget  int64            // what decoding request bodies for matching may still make
 	checked checked          // the secret checks' findings, made once
 }
 
@@ -119,7 +120,7 @@ func parseCassette(path string, raw []byte, refresh string) (*parsed, error) {
 		return nil, err
 	}
 	p := &parsed{path: path, raw: raw, c: c, lines: lines, sum: events.Sum(raw),
-		index: map[key][]int{}, raw2i: map[string][]int{}, urls: map[urlKey]string{}}
+		index: map[key][]int{}, raw2i: map[string][]int{}, urls: map[urlKey]string{}, budget: maxDecodedBytes}
 	h, scratch := newHasher(), []byte(nil)
 	for i, in := range c.Interactions {
 		if problem := p.add(i, in, h, &scratch); problem != "" {
@@ -164,7 +165,7 @@ func (p *parsed) add(i int, in *cassette.Interaction, h *hasher, scratch *[]byte
 	if err := p.resps[i].err; err != nil {
 		return "has " + err.Error()
 	}
-	cr.setBodyString(in.Request.Body, scratch)
+	cr.setBodyString(in.Request.Body, scratch, &p.budget)
 	k := cr.keyWith(h)
 	p.canon = append(p.canon, cr)
 	p.keys = append(p.keys, k)

@@ -1,12 +1,17 @@
 package cassettes
 
 import (
+	"bytes"
+	"encoding/base64"
 	"encoding/binary"
+	"io"
 	"mime"
+	"mime/multipart"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/codegenie/codegenie/events"
 )
@@ -33,8 +38,15 @@ type canonRequest struct {
 	method  string
 	url     string   // canonical URL
 	headers []string // canonical value of each matchHeaders entry; "" when absent
-	body    []byte   // canonical JSON, or the raw bytes
-	isJSON  bool
+	body    []byte   // canonical JSON, canonical parts, or the bytes
+	kind    string   // how body was made: see canonicalBody
+
+	// What canonicalBody reads of the headers: the Content-Encoding
+	// codings and a multipart body's boundary, and the two as one string
+	// (the same for two requests whose bodies are read alike).
+	codings  []string
+	boundary string
+	form     string
 }
 
 func (c *canonRequest) key() key { return c.keyWith(newHasher()) }
@@ -42,11 +54,7 @@ func (c *canonRequest) key() key { return c.keyWith(newHasher()) }
 // keyWith is key computed with h, which it resets first.
 func (c *canonRequest) keyWith(h *hasher) key {
 	h.reset()
-	kind := "bytes"
-	if c.isJSON {
-		kind = "json"
-	}
-	for _, s := range []string{c.method, c.url, kind} {
+	for _, s := range []string{c.method, c.url, c.kind} {
 		h.write(binary.LittleEndian.AppendUint64(h.chunk[:0], uint64(len(s))))
 		h.writeString(s)
 	}
@@ -88,28 +96,126 @@ func canonicalHead(method string, u *url.URL, h http.Header, known map[urlKey]st
 	for i, name := range matchHeaders {
 		c.headers[i] = canonicalHeader(name, h[name])
 	}
+	c.codings = contentCodings(h)
+	if ct := h["Content-Type"]; len(ct) == 1 && len(ct[0]) > 10 && strings.EqualFold(ct[0][:10], "multipart/") {
+		if _, params, err := mime.ParseMediaType(ct[0]); err == nil {
+			c.boundary = params["boundary"]
+		}
+	}
+	if len(c.codings) > 0 || c.boundary != "" {
+		c.form = strings.Join(c.codings, ",") + "\x00" + c.boundary
+	}
 	return c
 }
 
-// setBody canonicalizes body into c.
+// setBody canonicalizes body into c; c.body may share body's bytes.
 func (c *canonRequest) setBody(body []byte) {
-	if len(body) > 0 {
-		if cb, err := events.CanonicalizeJSON(body); err == nil {
-			c.body, c.isJSON = cb, true
-			return
-		}
-	}
-	c.body, c.isJSON = body, false
+	budget := int64(maxDecodedBytes)
+	c.body, c.kind, _ = c.canonicalBody(body, &budget)
 }
 
 // setBodyString is setBody for a body held in a string; scratch is
-// reused from call to call.
-func (c *canonRequest) setBodyString(body string, scratch *[]byte) {
+// reused from call to call, and what decoding makes is charged to budget,
+// shared by the bodies of one cassette.
+func (c *canonRequest) setBodyString(body string, scratch *[]byte, budget *int64) {
 	*scratch = append((*scratch)[:0], body...)
-	c.setBody(*scratch)
-	if !c.isJSON {
+	var shared bool
+	c.body, c.kind, shared = c.canonicalBody(*scratch, budget)
+	if shared {
 		c.body = []byte(body)
 	}
+}
+
+// Body kinds, the third field of a key.
+const (
+	kindJSON        = "json"        // canonical JSON
+	kindMultipart   = "multipart"   // canonical parts (canonicalMultipart)
+	kindBytes       = "bytes"       // the bytes, decoded from their Content-Encoding
+	kindUndecodable = "undecodable" // bytes whose Content-Encoding could not be undone
+)
+
+// canonicalBody returns what matching compares of a body: decoded from
+// its Content-Encoding (gzip, deflate: as the secret checks decode, what
+// it makes charged to budget), then a multipart body's canonical parts,
+// or canonical JSON, or else the bytes; with its kind, and whether it
+// shares body's bytes.
+func (c *canonRequest) canonicalBody(body []byte, budget *int64) ([]byte, string, bool) {
+	shared := true
+	if len(c.codings) > 0 {
+		d, err := decodeBody(string(body), c.codings, budget)
+		if err != nil {
+			return body, kindUndecodable, true
+		}
+		body, shared = []byte(d), false
+	}
+	if c.boundary != "" {
+		if mp, ok := canonicalMultipart(body, c.boundary); ok {
+			return mp, kindMultipart, false
+		}
+	}
+	if len(body) > 0 {
+		if cb, err := events.CanonicalizeJSON(body); err == nil {
+			return cb, kindJSON, false
+		}
+	}
+	return body, kindBytes, shared
+}
+
+// maxParts bounds the parts of a multipart body matching reads part by
+// part; one with more is compared as bytes.
+const maxParts = 1000
+
+// canonicalMultipart returns the canonical JSON of a multipart body's
+// parts, in order, each its headers (canonical names; Content-Type and
+// Content-Disposition as mime.FormatMediaType writes them, other values
+// trimmed) and its content ("text" when UTF-8, else "base64"): what the
+// body means whatever its boundary. Preamble and epilogue, which mean
+// nothing, are left out. ok is false when body is not well-formed
+// multipart with that boundary.
+func canonicalMultipart(body []byte, boundary string) (_ []byte, ok bool) {
+	type part struct {
+		Headers map[string][]string `json:"headers"`
+		Text    *string             `json:"text,omitempty"`
+		Base64  *string             `json:"base64,omitempty"`
+	}
+	var parts []part
+	r := multipart.NewReader(bytes.NewReader(body), boundary)
+	for {
+		p, err := r.NextRawPart()
+		if err == io.EOF {
+			break
+		}
+		if err != nil || len(parts) == maxParts {
+			return nil, false
+		}
+		content, err := io.ReadAll(p)
+		if err != nil {
+			return nil, false
+		}
+		h := make(map[string][]string, len(p.Header))
+		for name, vs := range p.Header {
+			out := make([]string, len(vs))
+			for i, v := range vs {
+				out[i] = strings.TrimSpace(v)
+				if name == "Content-Type" || name == "Content-Disposition" {
+					if mt, params, err := mime.ParseMediaType(v); err == nil {
+						out[i] = mime.FormatMediaType(mt, params)
+					}
+				}
+			}
+			h[name] = out
+		}
+		pt := part{Headers: h}
+		if s := string(content); utf8.ValidString(s) {
+			pt.Text = &s
+		} else {
+			b := base64.StdEncoding.EncodeToString(content)
+			pt.Base64 = &b
+		}
+		parts = append(parts, pt)
+	}
+	out, err := events.Canonical(map[string][]part{"multipart": parts})
+	return out, err == nil
 }
 
 // canonicalHeader is the value a header is compared by: Anthropic-Beta and
@@ -137,6 +243,9 @@ func canonicalHeader(name string, values []string) string {
 		mt, params, err := mime.ParseMediaType(v)
 		if err != nil {
 			return strings.ToLower(v)
+		}
+		if strings.HasPrefix(mt, "multipart/") {
+			delete(params, "boundary") // random per request
 		}
 		if cs, ok := params["charset"]; ok {
 			params["charset"] = strings.ToLower(cs)

@@ -2,9 +2,14 @@ package cassettes
 
 import (
 	"bytes"
+	"compress/zlib"
 	"encoding/json"
+	"fmt"
+	"io"
+	"mime/multipart"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -96,7 +101,7 @@ func TestKeyIgnoresLayoutAndVolatileHeaders(t *testing.T) {
 		}
 		ka := canonicalize(t, "POST", "https://api.anthropic.com/v1/messages", ha, a.Bytes())
 		kb := canonicalize(t, "post", "HTTPS://API.anthropic.com:443/v1/messages", hb, b.Bytes())
-		require.True(t, ka.isJSON)
+		require.Equal(t, kindJSON, ka.kind)
 		require.Equal(t, ka.key(), kb.key(), "%s\n%s", a.String(), b.String())
 	})
 }
@@ -165,6 +170,8 @@ func TestCanonicalHeader(t *testing.T) {
 		{"another media type", "Content-Type", []string{"application/json"}, []string{"text/plain"}, false},
 		{"beta features are a set", "Anthropic-Beta", []string{"b2, b1", "b1"}, []string{"b1,b2"}, true},
 		{"another beta", "Anthropic-Beta", []string{"b1"}, []string{"b1,b2"}, false},
+		{"a multipart boundary means nothing", "Content-Type", []string{"multipart/form-data; boundary=abc"}, []string{"multipart/form-data; boundary=xyz"}, true},
+		{"another multipart type", "Content-Type", []string{"multipart/form-data; boundary=abc"}, []string{"multipart/mixed; boundary=abc"}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -172,4 +179,167 @@ func TestCanonicalHeader(t *testing.T) {
 			require.Equal(t, tt.same, a == b, "%q vs %q", a, b)
 		})
 	}
+}
+
+// TestMultipartMatchesByParts: an upload matches whatever its boundary,
+// and misses when a part's content, name or file name changes; a body
+// that is not well-formed multipart is compared as bytes.
+func TestMultipartMatchesByParts(t *testing.T) {
+	const u = "https://api.openai.com/v1/files"
+	parts := []formPart{
+		{name: "purpose", content: []byte("batch")},
+		{name: "file", filename: "batch.jsonl", contentType: "application/octet-stream", content: []byte("{\"custom_id\":\"a\"}\n")},
+	}
+	upload := func(boundary string, ps []formPart) mutant {
+		body, ct := multipartBody(t, boundary, ps)
+		return mutant{what: boundary, method: "POST", url: u, header: http.Header{"Content-Type": {ct}}, body: body}
+	}
+	recorded := upload("boundary-recorded", parts)
+	cut := recorded
+	cut.body = recorded.body[:len(recorded.body)-10]
+	path := filepath.Join(t.TempDir(), "upload.yaml")
+	recordShapes(t, path, []mutant{recorded, cut})
+
+	require.NoError(t, sendMutant(path, upload("another-boundary-1234", parts)), "the same upload, another boundary")
+	require.NoError(t, sendMutant(path, cut), "malformed: the same bytes")
+	edited := func(edit func(ps []formPart)) []formPart {
+		ps := slices.Clone(parts)
+		edit(ps)
+		return ps
+	}
+	for name, ps := range map[string][]formPart{
+		"content":   edited(func(ps []formPart) { ps[1].content = []byte("{\"custom_id\":\"b\"}\n") }),
+		"name":      edited(func(ps []formPart) { ps[0].name = "purpose2" }),
+		"file name": edited(func(ps []formPart) { ps[1].filename = "other.jsonl" }),
+		"order":     {parts[1], parts[0]},
+	} {
+		err := sendMutant(path, upload("another-boundary-1234", ps))
+		require.True(t, errorsIsMiss(err), "changed part %s: %v", name, err)
+	}
+	malformed := upload("another-boundary-1234", parts)
+	malformed.body = malformed.body[:len(malformed.body)-10]
+	require.True(t, errorsIsMiss(sendMutant(path, malformed)), "malformed under another boundary is other bytes")
+}
+
+// TestCompressedRequestMatchesDecoded: a request body with a
+// Content-Encoding is compared after decoding: gzip or deflate of the
+// same JSON (in any layout) matches the plain recording and the other way
+// round; changed content misses; compressed bytes sent without their
+// Content-Encoding are not the body they decode to.
+func TestCompressedRequestMatchesDecoded(t *testing.T) {
+	const u = "https://api.anthropic.com/v1/messages"
+	plainBody := `{"model":"m","max_tokens":16,"messages":[{"role":"user","content":"hi"}]}`
+	req := func(body []byte, coding string) mutant {
+		h := http.Header{"Content-Type": {"application/json"}}
+		if coding != "" {
+			h.Set("Content-Encoding", coding)
+		}
+		return mutant{what: coding, method: "POST", url: u, header: h, body: body}
+	}
+	deflated := func(s string) []byte {
+		var b bytes.Buffer
+		w := zlib.NewWriter(&b)
+		io.WriteString(w, s)
+		w.Close()
+		return b.Bytes()
+	}
+	dir := t.TempDir()
+	plain, gz := filepath.Join(dir, "plain.yaml"), filepath.Join(dir, "gzip.yaml")
+	recordShapes(t, plain, []mutant{req([]byte(plainBody), "")})
+	recordShapes(t, gz, []mutant{req(gzipBytes(t, []byte(plainBody)), "gzip")})
+
+	reordered := `{"messages":[{"content":"hi","role":"user"}], "max_tokens":16, "model":"m"}`
+	changed := strings.Replace(plainBody, `"hi"`, `"ho"`, 1)
+	for _, tt := range []struct {
+		name, cassette string
+		m              mutant
+		served         bool
+	}{
+		{"gzip of the same JSON", plain, req(gzipBytes(t, []byte(reordered)), "gzip"), true},
+		{"deflate of the same JSON", plain, req(deflated(reordered), "deflate"), true},
+		{"plain against a gzip recording", gz, req([]byte(reordered), ""), true},
+		{"gzip of changed content", plain, req(gzipBytes(t, []byte(changed)), "gzip"), false},
+		{"plain changed content against a gzip recording", gz, req([]byte(changed), ""), false},
+		{"gzip bytes without their Content-Encoding", gz, req(gzipBytes(t, []byte(plainBody)), ""), false},
+		{"not gzip at all", gz, req([]byte(plainBody), "gzip"), false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := sendMutant(tt.cassette, tt.m)
+			if tt.served {
+				require.NoError(t, err)
+			} else {
+				require.True(t, errorsIsMiss(err), "%v", err)
+			}
+		})
+	}
+}
+
+// TestDecodingChargesOneBudget: what the request bodies of one cassette
+// decode to for matching is charged to one budget, so many small bombs
+// cost no more than one big body: past the budget a body is compared as
+// the bytes it could not be decoded from.
+func TestDecodingChargesOneBudget(t *testing.T) {
+	body := gzipBomb(t, 600<<10)
+	h := http.Header{"Content-Type": {"application/octet-stream"}, "Content-Encoding": {"gzip"}}
+	budget := int64(1 << 20)
+	var scratch []byte
+	kinds := make([]string, 2)
+	for i := range kinds {
+		c := canonicalHead("POST", &url.URL{Scheme: "https", Host: "h", Path: "/"}, h, nil)
+		c.setBodyString(body, &scratch, &budget)
+		kinds[i] = c.kind
+	}
+	require.Equal(t, []string{kindBytes, kindUndecodable}, kinds)
+}
+
+// FuzzCanonicalMultipart: any body under any boundary is canonicalized
+// without panicking, and a well-formed one means the same once its parts
+// are written again under another boundary.
+func FuzzCanonicalMultipart(f *testing.F) {
+	seed, _ := multipartBody(f, "b", []formPart{
+		{name: "file", filename: "a.wav", contentType: "audio/wav", content: []byte("RIFF\x00\xff")},
+		{name: "model", content: []byte("whisper-1")},
+	})
+	f.Add(seed)
+	f.Add([]byte("preamble\r\n--b\r\nX:  y \r\n\r\n\r\n--b--\r\nepilogue"))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		canon, ok := canonicalMultipart(body, "b")
+		if !ok || bytes.Contains(body, []byte("other")) {
+			return
+		}
+		var again bytes.Buffer
+		w := multipart.NewWriter(&again)
+		require.NoError(t, w.SetBoundary("other"))
+		r := multipart.NewReader(bytes.NewReader(body), "b")
+		for {
+			p, err := r.NextRawPart()
+			if err == io.EOF {
+				break
+			}
+			require.NoError(t, err)
+			pw, err := w.CreatePart(p.Header)
+			require.NoError(t, err)
+			_, err = io.Copy(pw, p)
+			require.NoError(t, err)
+		}
+		require.NoError(t, w.Close())
+		other, ok := canonicalMultipart(again.Bytes(), "other")
+		require.True(t, ok, "%q", again.Bytes())
+		require.Equal(t, string(canon), string(other))
+	})
+}
+
+// TestMultipartPartsBounded: a body of more than maxParts parts is
+// compared as bytes, not part by part.
+func TestMultipartPartsBounded(t *testing.T) {
+	parts := make([]formPart, maxParts)
+	for i := range parts {
+		parts[i] = formPart{name: fmt.Sprint(i)}
+	}
+	body, _ := multipartBody(t, "b", parts)
+	_, ok := canonicalMultipart(body, "b")
+	require.True(t, ok)
+	body, _ = multipartBody(t, "b", append(parts, formPart{name: "one more"}))
+	_, ok = canonicalMultipart(body, "b")
+	require.False(t, ok)
 }

@@ -41,10 +41,11 @@ func (c *Cassette) replay(req *http.Request) (*http.Response, error) {
 	cr := canonicalHead(req.Method, req.URL, req.Header, c.p.urls)
 	p := c.p
 	// Fast path: a recorded body with the same bytes has the same
-	// canonical body, so its key is ours if method and URL agree.
+	// canonical body, so its key is ours if method, URL and how the
+	// headers say to read the body (Content-Encoding, boundary) agree.
 	var candidates []int
 	for _, i := range p.raw2i[string(body)] {
-		if rc := p.canon[i]; rc.method == cr.method && rc.url == cr.url {
+		if rc := p.canon[i]; rc.method == cr.method && rc.url == cr.url && rc.form == cr.form {
 			candidates = p.index[p.keys[i]]
 			break
 		}

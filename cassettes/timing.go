@@ -89,14 +89,15 @@ func (t timedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	out := *resp
 	out.Header = resp.Header.Clone()
 	out.Body = io.NopCloser(bytes.NewReader(body))
-	f := framingOf(out.Header, string(body))
+	text := string(body)
+	f := framingOf(out.Header, text)
 	if f == opaque || len(body) == 0 {
 		out.Header.Set(durationHeader, strconv.FormatInt(int64(headers), 10))
 		return &out, nil
 	}
-	offs, err := frameOffsets(f, string(body), marks)
+	offs, err := frameOffsets(f, text, marks)
 	if err != nil {
-		return nil, fmt.Errorf("cassettes: the response to %s %s is %w", req.Method, redactURL(req.URL.String()), err)
+		return nil, fmt.Errorf("cassettes: the response to %s %s cannot be recorded: %w", req.Method, redactURL(req.URL.String()), err)
 	}
 	out.Header.Set(FrameOffsetsHeader, formatOffsets(offs))
 	out.Header.Set(durationHeader, strconv.FormatInt(int64(realNow()-start), 10))
@@ -134,6 +135,9 @@ func parseOffsets(v, body string, f framing) ([]time.Duration, error) {
 	frames, err := f.count(body)
 	if err != nil {
 		return nil, err
+	}
+	if frames == 0 && strings.TrimSpace(v) == "" {
+		return nil, nil
 	}
 	parts := strings.Split(v, ",")
 	if len(parts) != frames {

@@ -230,7 +230,7 @@ func bedrockConverse(ctx context.Context, rt http.RoundTripper, prompt string, t
 // TestBedrockReplayIgnoresSignatures: a Converse recorded through the AWS
 // SDK with one set of credentials, a session token and the real clock
 // replays through the SDK with other credentials, another token, a
-// synctest bubble's clock and another retry limit, so that
+// synctest bubble's clock, another retry limit and another HOME, so that
 // Authorization, X-Amz-Date, X-Amz-Security-Token, Amz-Sdk-Invocation-Id
 // and Amz-Sdk-Request all differ from the recording; a changed body
 // field still misses. The cassette holds no credential.
@@ -255,6 +255,9 @@ func TestBedrockReplayIgnoresSignatures(t *testing.T) {
 		t.Setenv(k, v)
 	}
 	t.Setenv("AWS_MAX_ATTEMPTS", "5")
+	// Another home, without ~/.aws: the configuration loader is not
+	// broken by it, and nothing it read there reaches the request.
+	t.Setenv("HOME", filepath.Join(t.TempDir(), "nowhere"))
 	atReplay := &bedrockHeaders{}
 	synctest.Test(t, func(t *testing.T) {
 		c, err := cassettes.Open(path, cassettes.Options{})

@@ -4,7 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"maps"
+	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -12,7 +16,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"google.golang.org/genai"
 
+	"github.com/codegenie/codegenie/cassettes"
 	"github.com/codegenie/codegenie/harness"
+	"github.com/codegenie/codegenie/internal/fakellm"
 )
 
 // geminiKey is a dummy Gemini API key shaped like a real one, so that the
@@ -138,4 +144,48 @@ func TestGeminiGate(t *testing.T) {
 	out, err := json.Marshal(rep)
 	require.NoError(t, err)
 	require.NotContains(t, string(out), geminiKey)
+}
+
+// TestGeminiKeyRedacted: a Gemini key sent the SDK's way (x-goog-api-key)
+// or the REST way (?key=) is redacted in the recorded cassette, and the
+// recording replays for a caller with another key either way.
+func TestGeminiKeyRedacted(t *testing.T) {
+	srv, _ := fakellm.NewHTTPTest(t, fakellm.Config{APIKey: geminiKey})
+	rt, err := cassettes.Redirect("https://generativelanguage.googleapis.com", srv.URL, nil)
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "keys.yaml")
+	ask := func(hc *http.Client, key string) (string, string) {
+		client, err := genai.NewClient(t.Context(), &genai.ClientConfig{APIKey: key, HTTPClient: hc})
+		require.NoError(t, err)
+		res, err := client.Models.GenerateContent(t.Context(), "gemini-2.5-flash", genai.Text("hello"), nil)
+		require.NoError(t, err)
+		req, err := http.NewRequestWithContext(t.Context(), "POST",
+			"https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent?key="+key,
+			strings.NewReader(`{"contents":[{"parts":[{"text":"hello rest"}]}]}`))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := hc.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, resp.StatusCode, "%s", b)
+		return res.Text(), string(b)
+	}
+	rec, err := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: rt, APIKey: geminiKey})
+	require.NoError(t, err)
+	sdkText, restBody := ask(rec.Client(), geminiKey)
+	require.NoError(t, rec.Close())
+	saved, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NotContains(t, string(saved), geminiKey)
+	require.Contains(t, string(saved), "key=REDACTED")
+	require.Regexp(t, `X-Goog-Api-Key:\s+- REDACTED`, string(saved))
+
+	c, err := cassettes.Open(path, cassettes.Options{})
+	require.NoError(t, err)
+	gotText, gotBody := ask(c.Client(), "AIzaSyD-anotherDummyKeyForTheReplay0123")
+	require.Equal(t, sdkText, gotText)
+	require.Equal(t, restBody, gotBody)
+	require.NoError(t, c.Close())
 }

@@ -45,7 +45,8 @@ func DefaultConfigVars() []ConfigVar {
 	out = append(out, sdk("Gemini (Google Gen AI) SDK client configuration (credentials, base URL, project, location, backend)",
 		"GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_*", "GOOGLE_GEMINI_BASE_URL", "GOOGLE_VERTEX_BASE_URL",
 		"GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION", "GOOGLE_CLOUD_REGION", "GOOGLE_APPLICATION_CREDENTIALS")...)
-	out = append(out, sdk("AWS SDK configuration for Bedrock (region, profile, credentials, endpoints, config files)", "AWS_*")...)
+	out = append(out, sdk("AWS SDK configuration for Bedrock (region, profile, credentials, endpoints, config files, the Lambda trace id it forwards)",
+		"AWS_*", "_X_AMZN_TRACE_ID")...)
 	out = append(out, sdk("Ollama client configuration (server address)", "OLLAMA_HOST")...)
 	out = append(out, sdk("proxy of Go's HTTP client (http.ProxyFromEnvironment)",
 		"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy")...)

@@ -57,6 +57,59 @@
 // (Config.EmbeddingDims, 64, when absent, at most 4096). Each vector is
 // Embed(text, dims). Only Config.Mode HTTPError affects this endpoint.
 //
+// POST .../models/{model}:generateContent is the Gemini API: the prompt is
+// the text of the last of "contents" (and the JSON of its
+// functionResponse parts), "systemInstruction" the system prompt,
+// "generationConfig.maxOutputTokens" the budget. The answer is
+// {"candidates":[{"content":{"role":"model","parts":[{"text":<answer>}]},
+// "finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount",
+// "candidatesTokenCount","totalTokenCount"},"modelVersion":<model>,
+// "responseId":<hex>} (finishReason "MAX_TOKENS" when cut).
+// :streamGenerateContent sends one such response per Config.ChunkSize
+// piece, the finish reason on the last only (none under Truncated): with
+// ?alt=sse as server-sent events, "data: <json>" and CRLF CRLF, as the API
+// and google.golang.org/genai use them; without, as one JSON array.
+// Contents without parts, or a part with no data member (an empty text
+// part, which genai leaves out), are refused with the API's 400
+// INVALID_ARGUMENT message. Errors are {"error":{"code","message",
+// "status"}} with the google.rpc status name. With Config.APIKey set,
+// x-goog-api-key or ?key= must equal it (else the API's 400
+// API_KEY_INVALID).
+//
+// POST .../model/{modelId}/converse is Amazon Bedrock's Converse API: the
+// prompt is the text of the last message's text blocks (and the JSON of its
+// toolResult blocks), "system" the system prompt,
+// "inferenceConfig.maxTokens" the budget. The answer is
+// {"output":{"message":{"role":"assistant","content":[{"text":<answer>}]}},
+// "stopReason":"end_turn" (or "max_tokens"),"usage":{"inputTokens",
+// "outputTokens","totalTokens"},"metrics":{"latencyMs":0}}.
+// /converse-stream answers application/vnd.amazon.eventstream: binary
+// messages (big-endian total and headers lengths, the CRC-32 of those 8
+// bytes, string headers ":event-type", ":content-type" application/json
+// and ":message-type" event, the JSON payload, the CRC-32 of all before
+// it) of the events messageStart, contentBlockDelta (the answer in
+// Config.ChunkSize pieces), contentBlockStop, messageStop (stopReason) and
+// metadata (usage, metrics); Truncated stops after the deltas. A
+// conversation that does not start with a user message, or a blank text
+// block, is refused with Bedrock's ValidationException message. Errors
+// name the exception in X-Amzn-Errortype (ValidationException,
+// ThrottlingException, ModelErrorException, ... by status) with
+// {"message": ...}. With Config.APIKey set, the SigV4 Authorization must
+// name it as the access key id (or be "Bearer <key>"), else 403
+// UnrecognizedClientException. Responses carry X-Amzn-Requestid.
+//
+// Tool calls (Gemini and Bedrock): when the request declares functions
+// (Gemini "tools[].functionDeclarations", Bedrock
+// "toolConfig.tools[].toolSpec") and the prompt contains the name of one,
+// the answer calls the first such, with the required properties of its
+// JSON schema as arguments: a string set to the prompt, an integer or a
+// number to the prompt's length in bytes, a boolean to true, an array to
+// [], an object to {}. Gemini answers a functionCall part (one stream
+// chunk) with finishReason "STOP"; Bedrock a toolUse block
+// ("toolUseId":"tooluse_<hex>"; streamed as contentBlockStart with the
+// name and id, then the input's JSON in pieces) with stopReason
+// "tool_use".
+//
 // Determinism: IDs are the first 12 bytes (hex) of a SHA-256 over the path,
 // model, max_tokens, system prompt and user prompt — not the stream flag,
 // so the JSON and SSE answers to one request describe the same message.

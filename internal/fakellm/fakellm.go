@@ -94,8 +94,10 @@ func New(cfg Config) *Server {
 func (s *Server) Calls() int64 { return s.calls.Load() }
 
 // ServeHTTP answers POST /v1/messages (Anthropic Messages, JSON or SSE),
-// POST /v1/chat/completions and POST /v1/embeddings (OpenAI), under any path
-// prefix. Any other path is 404 and any other method 405, with a JSON error
+// POST /v1/chat/completions and POST /v1/embeddings (OpenAI),
+// .../models/{model}:generateContent and :streamGenerateContent (Gemini)
+// and /model/{modelId}/converse and /converse-stream (Bedrock), under any
+// path prefix. Any other path is 404 and any other method 405, with a JSON error
 // body.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.calls.Add(1)
@@ -106,6 +108,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveChat(w, r)
 	case strings.HasSuffix(p, "/v1/embeddings"):
 		s.serveEmbeddings(w, r)
+	case strings.Contains(p, "/models/") && (strings.HasSuffix(p, ":generateContent") || strings.HasSuffix(p, ":streamGenerateContent")):
+		s.serveGemini(w, r)
+	case strings.Contains(p, "/model/") && (strings.HasSuffix(p, "/converse") || strings.HasSuffix(p, "/converse-stream")):
+		s.serveBedrock(w, r)
 	default:
 		writeJSON(w, http.StatusNotFound, openAIError(http.StatusNotFound, "fakellm: no route for "+r.URL.Path+"; use /v1/messages, /v1/chat/completions or /v1/embeddings"))
 	}

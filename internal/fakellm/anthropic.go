@@ -141,7 +141,7 @@ func (s *Server) serveMessages(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if s.cfg.APIKey != "" && r.Header.Get("X-Api-Key") != s.cfg.APIKey {
+	if s.cfg.APIKey != "" && r.Header.Get("X-Api-Key") != s.cfg.APIKey && r.Header.Get("Authorization") != "Bearer "+s.cfg.APIKey {
 		writeJSON(w, http.StatusUnauthorized, anthropicError(http.StatusUnauthorized, "invalid x-api-key"))
 		return
 	}

@@ -35,7 +35,8 @@
 // "data: <json>" lines followed by a blank line. An empty answer has no
 // content block events. Errors are {"type":"error","error":{"type":<the API's
 // type for the status, e.g. api_error, overloaded_error>,"message":...}}.
-// With Config.APIKey set, x-api-key must equal it (else 401).
+// With Config.APIKey set, x-api-key must equal it, or Authorization be
+// "Bearer <key>" (else 401).
 //
 // POST /v1/chat/completions is the OpenAI chat-completions API:
 // {"id":"chatcmpl-fake-<hex>","object":"chat.completion",

@@ -14,8 +14,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/anthropics/anthropic-sdk-go"
-	"github.com/anthropics/anthropic-sdk-go/option"
+	"github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
 	"github.com/codegenie/codegenie/cassettes"
 	"github.com/stretchr/testify/require"
 	vcr4 "gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
@@ -24,10 +24,12 @@ import (
 
 var update = flag.Bool("update", false, "re-record testdata/recorders/anthropic-v4.yaml with go-vcr v4 against a local fake")
 
-// othersCassette was recorded by go-vcr v4's recorder, shaped as other
-// recorders and SDKs leave cassettes: Content-Type with a charset, no
-// Anthropic-Version, JSON bodies re-encoded with other key order and
-// indentation, the key header replaced by "[FILTERED]".
+// othersCassette was recorded by go-vcr v4's recorder through
+// anthropic-sdk-go v1.84.0, shaped as other recorders and SDKs leave
+// cassettes: Content-Type with a charset, no Anthropic-Version, JSON bodies
+// re-encoded with other key order and indentation, the key header replaced
+// by "[FILTERED]". Replayed here through v2, it is the proof that cassettes
+// recorded through v1 still replay (-update records it through v2).
 var othersCassette = filepath.Join("testdata", "recorders", "anthropic-v4.yaml")
 
 // anthropicCalls are the calls TestOtherRecordersReplayThroughTheSDK

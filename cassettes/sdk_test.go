@@ -9,8 +9,8 @@ import (
 	"testing"
 	"testing/synctest"
 
-	"github.com/anthropics/anthropic-sdk-go"
-	"github.com/anthropics/anthropic-sdk-go/option"
+	"github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
 	"github.com/codegenie/codegenie/cassettes"
 	"github.com/codegenie/codegenie/internal/fakellm"
 	"github.com/openai/openai-go/v3"
@@ -32,10 +32,9 @@ func sdkClient(hc *http.Client, key string, extra ...option.RequestOption) anthr
 
 func sdkParams(prompt string) anthropic.MessageNewParams {
 	return anthropic.MessageNewParams{
-		Model:       "claude-sonnet-4-5",
-		MaxTokens:   512,
-		Temperature: anthropic.Float(0),
-		Messages:    []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock(prompt))},
+		Model:     "claude-sonnet-4-5",
+		MaxTokens: 512,
+		Messages:  []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock(prompt))},
 	}
 }
 

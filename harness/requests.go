@@ -86,27 +86,52 @@ func missedKey(reqs []sentRequest) events.Digest {
 // requestsDiffer compares what two runs sent as sets of requests,
 // whatever order they were sent in: it returns, when each run sent a
 // request the other never sent (the request itself varies), the pair of
-// such requests that differ least (first by URL, then by body fields),
-// and ok false otherwise. A run that stopped early or repeated a request
-// sent nothing the other lacks, so it is not said to vary.
+// such requests, one of each run, that differ least (first by method and
+// URL, then by the bytes of the bodies outside their common prefix and
+// suffix, then by differing body fields; ties go to the first in
+// missing's order), and ok false otherwise. Bytes come before fields: a
+// request that lacks a whole subtree differs in few fields but many
+// bytes. A run that stopped early or repeated a request sent nothing the
+// other lacks, so it is not said to vary.
 func requestsDiffer(a, b []sentRequest) (x, y sentRequest, ok bool) {
 	onlyA, onlyB := missing(a, b), missing(b, a)
 	if len(onlyA) == 0 || len(onlyB) == 0 {
 		return x, y, false
 	}
-	x = onlyA[0]
-	best := -1
-	for _, r := range onlyB {
-		score := len(jsondiff.Lines(x.Body, r.Body))
-		if r.URL != x.URL || r.Method != x.Method {
-			score += 1 << 20
-		}
-		if best < 0 || score < best {
-			y, best = r, score
+	var best [3]int
+	for i, p := range onlyA[:min(len(onlyA), maxRequestPairs)] {
+		for j, q := range onlyB[:min(len(onlyB), maxRequestPairs)] {
+			var score [3]int
+			if q.URL != p.URL || q.Method != p.Method {
+				score[0] = 1
+			}
+			score[1] = differingBytes(p.Body, q.Body)
+			score[2] = len(jsondiff.Lines(p.Body, q.Body))
+			if (i == 0 && j == 0) || slices.Compare(score[:], best[:]) < 0 {
+				x, y, best = p, q, score
+			}
 		}
 	}
 	return x, y, true
 }
+
+// differingBytes is the number of bytes of the longer of a and b outside
+// their common prefix and suffix.
+func differingBytes(a, b []byte) int {
+	n := min(len(a), len(b))
+	pre := 0
+	for pre < n && a[pre] == b[pre] {
+		pre++
+	}
+	suf := 0
+	for suf < n-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
+		suf++
+	}
+	return max(len(a), len(b)) - pre - suf
+}
+
+// maxRequestPairs bounds the requests of each run requestsDiffer pairs.
+const maxRequestPairs = 32
 
 // missing returns the requests of a whose digest b never sent, ordered
 // by method, URL and digest.

@@ -7,8 +7,8 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/anthropics/anthropic-sdk-go"
-	"github.com/anthropics/anthropic-sdk-go/option"
+	"github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
 )
 
 // ErrTruncatedStream reports a server-sent event stream that ended before
@@ -45,8 +45,10 @@ type Anthropic struct {
 
 var _ Adapter = (*Anthropic)(nil)
 
-// NewAnthropic validates cfg and returns an adapter with temperature 0, SDK
-// retries off and the SDK's environment defaults off.
+// NewAnthropic validates cfg and returns an adapter with SDK retries off and
+// the SDK's environment defaults off. The API version it speaks
+// (AnthropicAPIVersion) takes no sampling temperature: the model's own
+// sampling applies, pinned by the model name and the API version.
 func NewAnthropic(cfg AnthropicConfig) (*Anthropic, error) {
 	const p = ProviderAnthropic
 	if cfg.APIKey == "" {
@@ -76,12 +78,11 @@ func NewAnthropic(cfg AnthropicConfig) (*Anthropic, error) {
 	return &Anthropic{
 		client: client,
 		settings: Settings{
-			Provider:    p,
-			Model:       cfg.Model,
-			Temperature: 0,
-			MaxTokens:   maxTokens,
-			Stream:      cfg.Stream,
-			APIVersion:  AnthropicAPIVersion,
+			Provider:   p,
+			Model:      cfg.Model,
+			MaxTokens:  maxTokens,
+			Stream:     cfg.Stream,
+			APIVersion: AnthropicAPIVersion,
 		},
 	}, nil
 }
@@ -97,9 +98,8 @@ func (a *Anthropic) Complete(ctx context.Context, req Request) (Response, error)
 		return Response{}, ErrEmptyRequest
 	}
 	params := anthropic.MessageNewParams{
-		Model:       anthropic.Model(a.settings.Model),
-		MaxTokens:   a.settings.MaxTokens,
-		Temperature: anthropic.Float(a.settings.Temperature),
+		Model:     anthropic.Model(a.settings.Model),
+		MaxTokens: a.settings.MaxTokens,
 		Messages: []anthropic.MessageParam{
 			anthropic.NewUserMessage(anthropic.NewTextBlock(req.Prompt)),
 		},

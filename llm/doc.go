@@ -4,7 +4,7 @@
 // byte for byte behind a cassette transport.
 //
 //   - Anthropic speaks the Anthropic Messages API through the official SDK
-//     (github.com/anthropics/anthropic-sdk-go), non-streaming (Messages.New)
+//     (github.com/anthropics/anthropic-sdk-go/v2), non-streaming (Messages.New)
 //     or streaming (Messages.NewStreaming, server-sent events accumulated with
 //     Message.Accumulate).
 //   - OpenAI speaks the OpenAI-compatible chat-completions API
@@ -19,9 +19,10 @@
 //
 // Every setting that can change a completion is fixed at construction and
 // reported by Adapter.Settings, which the pipeline pins into the run's
-// RunKey: provider, model, temperature (always 0), max tokens, streaming and
-// the wire API version. The adapters never retry (a retry would be an
-// unrecorded second interaction), never read the environment (the SDK's
+// RunKey: provider, model, temperature (0 for OpenAI; the Anthropic API
+// version takes none), max tokens, streaming and the wire API version. The
+// adapters never retry (a retry would be an unrecorded second
+// interaction), never read the environment (the SDK's
 // environment defaults — ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN,
 // ANTHROPIC_BASE_URL, profiles, federation — are switched off with
 // option.WithoutEnvironmentDefaults, and its OpenTelemetry spans and trace
@@ -41,6 +42,7 @@
 // # Non-goals
 //
 // Tools, images, multi-turn conversations, sampling parameters other than
-// temperature 0 and automatic retries are deliberately out of scope: the
-// pipeline sends one system prompt and one user prompt and reads back text.
+// OpenAI's temperature 0 and automatic retries are deliberately out of
+// scope: the pipeline sends one system prompt and one user prompt and
+// reads back text.
 package llm

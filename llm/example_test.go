@@ -37,7 +37,7 @@ func ExampleNewAnthropic() {
 	// Output:
 	// fakellm echo: Say hi.
 	// claude-sonnet-4-5 end_turn 7 6
-	// {Provider:anthropic Model:claude-sonnet-4-5 Temperature:0 MaxTokens:1024 Stream:true APIVersion:2023-06-01}
+	// {Provider:anthropic Model:claude-sonnet-4-5 Temperature:0 MaxTokens:1024 Stream:true APIVersion:2026-10-21}
 }
 
 func ExampleNewOpenAI() {

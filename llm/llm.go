@@ -19,8 +19,9 @@ const (
 
 // Wire API versions reported in Settings.APIVersion.
 const (
-	// AnthropicAPIVersion is the anthropic-version header the SDK sends.
-	AnthropicAPIVersion = "2023-06-01"
+	// AnthropicAPIVersion is the anthropic-version header the SDK
+	// (anthropic-sdk-go v2) sends.
+	AnthropicAPIVersion = "2026-10-21"
 	// OpenAIAPIVersion names the chat-completions path the OpenAI adapter uses.
 	OpenAIAPIVersion = "v1/chat/completions"
 )
@@ -76,8 +77,11 @@ type Response struct {
 // equal requests over the same cassette must give equal responses. Secrets
 // (the API key) and the endpoint (BaseURL) are deliberately not part of it.
 type Settings struct {
-	Provider    string  `json:"provider"`
-	Model       string  `json:"model"`
+	Provider string `json:"provider"`
+	Model    string `json:"model"`
+	// Temperature is the sampling temperature sent with every request:
+	// always 0 for OpenAI. The Anthropic API version the adapter speaks
+	// takes none, so it is 0 there and nothing is sent.
 	Temperature float64 `json:"temperature"`
 	MaxTokens   int64   `json:"max_tokens"`
 	Stream      bool    `json:"stream"`

@@ -107,12 +107,13 @@ func TestAnthropicSettings(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, llm.Settings{
 		Provider: "anthropic", Model: testModel, Temperature: 0,
-		MaxTokens: llm.DefaultMaxTokens, Stream: true, APIVersion: "2023-06-01",
+		MaxTokens: llm.DefaultMaxTokens, Stream: true, APIVersion: "2026-10-21",
 	}, a.Settings())
 }
 
 // TestAnthropicWireRequest checks what the SDK puts on the wire: the pinned
-// model, temperature 0, max_tokens, our key and base URL, no retry.
+// model, max_tokens, no temperature (the API version takes none), our key
+// and base URL, no retry.
 func TestAnthropicWireRequest(t *testing.T) {
 	rec := &recorder{next: fakellm.New(fakellm.Config{}).Transport()}
 	a, err := llm.NewAnthropic(llm.AnthropicConfig{
@@ -134,9 +135,9 @@ func TestAnthropicWireRequest(t *testing.T) {
 	require.Equal(t, bodies[0], bodies[1], "the SDK must encode a request the same way every time")
 	r := rec.last(t)
 	require.Equal(t, "http://models.example:9/api/v1/messages", r.URL.String())
-	require.Equal(t, "key-1", r.Header.Get("X-Api-Key"))
+	require.Equal(t, "Bearer key-1", r.Header.Get("Authorization"), "anthropic-sdk-go v2 sends the key as a bearer token")
+	require.Empty(t, r.Header.Get("X-Api-Key"))
 	require.Equal(t, llm.AnthropicAPIVersion, r.Header.Get("Anthropic-Version"))
-	require.Empty(t, r.Header.Get("Authorization"))
 	require.Empty(t, r.Header.Get("Traceparent"))
 	body, err := r.GetBody()
 	require.NoError(t, err)
@@ -144,7 +145,7 @@ func TestAnthropicWireRequest(t *testing.T) {
 	_, err = ioCopy(&sb, body)
 	require.NoError(t, err)
 	require.JSONEq(t, `{"max_tokens":77,"messages":[{"content":[{"text":"p","type":"text"}],"role":"user"}],
-		"model":"claude-test-1","system":[{"text":"sys","type":"text"}],"temperature":0}`, sb.String())
+		"model":"claude-test-1","system":[{"text":"sys","type":"text"}]}`, sb.String())
 }
 
 // TestAnthropicIgnoresEnvironment sets every variable the SDK would
@@ -169,8 +170,8 @@ func TestAnthropicIgnoresEnvironment(t *testing.T) {
 		require.Equal(t, "fakellm echo: env", res.Text)
 		r := rec.last(t)
 		require.Equal(t, "explicit.invalid", r.URL.Host)
-		require.Equal(t, "explicit-key", r.Header.Get("X-Api-Key"))
-		require.Empty(t, r.Header.Get("Authorization"))
+		require.Equal(t, "Bearer explicit-key", r.Header.Get("Authorization"))
+		require.Empty(t, r.Header.Get("X-Api-Key"))
 		require.Empty(t, r.Header.Get("X-Env-Header"))
 	}
 }

@@ -265,7 +265,8 @@ type leak struct{ next http.RoundTripper }
 func (l leak) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := l.next.RoundTrip(req)
 	if err == nil {
-		resp.Header.Set("X-Echo", req.Header.Get("X-Api-Key"))
+		// anthropic-sdk-go v2 sends the key as a bearer token.
+		resp.Header.Set("X-Echo", strings.TrimPrefix(req.Header.Get("Authorization"), "Bearer "))
 	}
 	return resp, err
 }

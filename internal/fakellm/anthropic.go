@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -31,7 +32,11 @@ type anthropicMsg struct {
 }
 
 // blockText returns the text of a string or of an array of text blocks.
-func blockText(raw json.RawMessage) (string, error) {
+func blockText(raw json.RawMessage) (string, error) { return typedText(raw, "text") }
+
+// typedText returns the text of a string or of an array of blocks, taking
+// the text of the blocks whose type is one of types.
+func typedText(raw json.RawMessage, types ...string) (string, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return "", nil
@@ -50,7 +55,7 @@ func blockText(raw json.RawMessage) (string, error) {
 	}
 	var b strings.Builder
 	for _, bl := range blocks {
-		if bl.Type == "text" {
+		if slices.Contains(types, bl.Type) {
 			b.WriteString(bl.Text)
 		}
 	}
@@ -141,7 +146,7 @@ func (s *Server) serveMessages(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if s.cfg.APIKey != "" && r.Header.Get("X-Api-Key") != s.cfg.APIKey {
+	if s.cfg.APIKey != "" && r.Header.Get("X-Api-Key") != s.cfg.APIKey && r.Header.Get("Authorization") != "Bearer "+s.cfg.APIKey {
 		writeJSON(w, http.StatusUnauthorized, anthropicError(http.StatusUnauthorized, "invalid x-api-key"))
 		return
 	}

@@ -35,7 +35,8 @@
 // "data: <json>" lines followed by a blank line. An empty answer has no
 // content block events. Errors are {"type":"error","error":{"type":<the API's
 // type for the status, e.g. api_error, overloaded_error>,"message":...}}.
-// With Config.APIKey set, x-api-key must equal it (else 401).
+// With Config.APIKey set, x-api-key must equal it, or Authorization be
+// "Bearer <key>" (else 401).
 //
 // POST /v1/chat/completions is the OpenAI chat-completions API:
 // {"id":"chatcmpl-fake-<hex>","object":"chat.completion",
@@ -110,9 +111,56 @@
 // name and id, then the input's JSON in pieces) with stopReason
 // "tool_use".
 //
+// POST /v1/responses is the OpenAI Responses API. "input" is a string (one
+// user message) or an array of items: messages (a role and content, a
+// string or input_text parts), function_call and function_call_output
+// items; "instructions" is the system prompt. The answer is a response
+// object ("object":"response", "created_at":0, id "resp_fake_<hex>") with
+// one output item: with function_call_output items in the input, a
+// message whose output_text is "fakellm: <name> returned <output>" for
+// each, joined by "; "; else, when "tools" holds a function tool (and
+// tool_choice is not "none"), a function_call of the first one (id
+// "fc_fake_<hex>", call_id "call_fake_<hex>") whose arguments object has
+// one value per property of its parameters schema, in name order: the
+// last user message for a string, its word count for an integer or
+// number, true for a boolean, null otherwise; else a message with the
+// answer the modes below give. With "stream": true it is a
+// text/event-stream of typed events, each "event: <type>" and
+// "data: <json>" with "type" and "sequence_number" counting from 0:
+// response.created, response.in_progress, response.output_item.added,
+// then for a message response.content_part.added, output_text.delta
+// pieces, output_text.done and content_part.done, or for a function call
+// function_call_arguments.delta pieces and function_call_arguments.done;
+// then response.output_item.done and response.completed (or
+// response.incomplete when max_output_tokens cut the text), and no
+// "[DONE]". Errors have the chat-completions shape with "param" and
+// "code": a max_output_tokens below 16 is 400 integer_below_min_value,
+// as the API says it.
+//
+// POST /api/chat is Ollama's chat API: "model" (else 400 "model is
+// required"), "messages" (system, user, assistant and tool roles; a tool
+// message names its tool in "tool_name") and "tools". Like Ollama it
+// streams unless "stream" is false: application/x-ndjson, one JSON object
+// a line, {"model","created_at":"1970-01-01T00:00:00Z","message":
+// {"role":"assistant","content":<piece>},"done":false}, then a last line
+// with "done":true, "done_reason":"stop", "prompt_eval_count" and
+// "eval_count"; with "stream": false that last object carries the whole
+// message. Tool messages are answered "fakellm: <tool_name> returned
+// <content>" (joined by "; "); else "tools" gets a call of the first tool
+// in "message.tool_calls" ({"id":"call_fake_<hex>","function":{"index":0,
+// "name","arguments":<object as for the Responses API>}}). Errors are
+// Ollama's {"error":"<message>"}. Its OpenAI-compatible endpoint is
+// /v1/chat/completions above.
+//
+// In the Responses and Ollama endpoints a FAKELLM-HTTP-nnn marker anywhere
+// in the last user message answers status nnn with the endpoint's error
+// body, also for a prompt promptparse cannot read.
+//
 // Determinism: IDs are the first 12 bytes (hex) of a SHA-256 over the path,
-// model, max_tokens, system prompt and user prompt — not the stream flag,
-// so the JSON and SSE answers to one request describe the same message.
+// model, max_tokens, system prompt and user prompt (for the Responses API
+// the whole input and the tools; for Ollama every message and the tool's
+// name) — not the stream flag, so the JSON and streamed answers to one
+// request describe the same message.
 // Token counts are ceil(bytes/4) of the system plus user prompt (input) and
 // of the answer (output). An answer longer than max_tokens*4 bytes is cut at
 // a rune boundary with stop_reason "max_tokens" (OpenAI: finish_reason

@@ -58,7 +58,8 @@ type Config struct {
 	// Status is the HTTP status HTTPError answers with; 0 means 500.
 	Status int
 	// APIKey, when non-empty, is required: Anthropic requests must carry it
-	// in x-api-key, OpenAI requests as "Authorization: Bearer <key>".
+	// in x-api-key or as "Authorization: Bearer <key>" (anthropic-sdk-go
+	// v2 sends the latter), OpenAI requests as "Authorization: Bearer <key>".
 	// Others get 401 with the provider's authentication error body.
 	APIKey string
 	// ChunkSize is the number of bytes of text per content_block_delta
@@ -94,7 +95,8 @@ func New(cfg Config) *Server {
 func (s *Server) Calls() int64 { return s.calls.Load() }
 
 // ServeHTTP answers POST /v1/messages (Anthropic Messages, JSON or SSE),
-// POST /v1/chat/completions and POST /v1/embeddings (OpenAI),
+// POST /v1/chat/completions, /v1/embeddings and /v1/responses (OpenAI),
+// POST /api/chat (Ollama, NDJSON or JSON),
 // .../models/{model}:generateContent and :streamGenerateContent (Gemini)
 // and /model/{modelId}/converse and /converse-stream (Bedrock), under any
 // path prefix. Any other path is 404 and any other method 405, with a JSON error
@@ -112,8 +114,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveGemini(w, r)
 	case strings.Contains(p, "/model/") && (strings.HasSuffix(p, "/converse") || strings.HasSuffix(p, "/converse-stream")):
 		s.serveBedrock(w, r)
+	case strings.HasSuffix(p, "/v1/responses"):
+		s.serveResponses(w, r)
+	case strings.HasSuffix(p, "/api/chat"):
+		s.serveOllamaChat(w, r)
 	default:
-		writeJSON(w, http.StatusNotFound, openAIError(http.StatusNotFound, "fakellm: no route for "+r.URL.Path+"; use /v1/messages, /v1/chat/completions or /v1/embeddings"))
+		writeJSON(w, http.StatusNotFound, openAIError(http.StatusNotFound, "fakellm: no route for "+r.URL.Path+"; use /v1/messages, /v1/chat/completions, /v1/embeddings, /v1/responses, /api/chat, Gemini's :generateContent or Bedrock's /converse"))
 	}
 }
 

@@ -86,8 +86,8 @@ func (s *Server) serveBedrock(w http.ResponseWriter, r *http.Request) {
 		writeBedrockError(w, http.StatusBadRequest, "ValidationException", msg)
 		return
 	}
-	system := partsText(req.System, "toolResult")
-	user := partsText(req.Messages[len(req.Messages)-1].Content, "toolResult")
+	system := geminiPartsText(req.System, "toolResult")
+	user := geminiPartsText(req.Messages[len(req.Messages)-1].Content, "toolResult")
 	var maxTokens int64
 	if m := req.InferenceConfig.MaxTokens; m != nil {
 		maxTokens = *m

@@ -204,11 +204,11 @@ func (req *geminiRequest) invalid() string {
 
 // text returns the text of c's text parts, and the JSON of its function
 // responses, in order.
-func (c *geminiContent) text() string { return partsText(c.Parts, "functionResponse") }
+func (c *geminiContent) text() string { return geminiPartsText(c.Parts, "functionResponse") }
 
-// partsText returns the text of the parts' "text" members and the JSON of
+// geminiPartsText returns the text of the parts' "text" members and the JSON of
 // their resultKey members (a tool's result), in order.
-func partsText(parts []map[string]json.RawMessage, resultKey string) string {
+func geminiPartsText(parts []map[string]json.RawMessage, resultKey string) string {
 	var b strings.Builder
 	for _, p := range parts {
 		if raw, ok := p["text"]; ok {

@@ -108,7 +108,8 @@
 // chunk) with finishReason "STOP"; Bedrock a toolUse block
 // ("toolUseId":"tooluse_<hex>"; streamed as contentBlockStart with the
 // name and id, then the input's JSON in pieces) with stopReason
-// "tool_use".
+// "tool_use". Their IDs digest "gemini" or "bedrock" where the others
+// digest the path, so a JSON answer and its stream share them.
 //
 // Determinism: IDs are the first 12 bytes (hex) of a SHA-256 over the path,
 // model, max_tokens, system prompt and user prompt — not the stream flag,

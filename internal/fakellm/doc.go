@@ -109,7 +109,8 @@
 // chunk) with finishReason "STOP"; Bedrock a toolUse block
 // ("toolUseId":"tooluse_<hex>"; streamed as contentBlockStart with the
 // name and id, then the input's JSON in pieces) with stopReason
-// "tool_use".
+// "tool_use". Their IDs digest "gemini" or "bedrock" where the others
+// digest the path, so a JSON answer and its stream share them.
 //
 // POST /v1/responses is the OpenAI Responses API. "input" is a string (one
 // user message) or an array of items: messages (a role and content, a

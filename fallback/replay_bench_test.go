@@ -16,6 +16,8 @@ import (
 
 	"github.com/codegenie/codegenie/events"
 	"github.com/codegenie/codegenie/fallback"
+	"github.com/codegenie/codegenie/internal/eventrec"
+	"github.com/codegenie/codegenie/internal/tape"
 	"github.com/codegenie/codegenie/internal/tapetest"
 	"github.com/codegenie/codegenie/replay"
 )
@@ -81,7 +83,7 @@ const logMagic = "CGRLOG2\n"
 
 // plainStream streams the directory bundle's events.log to fn with no
 // check at all, reading the framing package replay specifies: records
-// are parsed (events.ParseRecord), blobs read once and shared like
+// are parsed (eventrec.Parse), blobs read once and shared like
 // replay's Reader shares them, inline payloads copied into an arena like
 // Reader.Next copies them. It is the baseline validation is measured
 // against. fn owns each event's payload.
@@ -96,11 +98,11 @@ func plainStream(path string, fn func(events.Event) error) error {
 	if _, err := io.ReadFull(br, magic); err != nil || string(magic) != logMagic {
 		return fmt.Errorf("%s: not an events.log (%v)", path, err)
 	}
-	limits := events.RecordLimits{MaxString: replay.MaxString, MaxPayload: replay.BlobThreshold - 1}
+	limits := eventrec.Limits{MaxString: replay.MaxString, MaxPayload: replay.BlobThreshold - 1}
 	empty := events.Sum(nil)
-	var r events.Record
+	var r eventrec.Record
 	var a arena
-	var kinds events.Interner
+	var kinds eventrec.Interner
 	cache := map[events.Digest][]byte{}
 	for {
 		n, err := binary.ReadUvarint(br)
@@ -123,10 +125,10 @@ func plainStream(path string, fn func(events.Event) error) error {
 		if err != nil {
 			return err
 		}
-		if _, err := events.ParseRecord(frame[:n], &r, limits); err != nil {
+		if _, err := eventrec.Parse(frame[:n], &r, limits); err != nil {
 			return err
 		}
-		e := r.EventInterned(&kinds)
+		e := tape.Event(&r, &kinds)
 		if len(e.Payload) == 0 && e.PayloadDigest != empty { // a blob
 			b, ok := cache[e.PayloadDigest]
 			if !ok {

@@ -9,6 +9,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/codegenie/codegenie/internal/tape"
 )
 
 // readChildReport reads and checks the report a child wrote for spec: at
@@ -61,11 +63,11 @@ func knownErrorKind(k string) bool {
 
 // fillFromReport sets o from a child's report.
 func fillFromReport(o *outcome, rep *childReport) error {
-	tape, err := ReadTape(rep.Tape)
+	evs, err := tape.Read(rep.Tape)
 	if err != nil {
 		return fmt.Errorf("tape: %w", err)
 	}
-	o.output, o.tape, o.pin, o.requests = rep.Output, tape, rep.Pin, rep.Requests
+	o.output, o.tape, o.pin, o.requests = rep.Output, evs, rep.Pin, rep.Requests
 	o.errText, o.errKind, o.leaks = rep.Error, rep.ErrorKind, rep.Leaks
 	if o.errKind == ErrorKindLeak && len(o.leaks) == 0 {
 		return fmt.Errorf("a leak without goroutines")

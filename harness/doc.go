@@ -99,7 +99,7 @@
 // scenario, run, GOMAXPROCS, report path, nonce, hostname). In the child,
 // the Check with that test and scenario makes that one run in a bubble,
 // writes the report (format "codegenie-harness-child-report/1": output,
-// tape in AppendTape encoding, pins, request digests, error and its kind,
+// tape in the encoding of internal/tape, pins, request digests, error and its kind,
 // leaks, and the environment it observed) atomically, and ends the test
 // with t.SkipNow; any other Check in the child returns a Skipped report.
 // The test process reads at most 256 MiB of strict JSON, checks format,

@@ -7,6 +7,7 @@ import (
 	"lukechampine.com/blake3"
 
 	"github.com/codegenie/codegenie/events"
+	"github.com/codegenie/codegenie/internal/eventrec"
 )
 
 // events.log framing:
@@ -111,7 +112,7 @@ func (l *logReader) uvarint(what string) (uint64, error) {
 	if n == 0 {
 		return 0, wrapf(ErrTruncated, "the file ends inside the %s (copy or write it again)", what)
 	}
-	if n < 0 || n != uvarintLen(v) {
+	if n < 0 || n != eventrec.UvarintLen(v) {
 		return 0, wrapf(ErrMalformed, "bad %s varint", what)
 	}
 	l.lo += n
@@ -172,13 +173,4 @@ func (l *logReader) atEnd() error {
 		return wrapf(ErrMalformed, "%d bytes after the last run's trailer", l.hi-l.lo)
 	}
 	return nil
-}
-
-func uvarintLen(v uint64) int {
-	n := 1
-	for v >= 0x80 {
-		v >>= 7
-		n++
-	}
-	return n
 }

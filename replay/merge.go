@@ -13,6 +13,7 @@ import (
 	"github.com/codegenie/codegenie/internal/hint"
 	"github.com/codegenie/codegenie/internal/pindiff"
 	"github.com/codegenie/codegenie/internal/shell"
+	"github.com/codegenie/codegenie/internal/tape"
 )
 
 // Merge combines bundles of one scenario, for example the shards of a CI
@@ -159,14 +160,14 @@ func MergeTapes(inputs ...[]events.Event) ([]events.Event, error) {
 		if c := strings.Compare(a.e.Lane, b.e.Lane); c != 0 {
 			return c
 		}
-		return bytes.Compare(events.AppendRecord(nil, a.e), events.AppendRecord(nil, b.e))
+		return bytes.Compare(tape.AppendRecord(nil, a.e), tape.AppendRecord(nil, b.e))
 	})
 	out := make([]events.Event, 0, len(all))
 	for i, k := range all {
 		if i > 0 {
 			p := all[i-1]
 			if p.e.Seq == k.e.Seq && p.e.Lane == k.e.Lane {
-				if bytes.Equal(events.AppendRecord(nil, p.e), events.AppendRecord(nil, k.e)) {
+				if bytes.Equal(tape.AppendRecord(nil, p.e), tape.AppendRecord(nil, k.e)) {
 					continue
 				}
 				side := func(k keyed) tapeEvent { return tapeEvent{k.in, k.idx, k.e.Kind, k.e.PayloadDigest} }

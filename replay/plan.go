@@ -11,6 +11,8 @@ import (
 	"lukechampine.com/blake3"
 
 	"github.com/codegenie/codegenie/events"
+	"github.com/codegenie/codegenie/internal/eventrec"
+	"github.com/codegenie/codegenie/internal/tape"
 )
 
 // plan is a bundle encoded up to events.log, whose bytes are produced on
@@ -38,13 +40,13 @@ func writeLog(w io.Writer, runs []Run) ([]events.Digest, error) {
 		return nil, err
 	}
 	for i := range runs {
-		var c events.Chainer
+		var c eventrec.Chainer
 		for _, e := range runs[i].Events {
-			header = events.AppendHeader(header[:0], e)
+			header = tape.AppendHeader(header[:0], e)
 			head := c.AddRecord(header)
 			stored := header
 			if len(e.Payload) > 0 && len(e.Payload) < BlobThreshold {
-				full = events.AppendRecord(full[:0], e)
+				full = tape.AppendRecord(full[:0], e)
 				stored = full
 			}
 			buf = binary.AppendUvarint(buf[:0], uint64(len(stored)))
@@ -54,7 +56,7 @@ func writeLog(w io.Writer, runs []Run) ([]events.Digest, error) {
 				return nil, err
 			}
 		}
-		heads[i] = c.Head()
+		heads[i] = events.Digest(c.Head())
 		buf = binary.AppendUvarint(buf[:0], 0)
 		buf = binary.AppendUvarint(buf, uint64(len(runs[i].Events)))
 		buf = append(buf, heads[i][:]...)

@@ -86,7 +86,7 @@ func BenchmarkVerify(b *testing.B) {
 // arena like Next copies them. It is the baseline validation is measured
 // against. fn owns each event's payload.
 func plainStream(path string, fn func(events.Event) error) error {
-	f, err := os.Open(filepath.Join(path, EventsFile))
+	f, err := os.Open(filepath.Join(path, eventsFile))
 	if err != nil {
 		return err
 	}

@@ -104,7 +104,7 @@ func (o Options) Diff(ctx context.Context, a, b RunRef) (*DiffReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := CompareRuns(a.Path, ba.Metadata, &ba.Runs[ia], b.Path, bb.Metadata, &bb.Runs[ib])
+	d := compareRuns(a.Path, ba.Metadata, &ba.Runs[ia], b.Path, bb.Metadata, &bb.Runs[ib])
 	d.A.Digest, d.B.Digest = da, db
 	return d, nil
 }
@@ -168,10 +168,10 @@ func runIDs(runs []Run) []string {
 	return ids
 }
 
-// CompareRuns compares two runs in memory; the paths and metadata only
+// compareRuns compares two runs in memory; the paths and metadata only
 // label them, and the sides' bundle digests are left zero (Diff fills them
 // in).
-func CompareRuns(pathA string, metaA Metadata, a *Run, pathB string, metaB Metadata, b *Run) *DiffReport {
+func compareRuns(pathA string, metaA Metadata, a *Run, pathB string, metaB Metadata, b *Run) *DiffReport {
 	side := func(p string, m Metadata, r *Run) Side {
 		return Side{Path: p, Metadata: m, Run: r.ID, Pin: r.Pin, Error: r.Error, Events: len(r.Events),
 			ChainDigest: events.ChainDigest(r.Events), OutputDigest: events.Sum(r.Output), OutputSize: len(r.Output)}

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/codegenie/codegenie/cassettes"
+	"github.com/codegenie/codegenie/internal/hint"
 )
 
 // ChildError is a run whose child process did not deliver a well-formed
@@ -63,7 +64,7 @@ func newChildRunner(t testingT, scenario string) (*childRunner, error) {
 	if err != nil {
 		return nil, fmt.Errorf("harness: child processes: %w", err)
 	}
-	root, _ := moduleRoot(wd)
+	root, _ := hint.RootOf(wd)
 	return &childRunner{test: t.Name(), scenario: scenario, exe: os.Args[0], wd: wd, root: root, tmp: t.TempDir}, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/codegenie/codegenie/internal/hint"
 	"github.com/codegenie/codegenie/ledger"
 )
 
@@ -76,7 +77,7 @@ func revision(getenv func(string) string) string {
 // relPackageDir is dir relative to its module root ("." for the root), or
 // dir itself outside a module.
 func relPackageDir(dir string) string {
-	root, err := moduleRoot(dir)
+	root, err := hint.RootOf(dir)
 	if err != nil {
 		return dir
 	}

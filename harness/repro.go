@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -39,20 +38,6 @@ func runPattern(name string) string {
 	return strings.Join(parts, "/")
 }
 
-// moduleRoot returns the directory of the go.mod at or above dir.
-func moduleRoot(dir string) (string, error) {
-	for d := dir; ; {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d, nil
-		}
-		up := filepath.Dir(d)
-		if up == d {
-			return "", errors.New("no go.mod above " + dir)
-		}
-		d = up
-	}
-}
-
 // packageOf returns the working directory and the import path of the
 // package there (the module path from go.mod joined with the directory
 // below the module root), or the directory again outside a module.
@@ -61,7 +46,7 @@ func packageOf() (dir, importPath string) {
 	if err != nil {
 		return "", ""
 	}
-	root, err := moduleRoot(dir)
+	root, err := hint.RootOf(dir)
 	if err != nil {
 		return dir, dir
 	}

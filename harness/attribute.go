@@ -42,7 +42,7 @@ func (b *childBatch) attribute(ctx context.Context, g *grouper, classes []*group
 			return nil // the test process alone already differs
 		case c.InProcess > 0:
 			base = c
-		case target == nil && len(c.Processes) > 0 && c.ErrorKind != ErrorKindChild:
+		case target == nil && len(c.Processes) > 0 && c.ErrorKind != errorKindChild:
 			target, targetClass = c, i+1
 		}
 	}
@@ -60,7 +60,7 @@ func (b *childBatch) attribute(ctx context.Context, g *grouper, classes []*group
 		if o == nil {
 			return false, "not run: the gate was stopped"
 		}
-		if o.errKind == ErrorKindChild {
+		if o.errKind == errorKindChild {
 			return true, maskText(o.errText, b.rc.Cassette.APIKey)
 		}
 		return g.keyOf(o) != baseKey, ""

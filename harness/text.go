@@ -81,16 +81,16 @@ func (r *Report) Text(w io.Writer) error {
 func writeCommands(sb *strings.Builder, r *Report) {
 	for _, c := range r.Commands {
 		switch c.Purpose {
-		case PurposeCompare:
+		case purposeCompare:
 			fmt.Fprintf(sb, "compare the two runs: %s\n", c)
-		case PurposeReproduce:
+		case purposeReproduce:
 			fmt.Fprintf(sb, "reproduce: %s\n", c)
-		case PurposeReRecord:
+		case purposeReRecord:
 			why := "every run missed the cassette the same way: if the requests changed on purpose"
 			switch r.Classes[0].ErrorKind {
-			case ErrorKindCassetteAbsent:
+			case errorKindCassetteAbsent:
 				why = "the cassette does not exist: to record it"
-			case ErrorKindCassetteUnused:
+			case errorKindCassetteUnused:
 				why = "every run left the same recorded interactions unused: if the requests changed on purpose"
 			}
 			fmt.Fprintf(sb, "%s, re-record it: %s\n", why, c)

@@ -2,10 +2,10 @@
 // a replayed run differ from the recorded one fail loudly in replay mode,
 // and supplies the deterministic stand-ins a replayed run uses instead.
 //
-// A context is put into replay mode with WithReplay. Code on the pipeline
-// path calls AssertReplaySafe before an operation that may not happen
-// during replay; in replay mode the call returns a *ReplayModeError naming
-// the operation, which matches ErrReplayMode under errors.Is. Outside
+// A context is put into replay mode with [WithReplay]. Code on the pipeline
+// path calls [AssertReplaySafe] before an operation that may not happen
+// during replay; in replay mode the call returns a [*ReplayModeError] naming
+// the operation, which matches [ErrReplayMode] under errors.Is. Outside
 // replay mode it returns nil and the operation proceeds. The fallback
 // pipeline does so for its live operations: a remote embedding call
 // (rag.OpenAIEmbedder), and the wall clock and random IDs it stamps events

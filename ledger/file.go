@@ -106,7 +106,7 @@ func (s *fileStore) head(f *os.File) (uint64, string, os.FileInfo, error) {
 
 // lastLine reads the last newline-terminated line of a file of size
 // bytes, reading backwards from the end in growing steps and at most
-// MaxEntryBytes+2 bytes.
+// ledgerdb.MaxEntryBytes+2 bytes.
 func lastLine(f *os.File, size int64) ([]byte, error) {
 	limit := min(size, int64(ledgerdb.MaxEntryBytes)+2)
 	for n := min(limit, 4096); ; n = min(limit, n*8) {
@@ -258,7 +258,7 @@ func scanLines(ctx context.Context, r io.Reader, from, to uint64, fn func(Record
 }
 
 // readLine returns the next line without its newline, keeping at most
-// MaxEntryBytes+1 bytes of it (enough for the reader to see it is too
+// ledgerdb.MaxEntryBytes+1 bytes of it (enough for the reader to see it is too
 // long). A last line without a newline is returned as it is.
 func readLine(br *bufio.Reader) ([]byte, error) {
 	var out []byte

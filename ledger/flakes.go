@@ -21,7 +21,7 @@ type FlakeReport struct {
 	// path.
 	Flakes []Flake `json:"flakes"`
 	// UnknownSchema counts the verdict entries of a schema this version
-	// does not know (not SchemaVersion): their fields were read leniently,
+	// does not know (not schemaVersion): their fields were read leniently,
 	// and they are tallied when their verdict is known.
 	UnknownSchema int `json:"unknown_schema,omitempty"`
 	// UnknownVerdict counts the verdict entries whose verdict is none of

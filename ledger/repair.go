@@ -108,7 +108,7 @@ func (c Config) Repair(ctx context.Context, path string) (*RepairReport, error) 
 
 // tornTail returns where the last line starts and its bytes when the file
 // of size bytes does not end with a newline; nil when it does. It reads at
-// most MaxEntryBytes+1 bytes from the end: a longer tail is not a torn
+// most ledgerdb.MaxEntryBytes+1 bytes from the end: a longer tail is not a torn
 // append, and is refused.
 func tornTail(f *os.File, size int64) (int64, []byte, error) {
 	if size == 0 {

@@ -234,7 +234,7 @@ func (r *ReplayReport) add(it ReplayItem) {
 }
 
 // Err returns nil unless an entry diverged or could not be re-evaluated;
-// then an error wrapping ErrDiverged that names their seqs. An entry whose
+// then an error wrapping errDiverged that names their seqs. An entry whose
 // key moved is not a divergence: its outcomes cannot be compared.
 func (r *ReplayReport) Err() error {
 	var seqs []uint64

@@ -97,7 +97,7 @@ func (c Config) now() func() time.Time {
 
 // Entries calls fn with each entry of s whose seq is in [from, to] (to 0:
 // up to the head), decoded and checked against its schema. A record that
-// cannot be read stops the scan with an error wrapping ErrDamaged that
+// cannot be read stops the scan with an error wrapping errDamaged that
 // names its seq or line; ledger verify says more.
 func Entries(ctx context.Context, s Store, from, to uint64, fn func(Entry) error) error {
 	return s.Scan(ctx, from, to, func(r Record) error {

@@ -29,13 +29,13 @@ type VerifyReport struct {
 	Head     uint64 `json:"head"`
 	HeadHash string `json:"head_hash"`
 	// Schemas counts entries per schema version, ascending, for the
-	// first MaxReported versions seen; OtherSchemas counts the entries of
+	// first 100 versions seen; OtherSchemas counts the entries of
 	// any further version.
 	Schemas      []SchemaCount `json:"schemas"`
 	OtherSchemas int           `json:"other_schemas,omitempty"`
 	// Problems make the ledger fail; Warnings do not. Each keeps the first
-	// MaxReported found, in the order found; MoreProblems and MoreWarnings
-	// count the rest. A message is at most MaxMessageBytes.
+	// first 100 found, in the order found; MoreProblems and MoreWarnings
+	// count the rest. A message is at most 300 bytes.
 	Problems     []Problem `json:"problems,omitempty"`
 	MoreProblems int       `json:"more_problems,omitempty"`
 	Warnings     []Problem `json:"warnings,omitempty"`
@@ -77,7 +77,7 @@ func (p Problem) String() string {
 const errSeqs = 10
 
 // Err returns nil when there are no problems, else an error wrapping
-// ErrTampered that names the seq of the first few.
+// errTampered that names the seq of the first few.
 func (r *VerifyReport) Err() error {
 	if len(r.Problems) == 0 {
 		return nil
@@ -158,7 +158,7 @@ func (v *verifier) warning(seq uint64, line int64, format string, args ...any) {
 }
 
 // countSchema counts an entry of schema version ver, keeping at most
-// MaxReported versions.
+// maxReported versions.
 func (v *verifier) countSchema(ver int) {
 	if _, ok := v.schemas[ver]; ok || len(v.schemas) < maxReported {
 		v.schemas[ver]++
@@ -167,7 +167,7 @@ func (v *verifier) countSchema(ver int) {
 	v.rep.OtherSchemas++
 }
 
-// clip cuts a message to MaxMessageBytes, on a rune boundary, marking the
+// clip cuts a message to maxMessageBytes, on a rune boundary, marking the
 // cut.
 func clip(msg string) string {
 	if len(msg) <= maxMessageBytes {

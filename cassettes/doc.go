@@ -12,7 +12,7 @@
 //
 // # Modes and the record switch
 //
-// Open(path, Options{}) replays. Replay never sends a request anywhere:
+// [Open] with a zero [Options] replays. Replay never sends a request anywhere:
 // there is no transport behind it, so it works inside testing/synctest
 // bubbles, and a request the cassette did not record fails with the miss
 // error below. The file must end in ".yaml" (go-vcr's naming).
@@ -146,7 +146,7 @@
 // header, X-Codegenie-Frame-Offsets (FrameOffsetsHeader), "1000,1010,...",
 // one per frame, non-decreasing, at most 24 h: the cassette stays a plain
 // go-vcr cassette, and the cassette digest covers the timing. A cassette
-// whose header does not fit its stream is an ErrInvalidCassette. Replay
+// whose header does not fit its stream is an invalid cassette. Replay
 // removes the header from the response and, by Options.Timing, paces the
 // frames: each Read that begins frame i waits until offset i after the
 // request was replayed, or until the request's context is done or the body
@@ -183,7 +183,7 @@
 // Content-Encoding the recorder kept (a body in another coding, or one
 // that does not decode within 64 MiB, makes the cassette invalid: it could
 // not be checked), and URL query values and user-info passwords
-// unescaped. Nothing is written (Close returns ErrSecret naming the line
+// unescaped. Nothing is written (Close returns an error naming the line
 // and the kind of secret, never any of its bytes) if either holds any of:
 //
 //   - Options.APIKey, when it is at least 8 bytes long;
@@ -213,7 +213,7 @@
 // vouches that its content was scanned. Verify applies the whole scan to
 // every cassette; Open applies it to a cassette no manifest entry vouches
 // for (one another recorder wrote may hold an X-Api-Key header), and the
-// credential-header check to every cassette. A finding is an ErrSecret
+// credential-header check to every cassette. A finding is a secret error
 // naming the file and line, never the value; Options.APIKey is looked for
 // in the text and in what it means at every Open. The ruleset runs once
 // per cassette file content in a process. Error messages mask everything
@@ -296,8 +296,8 @@
 //
 // Open in Replay mode verifies the cassette against Options.Manifest, or
 // manifest.json in the cassette's directory when there is one: a digest
-// that differs (ErrDigestMismatch: the file was changed other than by
-// recording) or a missing entry (ErrNotInManifest) is an error. The
+// that differs (a digest mismatch: the file was changed other than by
+// recording) or a missing entry is an error. The
 // manifest is parsed strictly (one JSON object, no unknown fields, no
 // duplicate keys, nothing after it; errors name the line) and, like
 // cassettes, checked once per content in a process.
@@ -320,7 +320,7 @@
 // place, removes the journal and the folder. Readers therefore see every
 // cassette and the manifest all old, or all new, or a journal: Open and
 // Verify report a journal as ErrInterruptedApply naming the repair command
-// (RecoverCommand). An Apply that fails after its journal was written
+// (printed in the error). An Apply that fails after its journal was written
 // says which files it had already replaced and what the repair command
 // will do; one that fails before changed nothing.
 //

@@ -56,7 +56,7 @@ func (c *Cassette) replay(req *http.Request) (*http.Response, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
-		return nil, newErr(c.path, 0, "replay", ErrClosed)
+		return nil, newErr(c.path, 0, "replay", errClosed)
 	}
 	target := -1
 	for _, i := range candidates {

@@ -24,10 +24,10 @@
 //	-cassettes.record-missing  record the cassettes that do not exist yet
 //
 // A cassette they select is opened in Record mode; plain go test always
-// replays. Options.Mode: Record records unconditionally (a command such as
+// replays. [Options].Mode: [Record] records unconditionally (a command such as
 // cmd/refresh-cassettes does). Recording sends requests through
 // Options.RealTransport (http.DefaultTransport when nil) with go-vcr's
-// recorder in ModeRecordOnly, and Close saves. Redirect makes a transport
+// recorder in ModeRecordOnly, and [Cassette.Close] saves. [Redirect] makes a transport
 // that sends requests for the API's root to a local fake or a proxy while
 // the cassette records the URL the client used, so it replays against the
 // real API's URL whatever port the fake had. Interactions are saved sorted
@@ -51,7 +51,7 @@
 // cassette) replay that recording once it has ended, and an opening while
 // it is still being recorded fails with one message naming both tests.
 //
-// OpenT(t, path, opts) opens for a test, fails it on error and closes the
+// [OpenT](t, path, opts) opens for a test, fails it on error and closes the
 // cassette when the test ends; its errors name the go test line that
 // re-records the cassette from that test, from the module root, with the
 // package before the flags (go test stops reading packages at the first
@@ -235,45 +235,22 @@
 //
 // # Cassette digest (cassette_id)
 //
-// The cassette_id is the lower-case hex blake3-256 of the canonical JSON
-// (events.Canonical) of
-//
-//	{"Version": <version>, "Interactions": [
-//	  {"ID": <id>,
-//	   "Request":  {<every field of go-vcr's cassette.Request, by Go field
-//	                name, with "Body" set to "">, "BodyDigest": <hex blake3-256 of the body>},
-//	   "Response": {<every field of cassette.Response likewise>, "BodyDigest": ...}},
-//	  ...]}
-//
-// as decoded from the file. It depends on content, not on YAML layout, and
-// bodies are hashed so binary content cannot collide through JSON string
-// escaping. Transport.CassetteID reports it, so code that only holds an
+// The cassette_id ([Digest]) is the blake3-256 of the cassette's decoded
+// content, bodies included by digest: it depends on content, not on YAML
+// layout. [Transport.CassetteID] reports it, so code that only holds an
 // *http.Client can pin a run to its cassette.
 //
 // # Manifest
 //
-// A directory of cassettes has a manifest.json (format 1):
-//
-//	{"format": 1, "max_age", "hard_max_age",
-//	 "cassettes": [{"file", "digest", "interactions", "model", "pinned",
-//	                "recorded_at", "max_age", "hard_max_age"}, ...],
-//	 "history":   [{"seq", "file", "old_digest", "new_digest", "interactions",
-//	                "forced", "reason", "at", "chain"}, ...]}
-//
-// (max_age, hard_max_age and recorded_at are left out when empty.)
-// Cassettes are sorted by file, the cassette's file name in the manifest's
-// directory (a plain name ending in .yaml: a manifest naming any other
-// path is invalid, and no file is read for it).
-// Model is the first model a response names. Pinned marks a cassette that a
-// golden digest depends on; Apply creates entries pinned, and
-// replacing a pinned cassette with different content needs force and a
-// reason (ErrPinned otherwise). History is append-only: seq is 1, 2, 3...;
-// each entry's old_digest is the previous new_digest for its file ("" for
-// the first); chain is the hex blake3-256 of the previous entry's chain
-// bytes (32 zero bytes for the first) followed by the entry's canonical
-// JSON with chain set to ""; the last new_digest of each file is its
-// entry's digest. Re-recording identical content adds no history (it
-// updates recorded_at).
+// A directory of cassettes has a manifest.json ([Manifest], [ReadManifest])
+// listing each cassette with its digest, interaction count, model, age
+// limits and whether it is pinned, and an append-only history of every
+// change, chained by hash. Pinned marks a cassette that a golden digest
+// depends on; [Apply] creates entries pinned, and replacing a pinned
+// cassette with different content needs force and a reason ([ErrPinned]
+// otherwise). Re-recording identical content adds no history (it updates
+// the recording time). The byte formats of the digest and of the manifest
+// are specified in docs/FORMATS.md.
 //
 // # Freshness
 //

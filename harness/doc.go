@@ -176,21 +176,21 @@
 //	                     skipped scenario) to the ledger at DSN
 //	                     (ledger.Open: a file path, or postgres://...
 //	                     in a test binary that imports ledger/postgres)
-//	-gate.summary=FILE   CODEGENIE_GATE_SUMMARY: Main writes the summary
+//	-gate.summary=FILE   CODEGENIE_GATE_SUMMARY: [Main] writes the summary
 //	                     there too
 //	-gate.evidence=DIR   CODEGENIE_GATE_EVIDENCE: keep the evidence of
 //	                     failing gates under DIR
 //
 // A result file is DIR/<scenario>-<16 hex digits>.json, one JSON object
-// (Result, format "codegenie-gate-result/1"): scenario, test, package
+// ([Result], format "codegenie-gate-result/1"): scenario, test, package
 // import path and directory, shard, verdict, failure, iterations, runs,
 // runs in child processes, floor, classes, key and pins, the largest
 // class's digests and event count, causes, the evidence bundle, the
-// reproduce and re-record commands, wall time. ReadResults reads a
-// directory of them; MergeResults merges shards by the rules of
+// reproduce and re-record commands, wall time. [ReadResults] reads a
+// directory of them; [MergeResults] merges shards by the rules of
 // deterministic federation replay (ordered by scenario, then identity;
 // identical results once; a different result for the same scenario a
 // conflict; a scenario without a result, because its shard is missing, an
-// error); WriteSummary prints the one-screen summary from results alone,
+// error); [WriteSummary] prints the one-screen summary from results alone,
 // so a merge prints what the unsharded gate prints.
 package harness

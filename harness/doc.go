@@ -176,7 +176,7 @@
 //	                     skipped scenario) to the ledger at DSN
 //	                     (ledger.Open: a file path, or postgres://...
 //	                     in a test binary that imports ledger/postgres)
-//	-gate.summary=FILE   CODEGENIE_GATE_SUMMARY: [Main] writes the summary
+//	-gate.summary=FILE   CODEGENIE_GATE_SUMMARY: Main writes the summary
 //	                     there too
 //	-gate.evidence=DIR   CODEGENIE_GATE_EVIDENCE: keep the evidence of
 //	                     failing gates under DIR

@@ -193,11 +193,11 @@ func partialError(dir, stage string, j *journal, made []string, err error) error
 	if len(left) == 0 {
 		return newErr(dir, 0, "apply", detailf(ErrInterruptedApply,
 			"%v: every new file is in place in %s, but the journal %s could not be removed: %v\n%s removes it and the staging folder %s; it moves nothing",
-			ErrInterruptedApply, dir, jpath, err, RecoverCommand(dir), stage))
+			ErrInterruptedApply, dir, jpath, err, recoverCommand(dir), stage))
 	}
 	return newErr(dir, 0, "apply", detailf(ErrInterruptedApply,
 		"%v: the refresh was decided (its journal is %s) but failed part-way: %v\n%s; still to move in: %s. %s completes it: it checks the journal, moves the rest of the new files in, then removes %s",
-		ErrInterruptedApply, jpath, err, changed, strings.Join(left, ", "), RecoverCommand(dir), stage))
+		ErrInterruptedApply, jpath, err, changed, strings.Join(left, ", "), recoverCommand(dir), stage))
 }
 
 func plural(n int, one, many string) string {
@@ -353,9 +353,9 @@ func recoverStage(dir, s string) error {
 	return removeStage(s)
 }
 
-// RecoverCommand is the command that runs Recover on dir, as printed in
+// recoverCommand is the command that runs Recover on dir, as printed in
 // ErrInterruptedApply messages.
-func RecoverCommand(dir string) string {
+func recoverCommand(dir string) string {
 	return hint.Tool("refresh-cassettes", "-recover", "-dir", dir)
 }
 
@@ -376,7 +376,7 @@ func interrupted(dir string) error {
 	}
 	return newErr(dir, 0, "verify", detailf(ErrInterruptedApply,
 		"%v: a refresh was killed while it moved re-recorded cassettes into place (its journal is %s), so some cassettes may be new and others old; repair it with: %s",
-		ErrInterruptedApply, j, RecoverCommand(dir)))
+		ErrInterruptedApply, j, recoverCommand(dir)))
 }
 
 // journalIn returns the journal of a staging folder of dir, or "".

@@ -383,7 +383,7 @@ func TestSecretRefusedAtSave(t *testing.T) {
 			require.NoError(t, err)
 			readAll(t, do(t, c.Client(), "https://api.example.com", plainReq{method: "POST", path: "/v1/messages", body: `{}`}))
 			err = c.Close()
-			require.ErrorIs(t, err, ErrSecret)
+			require.ErrorIs(t, err, errSecret)
 			var ce *CassetteError
 			require.ErrorAs(t, err, &ce)
 			require.Equal(t, "save", ce.Op)
@@ -432,5 +432,5 @@ func TestUseAfterClose(t *testing.T) {
 	require.NoError(t, c.Close())
 	require.NoError(t, c.Close())
 	_, err = send(c.Client(), srv.URL, r)
-	require.ErrorIs(t, err, ErrClosed)
+	require.ErrorIs(t, err, errClosed)
 }

@@ -183,14 +183,14 @@ func decodeYAML(path string, raw []byte, refresh string) (*cassette.Cassette, []
 		}
 	}
 	if versionNode == nil {
-		return nil, nil, newErr(path, root.Line, "parse", detailf(ErrUnsupportedVersion,
-			"%v: no version field; go-vcr v3 reads format version %d", ErrUnsupportedVersion, cassette.CassetteFormatV2))
+		return nil, nil, newErr(path, root.Line, "parse", detailf(errUnsupportedVersion,
+			"%v: no version field; go-vcr v3 reads format version %d", errUnsupportedVersion, cassette.CassetteFormatV2))
 	}
 	var version int
 	if err := versionNode.Decode(&version); err != nil || version != cassette.CassetteFormatV2 {
-		return nil, nil, newErr(path, versionNode.Line, "parse", detailf(ErrUnsupportedVersion,
+		return nil, nil, newErr(path, versionNode.Line, "parse", detailf(errUnsupportedVersion,
 			"%v: version %q, want %d (go-vcr v3 format); re-record it: %s",
-			ErrUnsupportedVersion, versionNode.Value, cassette.CassetteFormatV2, refresh))
+			errUnsupportedVersion, versionNode.Value, cassette.CassetteFormatV2, refresh))
 	}
 	c := cassette.New("")
 	c.IsNew = false

@@ -282,6 +282,6 @@ func TestDecodeBatchesLargeCassettes(t *testing.T) {
 	item := text[strings.Index(text, "    - id: 1\n"):strings.Index(text, "    - id: 2\n")]
 	big := text + strings.Repeat(item, maxTreeBytes/len(item)+1)
 	_, err = parseCassette("f.yaml", []byte(big), "")
-	require.ErrorIs(t, err, ErrInvalidCassette)
+	require.ErrorIs(t, err, errInvalidCassette)
 	require.ErrorContains(t, err, "layout go-vcr writes")
 }

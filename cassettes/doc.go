@@ -12,7 +12,7 @@
 //
 // # Modes and the record switch
 //
-// Open(path, Options{}) replays. Replay never sends a request anywhere:
+// [Open] with a zero [Options] replays. Replay never sends a request anywhere:
 // there is no transport behind it, so it works inside testing/synctest
 // bubbles, and a request the cassette did not record fails with the miss
 // error below. The file must end in ".yaml" (go-vcr's naming).
@@ -24,10 +24,10 @@
 //	-cassettes.record-missing  record the cassettes that do not exist yet
 //
 // A cassette they select is opened in Record mode; plain go test always
-// replays. Options.Mode: Record records unconditionally (a command such as
+// replays. [Options].Mode: [Record] records unconditionally (a command such as
 // cmd/refresh-cassettes does). Recording sends requests through
 // Options.RealTransport (http.DefaultTransport when nil) with go-vcr's
-// recorder in ModeRecordOnly, and Close saves. Redirect makes a transport
+// recorder in ModeRecordOnly, and [Cassette.Close] saves. [Redirect] makes a transport
 // that sends requests for the API's root to a local fake or a proxy while
 // the cassette records the URL the client used, so it replays against the
 // real API's URL whatever port the fake had. Interactions are saved sorted
@@ -51,7 +51,7 @@
 // cassette) replay that recording once it has ended, and an opening while
 // it is still being recorded fails with one message naming both tests.
 //
-// OpenT(t, path, opts) opens for a test, fails it on error and closes the
+// [OpenT](t, path, opts) opens for a test, fails it on error and closes the
 // cassette when the test ends; its errors name the go test line that
 // re-records the cassette from that test, from the module root, with the
 // package before the flags (go test stops reading packages at the first
@@ -205,7 +205,7 @@
 // header, X-Codegenie-Frame-Offsets (FrameOffsetsHeader), "1000,1010,...",
 // one per frame, non-decreasing, at most 24 h: the cassette stays a plain
 // go-vcr cassette, and the cassette digest covers the timing. A cassette
-// whose header does not fit its stream is an ErrInvalidCassette. Replay
+// whose header does not fit its stream is an invalid cassette. Replay
 // removes the header from the response and, by Options.Timing, paces the
 // frames: each Read that begins frame i waits until offset i after the
 // request was replayed, or until the request's context is done or the body
@@ -242,7 +242,7 @@
 // Content-Encoding the recorder kept (a body in another coding, or one
 // that does not decode within 64 MiB, makes the cassette invalid: it could
 // not be checked), and URL query values and user-info passwords
-// unescaped. Nothing is written (Close returns ErrSecret naming the line
+// unescaped. Nothing is written (Close returns an error naming the line
 // and the kind of secret, never any of its bytes) if either holds any of:
 //
 //   - Options.APIKey, when it is at least 8 bytes long;
@@ -272,7 +272,7 @@
 // vouches that its content was scanned. Verify applies the whole scan to
 // every cassette; Open applies it to a cassette no manifest entry vouches
 // for (one another recorder wrote may hold an X-Api-Key header), and the
-// credential-header check to every cassette. A finding is an ErrSecret
+// credential-header check to every cassette. A finding is a secret error
 // naming the file and line, never the value; Options.APIKey is looked for
 // in the text and in what it means at every Open. The ruleset runs once
 // per cassette file content in a process. Error messages mask everything
@@ -296,45 +296,22 @@
 //
 // # Cassette digest (cassette_id)
 //
-// The cassette_id is the lower-case hex blake3-256 of the canonical JSON
-// (events.Canonical) of
-//
-//	{"Version": <version>, "Interactions": [
-//	  {"ID": <id>,
-//	   "Request":  {<every field of go-vcr's cassette.Request, by Go field
-//	                name, with "Body" set to "">, "BodyDigest": <hex blake3-256 of the body>},
-//	   "Response": {<every field of cassette.Response likewise>, "BodyDigest": ...}},
-//	  ...]}
-//
-// as decoded from the file. It depends on content, not on YAML layout, and
-// bodies are hashed so binary content cannot collide through JSON string
-// escaping. Transport.CassetteID reports it, so code that only holds an
+// The cassette_id ([Digest]) is the blake3-256 of the cassette's decoded
+// content, bodies included by digest: it depends on content, not on YAML
+// layout. [Transport.CassetteID] reports it, so code that only holds an
 // *http.Client can pin a run to its cassette.
 //
 // # Manifest
 //
-// A directory of cassettes has a manifest.json (format 1):
-//
-//	{"format": 1, "max_age", "hard_max_age",
-//	 "cassettes": [{"file", "digest", "interactions", "model", "pinned",
-//	                "recorded_at", "max_age", "hard_max_age"}, ...],
-//	 "history":   [{"seq", "file", "old_digest", "new_digest", "interactions",
-//	                "forced", "reason", "at", "chain"}, ...]}
-//
-// (max_age, hard_max_age and recorded_at are left out when empty.)
-// Cassettes are sorted by file, the cassette's file name in the manifest's
-// directory (a plain name ending in .yaml: a manifest naming any other
-// path is invalid, and no file is read for it).
-// Model is the first model a response names. Pinned marks a cassette that a
-// golden digest depends on; Apply creates entries pinned, and
-// replacing a pinned cassette with different content needs force and a
-// reason (ErrPinned otherwise). History is append-only: seq is 1, 2, 3...;
-// each entry's old_digest is the previous new_digest for its file ("" for
-// the first); chain is the hex blake3-256 of the previous entry's chain
-// bytes (32 zero bytes for the first) followed by the entry's canonical
-// JSON with chain set to ""; the last new_digest of each file is its
-// entry's digest. Re-recording identical content adds no history (it
-// updates recorded_at).
+// A directory of cassettes has a manifest.json ([Manifest], [ReadManifest])
+// listing each cassette with its digest, interaction count, model, age
+// limits and whether it is pinned, and an append-only history of every
+// change, chained by hash. Pinned marks a cassette that a golden digest
+// depends on; [Apply] creates entries pinned, and replacing a pinned
+// cassette with different content needs force and a reason ([ErrPinned]
+// otherwise). Re-recording identical content adds no history (it updates
+// the recording time). The byte formats of the digest and of the manifest
+// are specified in docs/FORMATS.md.
 //
 // # Freshness
 //
@@ -357,8 +334,8 @@
 //
 // Open in Replay mode verifies the cassette against Options.Manifest, or
 // manifest.json in the cassette's directory when there is one: a digest
-// that differs (ErrDigestMismatch: the file was changed other than by
-// recording) or a missing entry (ErrNotInManifest) is an error. The
+// that differs (a digest mismatch: the file was changed other than by
+// recording) or a missing entry is an error. The
 // manifest is parsed strictly (one JSON object, no unknown fields, no
 // duplicate keys, nothing after it; errors name the line) and, like
 // cassettes, checked once per content in a process.
@@ -381,7 +358,7 @@
 // place, removes the journal and the folder. Readers therefore see every
 // cassette and the manifest all old, or all new, or a journal: Open and
 // Verify report a journal as ErrInterruptedApply naming the repair command
-// (RecoverCommand). An Apply that fails after its journal was written
+// (printed in the error). An Apply that fails after its journal was written
 // says which files it had already replaced and what the repair command
 // will do; one that fails before changed nothing.
 //

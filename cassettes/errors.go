@@ -8,8 +8,9 @@ import (
 	"gopkg.in/dnaeon/go-vcr.v3/cassette"
 )
 
-// Sentinel conditions. Every error this package returns about a cassette or a
-// manifest is a *CassetteError wrapping one of these (or an I/O error).
+// The conditions of a cassette or a manifest. Every error this package
+// returns about one is a *CassetteError wrapping one of these (or an I/O
+// error); the exported ones are those a caller acts on with errors.Is.
 var (
 	// ErrInteractionNotFound: a replayed request has no unused recorded
 	// interaction with the same key. It is go-vcr's own sentinel, so
@@ -23,27 +24,27 @@ var (
 	// ErrCassetteNotFound: the cassette file does not exist.
 	ErrCassetteNotFound = errors.New("cassette not found")
 
-	// ErrInvalidCassette: the file is not a well-formed go-vcr cassette
+	// errInvalidCassette: the file is not a well-formed go-vcr cassette
 	// (invalid or truncated YAML, missing fields).
-	ErrInvalidCassette = errors.New("invalid cassette")
+	errInvalidCassette = errors.New("invalid cassette")
 
-	// ErrUnsupportedVersion: the cassette's format version is not 2.
-	ErrUnsupportedVersion = errors.New("unsupported cassette format version")
+	// errUnsupportedVersion: the cassette's format version is not 2.
+	errUnsupportedVersion = errors.New("unsupported cassette format version")
 
-	// ErrDigestMismatch: the cassette's digest differs from the manifest's.
-	ErrDigestMismatch = errors.New("cassette digest does not match the manifest")
+	// errDigestMismatch: the cassette's digest differs from the manifest's.
+	errDigestMismatch = errors.New("cassette digest does not match the manifest")
 
-	// ErrNotInManifest: a manifest exists but does not list the cassette,
+	// errNotInManifest: a manifest exists but does not list the cassette,
 	// or lists a cassette file that does not exist.
-	ErrNotInManifest = errors.New("cassette not listed in the manifest")
+	errNotInManifest = errors.New("cassette not listed in the manifest")
 
 	// ErrInvalidManifest: the manifest is malformed or its history chain
 	// is broken.
 	ErrInvalidManifest = errors.New("invalid manifest")
 
-	// ErrSecret: the serialized cassette still contains the recording key
+	// errSecret: the serialized cassette still contains the recording key
 	// or something shaped like an API key or bearer token.
-	ErrSecret = errors.New("secret in cassette")
+	errSecret = errors.New("secret in cassette")
 
 	// ErrUnusedInteractions: the cassette was closed with recorded
 	// interactions that were never replayed.
@@ -57,8 +58,8 @@ var (
 	// killed after it had decided to apply them; Recover completes it.
 	ErrInterruptedApply = errors.New("interrupted refresh")
 
-	// ErrClosed: the cassette was used after Close.
-	ErrClosed = errors.New("cassette is closed")
+	// errClosed: the cassette was used after Close.
+	errClosed = errors.New("cassette is closed")
 )
 
 // CassetteError locates a failure: the file, the 1-based line when YAML

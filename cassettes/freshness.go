@@ -38,14 +38,14 @@ type Staleness struct {
 func (s Staleness) String() string {
 	if s.RecordedAt.IsZero() {
 		return fmt.Sprintf("%s: its recording time is unknown (the manifest has no recorded_at) and it has a maximum age of %s; re-record it to start its clock: %s",
-			s.Path, FormatAge(s.MaxAge), s.Command)
+			s.Path, formatAge(s.MaxAge), s.Command)
 	}
 	limit, what := s.MaxAge, "maximum age"
 	if s.Expired {
 		limit, what = s.HardMaxAge, "hard maximum age"
 	}
 	return fmt.Sprintf("%s: recorded %s, %s ago, past its %s of %s; re-record it with: %s",
-		s.Path, s.RecordedAt.UTC().Format(time.RFC3339), FormatAge(s.Age), what, FormatAge(limit), s.Command)
+		s.Path, s.RecordedAt.UTC().Format(time.RFC3339), formatAge(s.Age), what, formatAge(limit), s.Command)
 }
 
 // VerifyOptions configures VerifyWith. The zero value judges ages at
@@ -131,9 +131,9 @@ func freshness(dir string, m *Manifest, opts VerifyOptions) []error {
 	return errs
 }
 
-// ParseAge parses a maximum age: a Go duration ("720h", "90m") or a
+// parseAge parses a maximum age: a Go duration ("720h", "90m") or a
 // whole number of days ("30d"). It must be positive.
-func ParseAge(s string) (time.Duration, error) {
+func parseAge(s string) (time.Duration, error) {
 	var d time.Duration
 	var err error
 	if n, ok := strings.CutSuffix(s, "d"); ok {
@@ -152,9 +152,9 @@ func ParseAge(s string) (time.Duration, error) {
 	return d, nil
 }
 
-// FormatAge writes d in whole days when it is at least a day, else as a
+// formatAge writes d in whole days when it is at least a day, else as a
 // Go duration.
-func FormatAge(d time.Duration) string {
+func formatAge(d time.Duration) string {
 	if d >= 24*time.Hour {
 		return strconv.FormatInt(int64(d/(24*time.Hour)), 10) + "d"
 	}
@@ -169,7 +169,7 @@ func parseAgeOr(s, def string) (time.Duration, error) {
 	if s == "" {
 		return 0, nil
 	}
-	return ParseAge(s)
+	return parseAge(s)
 }
 
 // checkAges validates the freshness fields of m.

@@ -138,16 +138,16 @@ func TestManifestAgesAreChecked(t *testing.T) {
 
 func TestParseAge(t *testing.T) {
 	for in, want := range map[string]time.Duration{"30d": 30 * day, "720h": 30 * day, "90m": 90 * time.Minute} {
-		got, err := ParseAge(in)
+		got, err := parseAge(in)
 		require.NoError(t, err)
 		require.Equal(t, want, got)
 	}
 	for _, in := range []string{"", "0d", "-1h", "3w", "d", "1e9d"} {
-		_, err := ParseAge(in)
+		_, err := parseAge(in)
 		require.Error(t, err, in)
 	}
-	require.Equal(t, "30d", FormatAge(30*day+time.Hour))
-	require.Equal(t, "1h0m0s", FormatAge(time.Hour))
+	require.Equal(t, "30d", formatAge(30*day+time.Hour))
+	require.Equal(t, "1h0m0s", formatAge(time.Hour))
 }
 
 // TestRecordFlagTakesTheResponseDate: a cassette re-recorded by the test

@@ -19,17 +19,17 @@ var (
 	recordMissingFlag = new(bool)
 )
 
-// RecordFlag and RecordMissingFlag are the names of the test flags that
+// RecordFlag and recordMissingName are the names of the test flags that
 // make Open record.
 const (
 	RecordFlag        = "cassettes.record"
-	RecordMissingFlag = "cassettes.record-missing"
+	recordMissingName = "cassettes.record-missing"
 )
 
 func init() {
 	if testing.Testing() {
 		recordFlag = flag.String(RecordFlag, "", "re-record the cassettes whose path matches `regexp` (against Options.RealTransport, or the live API)")
-		recordMissingFlag = flag.Bool(RecordMissingFlag, false, "record the cassettes that do not exist yet; replay the others")
+		recordMissingFlag = flag.Bool(recordMissingName, false, "record the cassettes that do not exist yet; replay the others")
 	}
 }
 

@@ -172,7 +172,7 @@ func TestApplySurvivesKills(t *testing.T) {
 			require.Contains(t, []string{"old", "new"}, before, "kill %d at %v: Verify passed on a mixed directory", i, at)
 		default:
 			require.ErrorIs(t, verr, ErrInterruptedApply, "kill %d at %v", i, at)
-			require.ErrorContains(t, verr, RecoverCommand(dir))
+			require.ErrorContains(t, verr, recoverCommand(dir))
 			before = "interrupted"
 		}
 		counts[before]++

@@ -134,13 +134,13 @@ func parseCassette(path string, raw []byte, refresh string) (*parsed, error) {
 	return p, nil
 }
 
-// invalidFunc returns a function making the ErrInvalidCassette errors of
+// invalidFunc returns a function making the errInvalidCassette errors of
 // the cassette at path.
 func invalidFunc(path, refresh string) func(line int, format string, args ...any) error {
 	return func(line int, format string, args ...any) error {
-		return newErr(path, line, "parse", detailf(ErrInvalidCassette,
+		return newErr(path, line, "parse", detailf(errInvalidCassette,
 			"%v: %s; replace it with a new recording rather than editing it by hand: %s",
-			ErrInvalidCassette, fmt.Sprintf(format, args...), refresh))
+			errInvalidCassette, fmt.Sprintf(format, args...), refresh))
 	}
 }
 

@@ -25,7 +25,7 @@ const ManifestFormat = 1
 // format is specified in the package documentation.
 type Manifest struct {
 	Format int `json:"format"`
-	// MaxAge and HardMaxAge are the directory's age limits (ParseAge
+	// MaxAge and HardMaxAge are the directory's age limits (parseAge
 	// syntax; "" for none), for entries that set none of their own.
 	MaxAge     string         `json:"max_age,omitempty"`
 	HardMaxAge string         `json:"hard_max_age,omitempty"`
@@ -372,17 +372,17 @@ func (c *Cassette) verifyManifest(p *parsed) (bool, error) {
 func verifyEntry(m *Manifest, rel, path string, p *parsed, refresh string) error {
 	e, ok := m.Lookup(rel)
 	if !ok {
-		return newErr(path, 0, "verify", detailf(ErrNotInManifest,
-			"%v: %q has no manifest entry; a cassette enters the manifest when it is recorded: %s", ErrNotInManifest, rel, refresh))
+		return newErr(path, 0, "verify", detailf(errNotInManifest,
+			"%v: %q has no manifest entry; a cassette enters the manifest when it is recorded: %s", errNotInManifest, rel, refresh))
 	}
 	if got := p.digest.String(); got != e.Digest {
-		return newErr(path, 0, "verify", detailf(ErrDigestMismatch,
+		return newErr(path, 0, "verify", detailf(errDigestMismatch,
 			"%v: the cassette was changed other than by recording it: its digest is %s, the manifest records %s; restore it from version control, or re-record with: %s",
-			ErrDigestMismatch, got, e.Digest, refresh))
+			errDigestMismatch, got, e.Digest, refresh))
 	}
 	if n := len(p.c.Interactions); n != e.Interactions {
-		return newErr(path, 0, "verify", detailf(ErrDigestMismatch,
-			"%v: %d interactions, the manifest records %d", ErrDigestMismatch, n, e.Interactions))
+		return newErr(path, 0, "verify", detailf(errDigestMismatch,
+			"%v: %d interactions, the manifest records %d", errDigestMismatch, n, e.Interactions))
 	}
 	return nil
 }
@@ -426,8 +426,8 @@ func verify(dir string, opts VerifyOptions) error {
 	}
 	for _, f := range files {
 		if _, ok := m.Lookup(filepath.Base(f)); !ok {
-			errs = append(errs, newErr(f, 0, "verify", detailf(ErrNotInManifest,
-				"%v: no entry in %s; a cassette enters the manifest when it is recorded, so re-record it, or delete the stray file", ErrNotInManifest, mpath)))
+			errs = append(errs, newErr(f, 0, "verify", detailf(errNotInManifest,
+				"%v: no entry in %s; a cassette enters the manifest when it is recorded, so re-record it, or delete the stray file", errNotInManifest, mpath)))
 		}
 	}
 	errs = append(errs, freshness(dir, m, opts)...)

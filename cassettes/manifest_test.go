@@ -50,15 +50,15 @@ func TestBadInput(t *testing.T) {
 		wantText string
 	}{
 		{"missing", nil, ErrCassetteNotFound, 0, "record it with: rerecord-scn"},
-		{"empty", ptr(""), ErrInvalidCassette, 1, "empty file"},
-		{"truncated mid-token", ptr(string(goodBytes[:len(goodBytes)/2])), ErrInvalidCassette, -1, "truncated"},
-		{"truncated at a line", ptr(strings.Join(lines[:respAt], "")), ErrInvalidCassette, 4, "no response code (the file looks truncated)"},
-		{"invalid yaml", ptr("---\nversion: 2\ninteractions: [\n  {id: 0,\n"), ErrInvalidCassette, -1, "not YAML"},
-		{"wrong type", ptr("---\nversion: 2\ninteractions:\n  - id: zero\n"), ErrInvalidCassette, 4, "cannot unmarshal"},
-		{"unknown version", ptr(strings.Replace(string(goodBytes), "version: 2", "version: 3", 1)), ErrUnsupportedVersion, 2, `version "3", want 2`},
-		{"version 1", ptr(strings.Replace(string(goodBytes), "version: 2", "version: 1", 1)), ErrUnsupportedVersion, 2, "go-vcr v3"},
-		{"no version", ptr("---\ninteractions: []\n"), ErrUnsupportedVersion, 2, "no version field"},
-		{"not a mapping", ptr("- 1\n- 2\n"), ErrInvalidCassette, 1, "not a mapping"},
+		{"empty", ptr(""), errInvalidCassette, 1, "empty file"},
+		{"truncated mid-token", ptr(string(goodBytes[:len(goodBytes)/2])), errInvalidCassette, -1, "truncated"},
+		{"truncated at a line", ptr(strings.Join(lines[:respAt], "")), errInvalidCassette, 4, "no response code (the file looks truncated)"},
+		{"invalid yaml", ptr("---\nversion: 2\ninteractions: [\n  {id: 0,\n"), errInvalidCassette, -1, "not YAML"},
+		{"wrong type", ptr("---\nversion: 2\ninteractions:\n  - id: zero\n"), errInvalidCassette, 4, "cannot unmarshal"},
+		{"unknown version", ptr(strings.Replace(string(goodBytes), "version: 2", "version: 3", 1)), errUnsupportedVersion, 2, `version "3", want 2`},
+		{"version 1", ptr(strings.Replace(string(goodBytes), "version: 2", "version: 1", 1)), errUnsupportedVersion, 2, "go-vcr v3"},
+		{"no version", ptr("---\ninteractions: []\n"), errUnsupportedVersion, 2, "no version field"},
+		{"not a mapping", ptr("- 1\n- 2\n"), errInvalidCassette, 1, "not a mapping"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -131,10 +131,10 @@ func TestVerifyDetects(t *testing.T) {
 			b, err := os.ReadFile(p)
 			require.NoError(t, err)
 			require.NoError(t, os.WriteFile(p, []byte(strings.Replace(string(b), `\"a\"`, `\"z\"`, 1)), 0o644))
-		}, ErrDigestMismatch, "changed other than by recording it: its digest is"},
+		}, errDigestMismatch, "changed other than by recording it: its digest is"},
 		{"stray cassette", func(t *testing.T, dir string) {
 			require.NoError(t, os.WriteFile(filepath.Join(dir, "x.happy.yaml"), []byte("---\nversion: 2\ninteractions: []\n"), 0o644))
-		}, ErrNotInManifest, "delete the stray file"},
+		}, errNotInManifest, "delete the stray file"},
 		{"deleted cassette", func(t *testing.T, dir string) {
 			require.NoError(t, os.Remove(filepath.Join(dir, "s.happy.yaml")))
 		}, ErrCassetteNotFound, `'-cassettes.record=s\.happy\.yaml$'`},
@@ -179,7 +179,7 @@ func TestOpenVerifiesDigest(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(p, []byte(strings.Replace(string(b), "200 OK", "201 Created", 1)), 0o644))
 	_, err = Open(p, Options{})
-	require.ErrorIs(t, err, ErrDigestMismatch)
+	require.ErrorIs(t, err, errDigestMismatch)
 	require.ErrorContains(t, err, "the manifest records")
 	var ce *CassetteError
 	require.ErrorAs(t, err, &ce)
@@ -189,7 +189,7 @@ func TestOpenVerifiesDigest(t *testing.T) {
 	other := filepath.Join(dir, "o.happy.yaml")
 	require.NoError(t, os.WriteFile(other, b, 0o644))
 	_, err = Open(other, Options{})
-	require.ErrorIs(t, err, ErrNotInManifest)
+	require.ErrorIs(t, err, errNotInManifest)
 }
 
 func editManifest(t *testing.T, dir string, f func(*Manifest)) {

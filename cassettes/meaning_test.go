@@ -117,11 +117,11 @@ func TestOpenRefusesKeyInMeaning(t *testing.T) {
 			path := filepath.Join(dir, "c.yaml")
 			require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
 			_, err := Open(path, Options{APIKey: meaningKey, AllowUnused: true})
-			require.ErrorIs(t, err, ErrSecret, "no manifest")
+			require.ErrorIs(t, err, errSecret, "no manifest")
 			requireNoKeyBytes(t, err.Error(), meaningKey)
 			writeManifestFor(t, dir, "c.yaml")
 			_, err = Open(path, Options{APIKey: meaningKey, AllowUnused: true})
-			require.ErrorIs(t, err, ErrSecret, "vouched for by a manifest")
+			require.ErrorIs(t, err, errSecret, "vouched for by a manifest")
 			requireNoKeyBytes(t, err.Error(), meaningKey)
 			_, err = Open(path, Options{APIKey: "another-key-entirely", AllowUnused: true})
 			require.NoError(t, err, "another key is not in it")
@@ -153,7 +153,7 @@ func TestSaveRefusesKeyInMeaning(t *testing.T) {
 			readAll(t, do(t, c.Client(), "https://api.example.com", plainReq{method: "POST", path: "/v1/messages", body: `{}`,
 				header: http.Header{"Accept-Encoding": {"gzip"}}}))
 			err = c.Close()
-			require.ErrorIs(t, err, ErrSecret)
+			require.ErrorIs(t, err, errSecret)
 			requireNoKeyBytes(t, err.Error(), meaningKey)
 			_, statErr := os.Stat(path)
 			require.ErrorIs(t, statErr, os.ErrNotExist, "nothing written")
@@ -185,11 +185,11 @@ func TestCredentialHeadersThroughAliases(t *testing.T) {
 			path := filepath.Join(dir, "c.yaml")
 			require.NoError(t, os.WriteFile(path, []byte(tt.text), 0o644))
 			_, err := Open(path, Options{AllowUnused: true})
-			require.ErrorIs(t, err, ErrSecret, "no manifest")
+			require.ErrorIs(t, err, errSecret, "no manifest")
 			writeManifestFor(t, dir, "c.yaml")
 			_, vouchedErr := Open(path, Options{AllowUnused: true})
 			for _, err := range []error{err, vouchedErr} {
-				require.ErrorIs(t, err, ErrSecret)
+				require.ErrorIs(t, err, errSecret)
 				require.Contains(t, err.Error(), "the "+tt.header+" header")
 				require.NotContains(t, err.Error(), cookie[4:12])
 				var ce *CassetteError
@@ -220,7 +220,7 @@ func TestOpenRefusesUndecodableBody(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "c.yaml")
 			require.NoError(t, os.WriteFile(path, []byte(marshalOne(t, h, body)), 0o644))
 			_, err := Open(path, Options{AllowUnused: true})
-			require.ErrorIs(t, err, ErrInvalidCassette)
+			require.ErrorIs(t, err, errInvalidCassette)
 			require.Contains(t, err.Error(), "cannot be checked for secrets")
 		})
 	}
@@ -257,11 +257,11 @@ func TestOpenScansMeaning(t *testing.T) {
 			path := filepath.Join(dir, "c.yaml")
 			require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
 			_, err := Open(path, Options{AllowUnused: true})
-			require.ErrorIs(t, err, ErrSecret)
+			require.ErrorIs(t, err, errSecret)
 			require.Contains(t, err.Error(), "what the cassette decodes to")
 			requireNoKeyBytes(t, err.Error(), token)
 			writeManifestFor(t, dir, "c.yaml")
-			require.ErrorIs(t, Verify(dir), ErrSecret)
+			require.ErrorIs(t, Verify(dir), errSecret)
 		})
 	}
 }
@@ -288,7 +288,7 @@ func TestCredentialLineInLargeCassette(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o644))
 	writeManifestFor(t, dir, "big.yaml") // so that the ruleset does not run
 	_, err := Open(path, Options{AllowUnused: true})
-	require.ErrorIs(t, err, ErrSecret)
+	require.ErrorIs(t, err, errSecret)
 	var ce *CassetteError
 	require.ErrorAs(t, err, &ce)
 	require.Equal(t, line, ce.Line)
@@ -305,5 +305,5 @@ func TestScanVerdictIsPerText(t *testing.T) {
 	_, err := Open(a, Options{AllowUnused: true})
 	require.NoError(t, err)
 	_, err = Open(b, Options{AllowUnused: true})
-	require.ErrorIs(t, err, ErrSecret)
+	require.ErrorIs(t, err, errSecret)
 }

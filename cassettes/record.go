@@ -64,7 +64,7 @@ func (r *recording) capture(i *cassette.Interaction) error {
 	r.c.mu.Lock()
 	defer r.c.mu.Unlock()
 	if r.c.closed {
-		return newErr(r.c.path, 0, "record", ErrClosed)
+		return newErr(r.c.path, 0, "record", errClosed)
 	}
 	r.captured = append(r.captured, i)
 	return nil
@@ -75,7 +75,7 @@ func (c *Cassette) record(req *http.Request) (*http.Response, error) {
 	closed := c.closed
 	c.mu.Unlock()
 	if closed {
-		return nil, newErr(c.path, 0, "record", ErrClosed)
+		return nil, newErr(c.path, 0, "record", errClosed)
 	}
 	rec, err := c.rec.recorder()
 	if err != nil {
@@ -141,9 +141,9 @@ func (r *recording) save() error {
 		return err
 	}
 	if f := findSecret(p, c.opts.APIKey, true); f != nil {
-		return newErr(c.path, f.line, "save", detailf(ErrSecret,
+		return newErr(c.path, f.line, "save", detailf(errSecret,
 			"%v: %s at line %d of the serialized cassette survived redaction (the value is not shown); nothing was written. Keep credentials out of request and response bodies and headers, then re-record",
-			ErrSecret, f.what, f.line))
+			errSecret, f.what, f.line))
 	}
 	if err := r.write(data); err != nil {
 		return err

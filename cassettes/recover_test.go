@@ -201,7 +201,7 @@ func TestManifestEntriesAreFileNames(t *testing.T) {
 			require.ErrorIs(t, err, ErrInvalidManifest)
 			require.ErrorContains(t, err, "not a cassette file name")
 			require.ErrorContains(t, err, ManifestName+":")
-			require.NotErrorIs(t, err, ErrDigestMismatch)
+			require.NotErrorIs(t, err, errDigestMismatch)
 			_, err = Open(filepath.Join(dir, "s.happy.yaml"), Options{})
 			require.ErrorIs(t, err, ErrInvalidManifest)
 		})
@@ -238,7 +238,7 @@ func TestApplyFailingPartWaySaysWhatChanged(t *testing.T) {
 	require.ErrorIs(t, err, ErrInterruptedApply)
 	require.ErrorContains(t, err, "a.happy.yaml, b.happy.yaml in "+dir+" were already replaced by the new version")
 	require.ErrorContains(t, err, "still to move in: "+ManifestName)
-	require.ErrorContains(t, err, RecoverCommand(dir)+" completes it")
+	require.ErrorContains(t, err, recoverCommand(dir)+" completes it")
 	require.NotContains(t, err.Error(), "nothing")
 
 	require.NoError(t, os.RemoveAll(filepath.Join(dir, ManifestName)))

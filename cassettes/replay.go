@@ -58,7 +58,7 @@ func (c *Cassette) replay(req *http.Request) (*http.Response, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
-		return nil, newErr(c.path, 0, "replay", ErrClosed)
+		return nil, newErr(c.path, 0, "replay", errClosed)
 	}
 	target := c.pick(req.Context(), candidates, cr.headers)
 	if target < 0 {

@@ -236,14 +236,14 @@ func scanMeaning(p *parsed) *secretFinding {
 // wherever it occurs, with "REDACTED": for text that reaches a message.
 func maskSecrets(s, apiKey string) string { return secrets.Mask(s, redacted, apiKey) }
 
-// secretError reports a credential in the cassette p as an ErrSecret
+// secretError reports a credential in the cassette p as an errSecret
 // naming the file and line, never the value.
 func secretError(p *parsed, op, apiKey, refresh string, deep bool) error {
 	f := findSecret(p, apiKey, deep)
 	if f == nil {
 		return nil
 	}
-	return newErr(p.path, f.line, op, detailf(ErrSecret,
+	return newErr(p.path, f.line, op, detailf(errSecret,
 		"%v: the cassette holds %s at line %d (the value is not shown); a cassette must never hold credentials: treat it as leaked (revoke it), then re-record the cassette, which redacts credentials: %s",
-		ErrSecret, f.what, f.line, refresh))
+		errSecret, f.what, f.line, refresh))
 }

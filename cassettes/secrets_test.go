@@ -82,7 +82,7 @@ func TestSaveRefusesEveryShape(t *testing.T) {
 			require.NoError(t, err)
 			readAll(t, do(t, c.Client(), "https://api.example.com", plainReq{method: "POST", path: "/v1/messages", body: `{}`}))
 			err = c.Close()
-			require.ErrorIs(t, err, ErrSecret)
+			require.ErrorIs(t, err, errSecret)
 			var ce *CassetteError
 			require.ErrorAs(t, err, &ce)
 			require.Positive(t, ce.Line)
@@ -132,12 +132,12 @@ func TestOpenAndVerifyReportCredentials(t *testing.T) {
 			}
 			require.Positive(t, line)
 			_, err = Apply(dir, []Update{{File: "s.happy.yaml", Staged: staged}}, "")
-			require.ErrorIs(t, err, ErrSecret, "Apply refuses it")
+			require.ErrorIs(t, err, errSecret, "Apply refuses it")
 			path := filepath.Join(dir, "s.happy.yaml")
 			require.NoError(t, os.WriteFile(path, raw, 0o644))
 			// Another recorder's cassette: no manifest.
 			_, err = Open(path, Options{})
-			require.ErrorIs(t, err, ErrSecret)
+			require.ErrorIs(t, err, errSecret)
 			// Listed in a manifest written by hand, for Verify.
 			writeManifestFor(t, dir, "s.happy.yaml")
 			_, openErr := Open(path, Options{})
@@ -149,7 +149,7 @@ func TestOpenAndVerifyReportCredentials(t *testing.T) {
 				errs = append(errs, openErr)
 			}
 			for _, err := range errs {
-				require.ErrorIs(t, err, ErrSecret)
+				require.ErrorIs(t, err, errSecret)
 				var ce *CassetteError
 				require.ErrorAs(t, err, &ce)
 				require.Equal(t, path, ce.Path)

@@ -32,7 +32,7 @@ func (c *checker) checkSelect(cur inspector.Cursor, s *ast.SelectStmt) {
 	if c.oneProducer(body, live) {
 		return
 	}
-	c.report(s, CategorySelect, "select with %d communication cases picks one at random when several are ready; receive in a fixed order, or make at most one case ready at a time", len(live))
+	c.report(s, catSelect, "select with %d communication cases picks one at random when several are ready; receive in a fixed order, or make at most one case ready at a time", len(live))
 }
 
 // commChan returns the channel a select case sends on or receives from.
@@ -329,7 +329,7 @@ func (c *checker) checkGoroutine(cur inspector.Cursor, lit *ast.FuncLit, after t
 			if c.sortedAfter(name, body, after) || !c.reachesOutput(body, s.Lhs[i]) {
 				continue
 			}
-			c.report(call, CategoryGoAppend, "goroutine appends to shared slice %s: the order depends on scheduling; write results by index (%s[i] = ...) or sort %s after the goroutines finish", name, name, name)
+			c.report(call, catGoAppend, "goroutine appends to shared slice %s: the order depends on scheduling; write results by index (%s[i] = ...) or sort %s after the goroutines finish", name, name, name)
 		}
 		return true
 	})
@@ -362,5 +362,5 @@ func (c *checker) checkCollect(cur inspector.Cursor, call *ast.CallExpr) {
 	if v, ok := c.flow.exprs[call]; ok && !c.flow.reachTarget(v) {
 		return
 	}
-	c.report(call, CategoryMapOrder, "slices.%s over a map iterator yields the entries in random order; use slices.Sorted(maps.Keys(m)) or sort the result", name)
+	c.report(call, catMapOrder, "slices.%s over a map iterator yields the entries in random order; use slices.Sorted(maps.Keys(m)) or sort the result", name)
 }

@@ -24,24 +24,25 @@ const DefaultPackages = `^github\.com/codegenie/codegenie/(events|rag|prompt|llm
 // codegenieModule is the module DefaultPackages narrows.
 const codegenieModule = "github.com/codegenie/codegenie"
 
-// Diagnostic categories, one per kind of finding.
+// The categories of diagnostics (analysis.Diagnostic.Category), one per
+// kind of finding; the package documentation lists them.
 const (
-	CategoryWallClock = "wallclock"
-	CategoryRand      = "rand"
-	CategoryCrypto    = "cryptorand"
-	CategoryUUID      = "uuid"
-	CategoryEnv       = "env"
-	CategoryMapOrder  = "maporder"
-	CategorySelect    = "select"
-	CategoryGoAppend  = "goappend"
-	CategoryIgnore    = "ignore"
-	CategoryProcess   = "process"
-	CategoryMapHash   = "maphash"
-	CategoryZone      = "timezone"
-	CategoryUmask     = "umask"
-	CategoryGob       = "gob"
-	CategorySort      = "unstablesort"
-	CategoryLatency   = "latency"
+	catWallClock = "wallclock"
+	catRand      = "rand"
+	catCrypto    = "cryptorand"
+	catUUID      = "uuid"
+	catEnv       = "env"
+	catMapOrder  = "maporder"
+	catSelect    = "select"
+	catGoAppend  = "goappend"
+	catIgnore    = "ignore"
+	catProcess   = "process"
+	catMapHash   = "maphash"
+	catZone      = "timezone"
+	catUmask     = "umask"
+	catGob       = "gob"
+	catSort      = "unstablesort"
+	catLatency   = "latency"
 )
 
 // Config configures an analyzer made by New. The zero value checks the
@@ -204,7 +205,7 @@ func (c *checker) collectIgnores(f *ast.File) {
 			reason := strings.TrimSpace(rest)
 			if reason == "" {
 				c.pass.Report(analysis.Diagnostic{
-					Pos: cm.Pos(), End: cm.End(), Category: CategoryIgnore,
+					Pos: cm.Pos(), End: cm.End(), Category: catIgnore,
 					Message: "//detvet:ignore needs a reason: write //detvet:ignore <why this is deterministic>; a bare directive suppresses nothing",
 				})
 				continue

@@ -3,7 +3,7 @@
 // pipeline's output, before the determinism gate has to catch them at run
 // time. cmd/detvet runs it standalone (go run .../cmd/detvet checks ./... of
 // the module in the current directory) and as a go vet tool; other teams
-// can add Analyzer, or an analyzer made by New, to their own drivers.
+// can add [Analyzer], or an analyzer made by [New], to their own drivers.
 //
 // It is not a proof of determinism: it is a fast check with type
 // information, a value flow over the package's SSA form and a small
@@ -12,8 +12,8 @@
 //
 // # What is reported
 //
-// Only in packages Config selects (the -pkgs flag; by default every
-// package, except that in codegenie's own module only DefaultPackages) and,
+// Only in packages [Config] selects (the -pkgs flag; by default every
+// package, except that in codegenie's own module only [DefaultPackages]) and,
 // unless Config.Tests is set, only in non-test, non-generated files. A
 // source is reported only when its value can reach an output (below):
 //

@@ -125,14 +125,14 @@ func (l *mapLoop) walk(n ast.Node, cond, lit bool) {
 			if !lit {
 				for _, r := range s.Results {
 					if l.t.mentions(r) {
-						l.c.report(s, CategoryMapOrder, "return inside a range over a map returns whichever entry comes first, which is random; %s", sortHint)
+						l.c.report(s, catMapOrder, "return inside a range over a map returns whichever entry comes first, which is random; %s", sortHint)
 						break
 					}
 				}
 			}
 		case *ast.SendStmt:
 			if l.t.mentions(s.Value) {
-				l.c.report(s, CategoryMapOrder, "send on %s inside a range over a map sends in random order; %s", types.ExprString(s.Chan), sortHint)
+				l.c.report(s, catMapOrder, "send on %s inside a range over a map sends in random order; %s", types.ExprString(s.Chan), sortHint)
 			}
 		case *ast.ExprStmt:
 			if call, ok := ast.Unparen(s.X).(*ast.CallExpr); ok {
@@ -167,7 +167,7 @@ func (l *mapLoop) assign(s *ast.AssignStmt, cond bool) {
 			}
 			if len(call.Args) > 1 && l.t.mentions(&ast.CallExpr{Fun: call.Fun, Args: call.Args[1:]}) &&
 				!l.c.sortedAfter(name, l.body, l.span.End()) && l.c.reachesOutput(l.body, lhs) {
-				l.c.report(call, CategoryMapOrder, "append to %s inside a range over a map stores the entries in random order and %s is not sorted afterwards; sort it after the loop, or %s", name, name, sortHint)
+				l.c.report(call, catMapOrder, "append to %s inside a range over a map stores the entries in random order and %s is not sorted afterwards; sort it after the loop, or %s", name, name, sortHint)
 			}
 			continue
 		}
@@ -184,9 +184,9 @@ func (l *mapLoop) assign(s *ast.AssignStmt, cond bool) {
 			case b == nil:
 			case !l.c.reachesOutput(l.body, lhs):
 			case b.Info()&types.IsString != 0:
-				l.c.report(s, CategoryMapOrder, "%s is built by concatenation inside a range over a map, in random order; %s", name, sortHint)
+				l.c.report(s, catMapOrder, "%s is built by concatenation inside a range over a map, in random order; %s", name, sortHint)
 			case b.Info()&(types.IsFloat|types.IsComplex) != 0:
-				l.c.report(s, CategoryMapOrder, "floating-point accumulation into %s inside a range over a map: rounding depends on the random order; %s", name, sortHint)
+				l.c.report(s, catMapOrder, "floating-point accumulation into %s inside a range over a map: rounding depends on the random order; %s", name, sortHint)
 			}
 		case token.ASSIGN:
 			if ix, ok := lhs.(*ast.IndexExpr); ok {
@@ -194,7 +194,7 @@ func (l *mapLoop) assign(s *ast.AssignStmt, cond bool) {
 					continue // keyed by the entry: placement does not depend on order
 				}
 				if !l.c.sortedAfter(types.ExprString(ix.X), l.body, l.span.End()) && l.c.reachesOutput(l.body, ix.X) {
-					l.c.report(s, CategoryMapOrder, "store into %s inside a range over a map fills it in random order and it is not sorted afterwards; %s", types.ExprString(ix.X), sortHint)
+					l.c.report(s, catMapOrder, "store into %s inside a range over a map fills it in random order and it is not sorted afterwards; %s", types.ExprString(ix.X), sortHint)
 				}
 				continue
 			}
@@ -206,7 +206,7 @@ func (l *mapLoop) assign(s *ast.AssignStmt, cond bool) {
 				if l.brk {
 					which = "first"
 				}
-				l.c.report(s, CategoryMapOrder, "assignment to %s inside a range over a map keeps the %s entry visited, which is random; %s", name, which, sortHint)
+				l.c.report(s, catMapOrder, "assignment to %s inside a range over a map keeps the %s entry visited, which is random; %s", name, which, sortHint)
 			}
 		}
 	}
@@ -255,7 +255,7 @@ func (l *mapLoop) write(call *ast.CallExpr) {
 			if dst != nil {
 				what = types.ExprString(dst)
 			}
-			l.c.report(call, CategoryMapOrder, "%s writes to %s inside a range over a map, in random order; %s", name, what, sortHint)
+			l.c.report(call, catMapOrder, "%s writes to %s inside a range over a map, in random order; %s", name, what, sortHint)
 			return
 		}
 	}
@@ -285,7 +285,7 @@ func (l *mapLoop) callback(call *ast.CallExpr) {
 	}
 	for _, a := range call.Args {
 		if l.t.mentions(a) {
-			l.c.report(call, CategoryMapOrder, "call of %s inside a range over a map hands the entries over in random order; %s", v.Name(), sortHint)
+			l.c.report(call, catMapOrder, "call of %s inside a range over a map hands the entries over in random order; %s", v.Name(), sortHint)
 			return
 		}
 	}

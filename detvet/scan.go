@@ -44,11 +44,11 @@ func (c *checker) checkSources() {
 					if w.output || w.returns && f.returnsOut(fn) {
 						c.reportAt(o.pos, o.obj, o.r.category, "%s %s", objName(o.obj), o.r.why)
 					}
-					if o.r.category == CategoryWallClock {
+					if o.r.category == catWallClock {
 						for _, in := range w.ifs {
 							if !latency[in] && isThreshold(in.Cond) && !blocks(in.Parent()) && f.branchMatters(fn, in) {
 								latency[in] = true
-								c.reportAt(in.Cond.Pos(), nil, CategoryLatency, "branch on elapsed time decides what reaches the output; inside a synctest bubble time stands still during CPU work, so the gate never takes the other branch: bound the work by a count, or by a context deadline checked at blocking calls, or inject the clock")
+								c.reportAt(in.Cond.Pos(), nil, catLatency, "branch on elapsed time decides what reaches the output; inside a synctest bubble time stands still during CPU work, so the gate never takes the other branch: bound the work by a count, or by a context deadline checked at blocking calls, or inject the clock")
 							}
 						}
 					}
@@ -149,21 +149,21 @@ func (c *checker) callOccurrence(fn *ssa.Function, call *ssa.Call, creates bool)
 		if fills[key] && len(cc.Args) > 0 {
 			o.marks = []ssa.Value{cc.Args[0]}
 		}
-		if r.category == CategoryMapOrder && sortedLater(call) {
+		if r.category == catMapOrder && sortedLater(call) {
 			return o, false
 		}
 		return o, true
 	}
 	switch {
 	case key == "(*encoding/gob.Encoder).Encode" && len(cc.Args) == 2 && hasMap(dynType(cc.Args[1]), nil):
-		o.r = rule{CategoryGob, "encodes a map, whose entries gob writes in random order; encode a sorted slice of entries instead"}
+		o.r = rule{catGob, "encodes a map, whose entries gob writes in random order; encode a sorted slice of entries instead"}
 		o.marks, o.seeds = []ssa.Value{cc.Args[0]}, []ssa.Value{cc.Args[1]}
 		return o, true
 	case zoneMethods[key] && len(cc.Args) > 0 && localTime(cc.Args[0]):
-		o.r = rule{CategoryZone, "formats a time in the process's local zone (time.Unix and friends return local times); call .UTC() first, or use an explicit *time.Location"}
+		o.r = rule{catZone, "formats a time in the process's local zone (time.Unix and friends return local times); call .UTC() first, or use an explicit *time.Location"}
 		return o, true
 	case creates && cc.IsInvoke() && obj.Name() == "Mode" && obj.Pkg() != nil && obj.Pkg().Path() == "io/fs":
-		o.r = rule{CategoryUmask, "reads back the mode of a file this code creates, which the process umask decides; write the mode you mean (os.Chmod after creating) or leave it out of the output"}
+		o.r = rule{catUmask, "reads back the mode of a file this code creates, which the process umask decides; write the mode you mean (os.Chmod after creating) or leave it out of the output"}
 		return o, true
 	}
 	return occurrence{}, false

@@ -51,7 +51,7 @@ func (c *checker) checkSort(cur inspector.Cursor, call *ast.CallExpr) {
 	if !c.reachesOutput(enclosingBody(cur), call.Args[0]) {
 		return
 	}
-	c.report(call, CategorySort, "%s.%s is not stable and its comparator %s, so tied elements come out in an order the sort algorithm decides, which can change with the Go release; use %s, or break ties on a unique field", pkg, name, loose, stableOf(pkg, name))
+	c.report(call, catSort, "%s.%s is not stable and its comparator %s, so tied elements come out in an order the sort algorithm decides, which can change with the Go release; use %s, or break ties on a unique field", pkg, name, loose, stableOf(pkg, name))
 }
 
 func stableOf(pkg, name string) string {

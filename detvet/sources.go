@@ -32,63 +32,63 @@ const (
 // rule. math/rand, math/rand/v2 and crypto/rand are matched by package in
 // funcRule.
 var sourceFuncs = map[string]rule{
-	"time.Now":   {CategoryWallClock, whyClock},
-	"time.Since": {CategoryWallClock, whyClock},
-	"time.Until": {CategoryWallClock, whyClock},
+	"time.Now":   {catWallClock, whyClock},
+	"time.Since": {catWallClock, whyClock},
+	"time.Until": {catWallClock, whyClock},
 
-	"github.com/google/uuid.New":             {CategoryUUID, whyUUID},
-	"github.com/google/uuid.NewString":       {CategoryUUID, whyUUID},
-	"github.com/google/uuid.NewRandom":       {CategoryUUID, whyUUID},
-	"github.com/google/uuid.NewUUID":         {CategoryUUID, whyUUID},
-	"github.com/google/uuid.NewV6":           {CategoryUUID, whyUUID},
-	"github.com/google/uuid.NewV7":           {CategoryUUID, whyUUID},
-	"github.com/google/uuid.NewV7FromReader": {CategoryUUID, whyUUID},
-	"github.com/google/uuid.NewDCESecurity":  {CategoryUUID, whyUUID},
-	"github.com/google/uuid.NewDCEPerson":    {CategoryUUID, whyUUID},
-	"github.com/google/uuid.NewDCEGroup":     {CategoryUUID, whyUUID},
-	"github.com/gofrs/uuid.NewV1":            {CategoryUUID, whyUUID},
-	"github.com/gofrs/uuid.NewV4":            {CategoryUUID, whyUUID},
-	"github.com/gofrs/uuid.NewV6":            {CategoryUUID, whyUUID},
-	"github.com/gofrs/uuid.NewV7":            {CategoryUUID, whyUUID},
-	"github.com/gofrs/uuid/v5.NewV1":         {CategoryUUID, whyUUID},
-	"github.com/gofrs/uuid/v5.NewV4":         {CategoryUUID, whyUUID},
-	"github.com/gofrs/uuid/v5.NewV6":         {CategoryUUID, whyUUID},
-	"github.com/gofrs/uuid/v5.NewV7":         {CategoryUUID, whyUUID},
-	"github.com/satori/go.uuid.NewV1":        {CategoryUUID, whyUUID},
-	"github.com/satori/go.uuid.NewV2":        {CategoryUUID, whyUUID},
-	"github.com/satori/go.uuid.NewV4":        {CategoryUUID, whyUUID},
-	"github.com/oklog/ulid/v2.Make":          {CategoryUUID, whyULID},
-	"github.com/oklog/ulid/v2.Now":           {CategoryUUID, whyULID},
+	"github.com/google/uuid.New":             {catUUID, whyUUID},
+	"github.com/google/uuid.NewString":       {catUUID, whyUUID},
+	"github.com/google/uuid.NewRandom":       {catUUID, whyUUID},
+	"github.com/google/uuid.NewUUID":         {catUUID, whyUUID},
+	"github.com/google/uuid.NewV6":           {catUUID, whyUUID},
+	"github.com/google/uuid.NewV7":           {catUUID, whyUUID},
+	"github.com/google/uuid.NewV7FromReader": {catUUID, whyUUID},
+	"github.com/google/uuid.NewDCESecurity":  {catUUID, whyUUID},
+	"github.com/google/uuid.NewDCEPerson":    {catUUID, whyUUID},
+	"github.com/google/uuid.NewDCEGroup":     {catUUID, whyUUID},
+	"github.com/gofrs/uuid.NewV1":            {catUUID, whyUUID},
+	"github.com/gofrs/uuid.NewV4":            {catUUID, whyUUID},
+	"github.com/gofrs/uuid.NewV6":            {catUUID, whyUUID},
+	"github.com/gofrs/uuid.NewV7":            {catUUID, whyUUID},
+	"github.com/gofrs/uuid/v5.NewV1":         {catUUID, whyUUID},
+	"github.com/gofrs/uuid/v5.NewV4":         {catUUID, whyUUID},
+	"github.com/gofrs/uuid/v5.NewV6":         {catUUID, whyUUID},
+	"github.com/gofrs/uuid/v5.NewV7":         {catUUID, whyUUID},
+	"github.com/satori/go.uuid.NewV1":        {catUUID, whyUUID},
+	"github.com/satori/go.uuid.NewV2":        {catUUID, whyUUID},
+	"github.com/satori/go.uuid.NewV4":        {catUUID, whyUUID},
+	"github.com/oklog/ulid/v2.Make":          {catUUID, whyULID},
+	"github.com/oklog/ulid/v2.Now":           {catUUID, whyULID},
 
-	"os.Getenv":        {CategoryEnv, whyEnv},
-	"os.LookupEnv":     {CategoryEnv, whyEnv},
-	"os.Environ":       {CategoryEnv, whyEnv},
-	"os.ExpandEnv":     {CategoryEnv, whyEnv},
-	"syscall.Getenv":   {CategoryEnv, whyEnv},
-	"syscall.Environ":  {CategoryEnv, whyEnv},
-	"os.UserHomeDir":   {CategoryEnv, whyHome},
-	"os.UserConfigDir": {CategoryEnv, whyHome},
-	"os.UserCacheDir":  {CategoryEnv, whyHome},
+	"os.Getenv":        {catEnv, whyEnv},
+	"os.LookupEnv":     {catEnv, whyEnv},
+	"os.Environ":       {catEnv, whyEnv},
+	"os.ExpandEnv":     {catEnv, whyEnv},
+	"syscall.Getenv":   {catEnv, whyEnv},
+	"syscall.Environ":  {catEnv, whyEnv},
+	"os.UserHomeDir":   {catEnv, whyHome},
+	"os.UserConfigDir": {catEnv, whyHome},
+	"os.UserCacheDir":  {catEnv, whyHome},
 
-	"runtime.NumGoroutine": {CategoryProcess, "counts goroutines, which depends on scheduling and on what else runs; keep it out of the output"},
-	"os.Executable":        {CategoryProcess, whyProcess},
-	"os.Hostname":          {CategoryProcess, whyProcess},
-	"os.Getpid":            {CategoryProcess, whyProcess},
-	"os.Getwd":             {CategoryProcess, whyProcess},
-	"os.TempDir":           {CategoryProcess, whyProcess},
-	"runtime.Stack":        {CategoryProcess, whyStack},
-	"runtime/debug.Stack":  {CategoryProcess, whyStack},
+	"runtime.NumGoroutine": {catProcess, "counts goroutines, which depends on scheduling and on what else runs; keep it out of the output"},
+	"os.Executable":        {catProcess, whyProcess},
+	"os.Hostname":          {catProcess, whyProcess},
+	"os.Getpid":            {catProcess, whyProcess},
+	"os.Getwd":             {catProcess, whyProcess},
+	"os.TempDir":           {catProcess, whyProcess},
+	"runtime.Stack":        {catProcess, whyStack},
+	"runtime/debug.Stack":  {catProcess, whyStack},
 
-	"hash/maphash.MakeSeed":        {CategoryMapHash, whyHash},
-	"hash/maphash.Bytes":           {CategoryMapHash, whyHash},
-	"hash/maphash.String":          {CategoryMapHash, whyHash},
-	"hash/maphash.Comparable":      {CategoryMapHash, whyHash},
-	"hash/maphash.WriteComparable": {CategoryMapHash, whyHash},
-	"(*hash/maphash.Hash).Sum64":   {CategoryMapHash, whyHash},
-	"(*hash/maphash.Hash).Sum":     {CategoryMapHash, whyHash},
-	"(time.Time).Local":            {CategoryZone, whyZone},
-	"(reflect.Value).MapKeys":      {CategoryMapOrder, "returns the map's keys in random order; sort them before use"},
-	"(reflect.Value).MapRange":     {CategoryMapOrder, "iterates the map in random order; collect and sort the keys first"},
+	"hash/maphash.MakeSeed":        {catMapHash, whyHash},
+	"hash/maphash.Bytes":           {catMapHash, whyHash},
+	"hash/maphash.String":          {catMapHash, whyHash},
+	"hash/maphash.Comparable":      {catMapHash, whyHash},
+	"hash/maphash.WriteComparable": {catMapHash, whyHash},
+	"(*hash/maphash.Hash).Sum64":   {catMapHash, whyHash},
+	"(*hash/maphash.Hash).Sum":     {catMapHash, whyHash},
+	"(time.Time).Local":            {catZone, whyZone},
+	"(reflect.Value).MapKeys":      {catMapOrder, "returns the map's keys in random order; sort them before use"},
+	"(reflect.Value).MapRange":     {catMapOrder, "iterates the map in random order; collect and sort the keys first"},
 }
 
 // fills lists the sources that write their result into their first
@@ -130,10 +130,10 @@ func funcRule(fn *types.Func) (rule, bool) {
 	switch fn.Pkg().Path() {
 	case "math/rand", "math/rand/v2":
 		if !strings.HasPrefix(fn.Name(), "New") {
-			return rule{CategoryRand, whyRand}, true
+			return rule{catRand, whyRand}, true
 		}
 	case "crypto/rand":
-		return rule{CategoryCrypto, whyCrypto}, true
+		return rule{catCrypto, whyCrypto}, true
 	}
 	return rule{}, false
 }
@@ -146,9 +146,9 @@ func globalRule(v *types.Var) (rule, bool) {
 	}
 	switch v.Pkg().Path() + "." + v.Name() {
 	case "crypto/rand.Reader":
-		return rule{CategoryCrypto, whyCrypto}, true
+		return rule{catCrypto, whyCrypto}, true
 	case "time.Local":
-		return rule{CategoryZone, whyZone}, true
+		return rule{catZone, whyZone}, true
 	}
 	return rule{}, false
 }

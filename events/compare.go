@@ -137,7 +137,7 @@ func newDivergence(a, b []Event, i int, e Event) *Divergence {
 		Parent:   e.Parent,
 		Lane:     e.Lane,
 		Offset:   -1,
-		Chain:    CausalChain(tape, i),
+		Chain:    causalChain(tape, i),
 		TapeLenA: len(a),
 		TapeLenB: len(b),
 	}
@@ -167,11 +167,11 @@ func firstFieldDiff(a, b Event) (field, va, vb string) {
 	return "", "", ""
 }
 
-// CausalChain returns the chain of events in tape from the event at index i
+// causalChain returns the chain of events in tape from the event at index i
 // back to the root, following Parent. It stops at a parent that is missing
 // from the tape or does not come before its child, so a malformed tape
 // gives a short chain, never a loop.
-func CausalChain(tape []Event, i int) []ChainLink {
+func causalChain(tape []Event, i int) []ChainLink {
 	if i < 0 || i >= len(tape) {
 		return nil
 	}

@@ -124,3 +124,19 @@ func (e Event) Strip(fs Field) Event {
 	}
 	return e
 }
+
+// Verify checks what a single event must satisfy on its own: a non-empty
+// Kind, Seq > 0, Parent < Seq, and a PayloadDigest that matches Payload.
+func (e Event) Verify() error {
+	switch {
+	case e.Seq == 0:
+		return fmt.Errorf("event: seq 0 (seqs start at 1)")
+	case e.Kind == "":
+		return fmt.Errorf("event seq %d: empty kind", e.Seq)
+	case e.Parent >= e.Seq:
+		return fmt.Errorf("event seq %d: parent %d does not come before it", e.Seq, e.Parent)
+	case Sum(e.Payload) != e.PayloadDigest:
+		return fmt.Errorf("event seq %d (%s): payload digest %s does not match payload (%s)", e.Seq, e.Kind, e.PayloadDigest, Sum(e.Payload))
+	}
+	return nil
+}

@@ -1,7 +1,6 @@
 package events_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -15,6 +14,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/codegenie/codegenie/events"
+	"github.com/codegenie/codegenie/internal/tapetest"
 )
 
 func TestCanonical(t *testing.T) {
@@ -85,49 +85,6 @@ func TestCanonicalMapOrderProperty(t *testing.T) {
 	})
 }
 
-var genEvent = rapid.Custom(func(t *rapid.T) events.Event {
-	payload := rapid.SliceOfN(rapid.Byte(), 0, 300).Draw(t, "payload")
-	seq := rapid.Uint64Range(1, 1<<40).Draw(t, "seq")
-	e := events.Event{
-		Seq:           seq,
-		Parent:        rapid.Uint64Range(0, seq-1).Draw(t, "parent"),
-		Kind:          events.Kind(rapid.StringN(1, 20, -1).Draw(t, "kind")),
-		Lane:          rapid.StringN(0, 10, -1).Draw(t, "lane"),
-		Payload:       payload,
-		PayloadDigest: events.Sum(payload),
-		AuditEventID:  rapid.String().Draw(t, "audit"),
-	}
-	if rapid.Bool().Draw(t, "stamped") {
-		e.EmittedAt = time.Unix(0, rapid.Int64().Draw(t, "nanos")).UTC()
-	}
-	return e
-})
-
-func TestRecordRoundTrip(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		e := genEvent.Draw(t, "event")
-		rec := events.AppendRecord([]byte("prefix"), e)
-		got, n, err := events.DecodeRecord(rec[len("prefix"):])
-		require.NoError(t, err)
-		require.Equal(t, len(rec)-len("prefix"), n)
-		if len(e.Payload) == 0 {
-			e.Payload = got.Payload // nil vs empty
-		}
-		require.Equal(t, e, got)
-		require.NoError(t, got.Verify())
-	})
-}
-
-func TestDecodeRecordTruncated(t *testing.T) {
-	e := events.Event{Seq: 3, Parent: 1, Kind: kindBuilt, Payload: []byte(`{"a":1}`)}
-	e.PayloadDigest = events.Sum(e.Payload)
-	rec := events.AppendRecord(nil, e)
-	for i := range len(rec) {
-		_, _, err := events.DecodeRecord(rec[:i])
-		require.ErrorIs(t, err, events.ErrCorruptRecord, "prefix of %d bytes", i)
-	}
-}
-
 func TestVerify(t *testing.T) {
 	good := events.Event{Seq: 2, Parent: 1, Kind: kindRequested, Payload: []byte(`{}`)}
 	good.PayloadDigest = events.Sum(good.Payload)
@@ -153,7 +110,7 @@ func TestVerify(t *testing.T) {
 
 func TestChainDigestIgnoresNondeterministicFields(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		evs := rapid.SliceOfN(genEvent, 1, 8).Draw(t, "events")
+		evs := rapid.SliceOfN(tapetest.Event, 1, 8).Draw(t, "events")
 		other := make([]events.Event, len(evs))
 		for i, e := range evs {
 			e.EmittedAt = time.Unix(int64(i)*7, 0)
@@ -358,14 +315,13 @@ func TestJoinTwice(t *testing.T) {
 	require.Equal(t, "a", evs[0].Lane)
 }
 
-func BenchmarkChainAdd256(b *testing.B) {
+func BenchmarkChain256(b *testing.B) {
 	payload := []byte(strings.Repeat("p", 256))
 	e := events.Event{Seq: 1, Kind: kindBuilt, Payload: payload, PayloadDigest: events.Sum(payload)}
-	var c events.Chainer
-	b.SetBytes(int64(len(events.AppendRecord(nil, e))))
+	evs := []events.Event{e}
 	b.ReportAllocs()
 	for b.Loop() {
-		c.Add(e)
+		events.Chain(evs)
 	}
 }
 
@@ -377,61 +333,6 @@ func BenchmarkCanonical(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-}
-
-func TestRecordEmittedAtExtremes(t *testing.T) {
-	for _, ns := range []int64{math.MinInt64, -1, 0, 1, math.MaxInt64} {
-		e := events.Event{Seq: 1, Kind: kindStarted, EmittedAt: time.Unix(0, ns).UTC()}
-		got, _, err := events.DecodeRecord(events.AppendRecord(nil, e))
-		require.NoError(t, err)
-		require.True(t, e.EmittedAt.Equal(got.EmittedAt), "UnixNano %d: got %v", ns, got.EmittedAt)
-	}
-}
-
-// TestParseRecordIsStrict: a record that decodes to the right values but is
-// not in the canonical encoding is refused, naming the field.
-func TestParseRecordIsStrict(t *testing.T) {
-	good := events.AppendRecord(nil, events.Event{Seq: 1, Kind: "k", PayloadDigest: events.Sum(nil)})
-	nonMinimalSeq := append([]byte{0x81, 0x00}, good[1:]...)
-	badFlag := bytes.Clone(good)
-	badFlag[len(badFlag)-2] = 2 // the emitted flag
-	for _, tc := range []struct {
-		name, field string
-		rec         []byte
-	}{
-		{"non-minimal varint", "seq", nonMinimalSeq},
-		{"emitted flag", "emitted", badFlag},
-		{"truncated", "audit", good[:len(good)-1]},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			_, _, err := events.DecodeRecord(tc.rec)
-			require.ErrorIs(t, err, events.ErrCorruptRecord)
-			require.Contains(t, err.Error(), "field "+tc.field)
-		})
-	}
-	var r events.Record
-	long := events.AppendRecord(nil, events.Event{Seq: 1, Kind: "a-long-kind"})
-	_, err := events.ParseRecord(long, &r, events.RecordLimits{MaxString: 4})
-	require.ErrorIs(t, err, events.ErrRecordLimit)
-	require.Contains(t, err.Error(), "field kind")
-}
-
-// TestRecordHeader: the header record is the record with the payload
-// elided, the same from an event and from a parsed record.
-func TestRecordHeader(t *testing.T) {
-	e := events.Event{Seq: 4, Parent: 2, Kind: "k", Lane: "l", Payload: []byte(`{"a":1}`), AuditEventID: "id",
-		EmittedAt: time.Unix(3, 4).UTC()}
-	e.PayloadDigest = events.Sum(e.Payload)
-	rec := events.AppendRecord(nil, e)
-	var r events.Record
-	n, err := events.ParseRecord(rec, &r, events.RecordLimits{})
-	require.NoError(t, err)
-	require.Equal(t, len(rec), n)
-	noPayload := e
-	noPayload.Payload = nil
-	require.Equal(t, events.AppendRecord(nil, noPayload), events.AppendHeader(nil, e))
-	require.Equal(t, events.AppendHeader(nil, e), r.AppendHeader(nil, rec))
-	require.False(t, r.HeaderOnly())
 }
 
 func TestJoinOpen(t *testing.T) {

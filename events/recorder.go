@@ -12,9 +12,9 @@ import (
 	"github.com/codegenie/codegenie/internal/assign"
 )
 
-// ErrJoined is returned when a lane or fork is used after its fork was
+// errJoined is returned when a lane or fork is used after its fork was
 // joined.
-var ErrJoined = errors.New("fork already joined")
+var errJoined = errors.New("fork already joined")
 
 // Options configures a Recorder. The zero value records no timestamps and no
 // IDs, which is what replay wants; production callers inject both.
@@ -159,7 +159,7 @@ func (f *Fork) Join() (map[string]uint64, error) {
 	f.mu.Lock()
 	if f.joined {
 		f.mu.Unlock()
-		return nil, ErrJoined
+		return nil, errJoined
 	}
 	f.joined = true
 	lanes := make([]*Lane, 0, len(f.lanes))
@@ -220,7 +220,7 @@ func (l *Lane) Emit(kind Kind, payload any) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed {
-		return fmt.Errorf("events: lane %q emit %s: %w", l.name, kind, ErrJoined)
+		return fmt.Errorf("events: lane %q emit %s: %w", l.name, kind, errJoined)
 	}
 	l.events = append(l.events, e)
 	return nil

@@ -16,6 +16,8 @@ import (
 
 	"github.com/codegenie/codegenie/events"
 	"github.com/codegenie/codegenie/fallback"
+	"github.com/codegenie/codegenie/internal/eventrec"
+	"github.com/codegenie/codegenie/internal/tape"
 	"github.com/codegenie/codegenie/internal/tapetest"
 	"github.com/codegenie/codegenie/replay"
 )
@@ -76,31 +78,39 @@ func writeTape(t testing.TB, dir string, evs []events.Event) {
 	require.NoError(t, replay.Write(context.Background(), dir, b))
 }
 
-// logMagic is the first line of events.log (see package replay).
-const logMagic = "CGRLOG2\n"
+// The parts of the directory bundle format (see package replay) the
+// baseline reads: the first line of events.log, the bounds of a stored
+// record and of its strings, and the payload size from which a payload is
+// a blob.
+const (
+	logMagic      = "CGRLOG2\n"
+	maxRecord     = 1 << 20
+	maxString     = 4096
+	blobThreshold = 1024
+)
 
 // plainStream streams the directory bundle's events.log to fn with no
 // check at all, reading the framing package replay specifies: records
-// are parsed (events.ParseRecord), blobs read once and shared like
+// are parsed (eventrec.Parse), blobs read once and shared like
 // replay's Reader shares them, inline payloads copied into an arena like
 // Reader.Next copies them. It is the baseline validation is measured
 // against. fn owns each event's payload.
 func plainStream(path string, fn func(events.Event) error) error {
-	f, err := os.Open(filepath.Join(path, replay.EventsFile))
+	f, err := os.Open(filepath.Join(path, "events.log"))
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	br := bufio.NewReaderSize(f, replay.MaxRecord+64)
+	br := bufio.NewReaderSize(f, maxRecord+64)
 	magic := make([]byte, len(logMagic))
 	if _, err := io.ReadFull(br, magic); err != nil || string(magic) != logMagic {
 		return fmt.Errorf("%s: not an events.log (%v)", path, err)
 	}
-	limits := events.RecordLimits{MaxString: replay.MaxString, MaxPayload: replay.BlobThreshold - 1}
+	limits := eventrec.Limits{MaxString: maxString, MaxPayload: blobThreshold - 1}
 	empty := events.Sum(nil)
-	var r events.Record
+	var r eventrec.Record
 	var a arena
-	var kinds events.Interner
+	var kinds eventrec.Interner
 	cache := map[events.Digest][]byte{}
 	for {
 		n, err := binary.ReadUvarint(br)
@@ -123,14 +133,14 @@ func plainStream(path string, fn func(events.Event) error) error {
 		if err != nil {
 			return err
 		}
-		if _, err := events.ParseRecord(frame[:n], &r, limits); err != nil {
+		if _, err := eventrec.Parse(frame[:n], &r, limits); err != nil {
 			return err
 		}
-		e := r.EventInterned(&kinds)
+		e := tape.Event(&r, &kinds)
 		if len(e.Payload) == 0 && e.PayloadDigest != empty { // a blob
 			b, ok := cache[e.PayloadDigest]
 			if !ok {
-				if b, err = os.ReadFile(filepath.Join(path, replay.BlobDir, e.PayloadDigest.String())); err != nil {
+				if b, err = os.ReadFile(filepath.Join(path, "blobs", e.PayloadDigest.String())); err != nil {
 					return err
 				}
 				cache[e.PayloadDigest] = b

@@ -2,10 +2,10 @@
 // a replayed run differ from the recorded one fail loudly in replay mode,
 // and supplies the deterministic stand-ins a replayed run uses instead.
 //
-// A context is put into replay mode with WithReplay. Code on the pipeline
-// path calls AssertReplaySafe before an operation that may not happen
-// during replay; in replay mode the call returns a *ReplayModeError naming
-// the operation, which matches ErrReplayMode under errors.Is. Outside
+// A context is put into replay mode with [WithReplay]. Code on the pipeline
+// path calls [AssertReplaySafe] before an operation that may not happen
+// during replay; in replay mode the call returns a [*ReplayModeError] naming
+// the operation, which matches [ErrReplayMode] under errors.Is. Outside
 // replay mode it returns nil and the operation proceeds. The fallback
 // pipeline does so for its live operations: a remote embedding call
 // (rag.OpenAIEmbedder), and the wall clock and random IDs it stamps events
@@ -13,17 +13,17 @@
 //
 // The stand-ins:
 //
-//   - Network: Transport returns an *http.Transport whose dialer refuses
+//   - Network: [Transport] returns an *http.Transport whose dialer refuses
 //     every connection with a *ReplayModeError naming the host, to be used
 //     wherever a cassette would otherwise fall back to a real transport.
-//   - Time: WallClock hands out the wall clock only outside replay mode;
-//     RecordedClock (ClockFromTape) replays the timestamps of a recorded
+//   - Time: [WallClock] hands out the wall clock only outside replay mode;
+//     [RecordedClock] ([ClockFromTape]) replays the timestamps of a recorded
 //     tape (events.Event.EmittedAt) and never reads the wall clock.
-//   - IDs: RandomIDSource hands out random IDs only outside replay mode;
-//     IDSource derives IDs from a RunKey and a sequence number.
+//   - IDs: [RandomIDSource] hands out random IDs only outside replay mode;
+//     [IDSource] derives IDs from a RunKey and a sequence number.
 //
-// CountingDialer counts dial attempts and successful connections; attached
-// to a context with WithDialCounter it also observes every dial refused by
+// [CountingDialer] counts dial attempts and successful connections; attached
+// to a context with [WithDialCounter] it also observes every dial refused by
 // Transport. Package guardtest installs one in place of
 // http.DefaultTransport for the duration of a test.
 //
@@ -33,7 +33,7 @@
 //
 // # Deterministic ID format
 //
-// DeterministicID(runKey, seq) is the first 16 bytes of
+// [DeterministicID](runKey, seq) is the first 16 bytes of
 //
 //	blake3-256("codegenie/guard/id/v1" || 0x00 || runKey || 0x00 || seq as 8 bytes big-endian)
 //

@@ -74,7 +74,7 @@ func (b *childBatch) attribute(ctx context.Context, g *grouper, classes []*group
 			return nil // the test process alone already differs
 		case c.InProcess > 0:
 			base = c
-		case target == nil && len(c.Processes) > 0 && c.ErrorKind != ErrorKindChild:
+		case target == nil && len(c.Processes) > 0 && c.ErrorKind != errorKindChild:
 			target, targetClass = c, i+1
 		}
 	}
@@ -93,7 +93,7 @@ func (b *childBatch) attribute(ctx context.Context, g *grouper, classes []*group
 		switch {
 		case o == nil:
 			return attempt{fail: "not run: the gate was stopped"}
-		case o.errKind == ErrorKindChild:
+		case o.errKind == errorKindChild:
 			return attempt{fail: maskText(o.errText, b.rc.Cassette.APIKey)}
 		}
 		k := g.keyOf(o)
@@ -195,7 +195,7 @@ func freshClass(classes []*group) int {
 	inProcess, children := 0, 0
 	for _, c := range classes {
 		inProcess += c.InProcess
-		if c.ErrorKind != ErrorKindChild {
+		if c.ErrorKind != errorKindChild {
 			children += len(c.Processes)
 		}
 	}

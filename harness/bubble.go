@@ -50,7 +50,7 @@ func (b *bubbleRunner) run(ctx context.Context, iter, procs int) outcome {
 	}()
 	limit, why := runLimit(b.rc, b.deadline)
 	o := watch(limit, why, iter, procs, done, func() ([]Goroutine, bool) { return inBubble(int(id.Load())), true })
-	if o.errKind != ErrorKindHung && p != nil {
+	if o.errKind != errorKindHung && p != nil {
 		panic(p)
 	}
 	return o
@@ -75,7 +75,7 @@ func (b *bubbleRunner) runBubble(ctx context.Context, iter, procs int, id *atomi
 		if strings.Contains(err.Error(), "main bubble goroutine has exited") {
 			e.o.leaks = stuck
 			if e.o.errKind == "" {
-				e.o.errKind = ErrorKindLeak
+				e.o.errKind = errorKindLeak
 				e.o.errText = fmt.Sprintf("run %d left %d goroutine(s) blocked in its bubble", iter, len(stuck))
 			}
 			return

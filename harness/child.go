@@ -19,12 +19,13 @@ import (
 	"time"
 
 	"github.com/codegenie/codegenie/cassettes"
+	"github.com/codegenie/codegenie/internal/hint"
 )
 
-// ChildError is a run whose child process did not deliver a well-formed
+// childError is a run whose child process did not deliver a well-formed
 // report (it crashed, hung past its time limit, or wrote garbage) or left
 // a process it started running after it ended.
-type ChildError struct {
+type childError struct {
 	Run    int    // the run the child was making
 	PID    int    // 0 when it never started
 	Reason string // "crashed", "hung", "garbage", "leaked" or "start"
@@ -32,7 +33,7 @@ type ChildError struct {
 	Output string // the tail of the child's stdout and stderr
 }
 
-func (e *ChildError) Error() string {
+func (e *childError) Error() string {
 	s := fmt.Sprintf("child process for run %d (pid %d) %s: %s", e.Run, e.PID, e.Reason, e.Detail)
 	if e.Output != "" {
 		s += "\nlast output of the child:\n" + e.Output
@@ -63,7 +64,7 @@ func newChildRunner(t testingT, scenario string) (*childRunner, error) {
 	if err != nil {
 		return nil, fmt.Errorf("harness: child processes: %w", err)
 	}
-	root, _ := moduleRoot(wd)
+	root, _ := hint.RootOf(wd)
 	return &childRunner{test: t.Name(), scenario: scenario, exe: os.Args[0], wd: wd, root: root, tmp: t.TempDir}, nil
 }
 
@@ -163,7 +164,7 @@ func (b *childBatch) keep(o *outcome) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.stopped && b.drop && o.errKind == ErrorKindChild {
+	if b.stopped && b.drop && o.errKind == errorKindChild {
 		return
 	}
 	b.out = append(b.out, o)
@@ -206,14 +207,14 @@ func (b *childBatch) summary() *ProcessSummary {
 // run makes run iter in a new child process perturbed by p. With discover
 // the child logs the environment variables it reads, which run returns.
 // A child that cannot deliver its report becomes an outcome with a
-// *ChildError; only a context already done gives nil (no run made).
+// *childError; only a context already done gives nil (no run made).
 func (r *childRunner) run(ctx context.Context, rc *resolved, iter int, p plan, discover bool) (*outcome, []string) {
 	procs := rc.Procs[iter%len(rc.Procs)]
 	o := &outcome{iter: iter, procs: procs}
 	if ctx.Err() != nil {
 		return nil, nil
 	}
-	fail := func(ce *ChildError) (*outcome, []string) {
+	fail := func(ce *childError) (*outcome, []string) {
 		ce.Run = iter
 		o.setErr(ce)
 		o.proc = &Process{Run: iter, PID: ce.PID, GOMAXPROCS: procs, Env: p.env}
@@ -221,13 +222,13 @@ func (r *childRunner) run(ctx context.Context, rc *resolved, iter int, p plan, d
 	}
 	base, err := os.MkdirTemp(r.tmp(), "child-")
 	if err != nil {
-		return fail(&ChildError{Reason: "start", Detail: err.Error()})
+		return fail(&childError{Reason: "start", Detail: err.Error()})
 	}
 	tctx, cancel := context.WithTimeout(ctx, rc.ChildTimeout)
 	defer cancel()
 	cmd, spec, err := r.command(tctx, base, iter, procs, p, discover, rc)
 	if err != nil {
-		return fail(&ChildError{Reason: "start", Detail: err.Error()})
+		return fail(&childError{Reason: "start", Detail: err.Error()})
 	}
 	out := &tailBuffer{max: maxChildOutput}
 	cmd.WaitDelay = time.Second
@@ -242,7 +243,7 @@ func (r *childRunner) run(ctx context.Context, rc *resolved, iter int, p plan, d
 		os.Remove(cmd.Path)
 	}
 	if err != nil {
-		return fail(&ChildError{Reason: "start", Detail: err.Error()})
+		return fail(&childError{Reason: "start", Detail: err.Error()})
 	}
 	pid := cmd.Process.Pid
 	also := ""
@@ -256,21 +257,21 @@ func (r *childRunner) run(ctx context.Context, rc *resolved, iter int, p plan, d
 		if ctx.Err() != nil {
 			why = "killed: the gate stopped (time budget, fail-fast or cancellation)"
 		}
-		return fail(&ChildError{PID: pid, Reason: "hung", Detail: why + also, Output: out.String()})
+		return fail(&childError{PID: pid, Reason: "hung", Detail: why + also, Output: out.String()})
 	case rerr != nil && errors.Is(rerr, os.ErrNotExist):
 		detail := "exited without a report"
 		if werr != nil {
 			detail = fmt.Sprintf("%v without a report", werr)
 		}
-		return fail(&ChildError{PID: pid, Reason: "crashed", Detail: detail + also, Output: out.String()})
+		return fail(&childError{PID: pid, Reason: "crashed", Detail: detail + also, Output: out.String()})
 	case rerr != nil:
-		return fail(&ChildError{PID: pid, Reason: "garbage", Detail: rerr.Error() + also, Output: out.String()})
+		return fail(&childError{PID: pid, Reason: "garbage", Detail: rerr.Error() + also, Output: out.String()})
 	}
 	if err := fillFromReport(o, rep); err != nil {
-		return fail(&ChildError{PID: pid, Reason: "garbage", Detail: err.Error() + also, Output: out.String()})
+		return fail(&childError{PID: pid, Reason: "garbage", Detail: err.Error() + also, Output: out.String()})
 	}
 	if left != nil {
-		return fail(&ChildError{PID: pid, Reason: "leaked", Detail: leftText(left), Output: out.String()})
+		return fail(&childError{PID: pid, Reason: "leaked", Detail: leftText(left), Output: out.String()})
 	}
 	o.proc.Env = p.env
 	var read []string

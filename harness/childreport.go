@@ -9,6 +9,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/codegenie/codegenie/internal/tape"
 )
 
 // readChildReport reads and checks the report a child wrote for spec: at
@@ -52,22 +54,22 @@ func readChildReport(path string, spec *childSpec) (*childReport, error) {
 // knownErrorKind reports whether k is an error kind the harness gives.
 func knownErrorKind(k string) bool {
 	switch k {
-	case ErrorKindCassetteMiss, ErrorKindCassetteUnused, ErrorKindCassetteAbsent, ErrorKindCassette, ErrorKindPanic, ErrorKindDeadlock,
-		ErrorKindLeak, ErrorKindCanceled, ErrorKindChild, ErrorKindPin, ErrorKindHung:
+	case ErrorKindCassetteMiss, errorKindCassetteUnused, errorKindCassetteAbsent, errorKindCassette, errorKindPanic, errorKindDeadlock,
+		errorKindLeak, errorKindCanceled, errorKindChild, errorKindPin, errorKindHung:
 		return true
 	}
-	return strings.HasPrefix(k, ErrorKindError+" (") && strings.HasSuffix(k, ")") && len(k) < 512
+	return strings.HasPrefix(k, errorKindError+" (") && strings.HasSuffix(k, ")") && len(k) < 512
 }
 
 // fillFromReport sets o from a child's report.
 func fillFromReport(o *outcome, rep *childReport) error {
-	tape, err := ReadTape(rep.Tape)
+	evs, err := tape.Read(rep.Tape)
 	if err != nil {
 		return fmt.Errorf("tape: %w", err)
 	}
-	o.output, o.tape, o.pin, o.requests = rep.Output, tape, rep.Pin, rep.Requests
+	o.output, o.tape, o.pin, o.requests = rep.Output, evs, rep.Pin, rep.Requests
 	o.errText, o.errKind, o.leaks = rep.Error, rep.ErrorKind, rep.Leaks
-	if o.errKind == ErrorKindLeak && len(o.leaks) == 0 {
+	if o.errKind == errorKindLeak && len(o.leaks) == 0 {
 		return fmt.Errorf("a leak without goroutines")
 	}
 	p := rep.Observed

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/codegenie/codegenie/internal/atomicfile"
+	"github.com/codegenie/codegenie/internal/tape"
 )
 
 // childVar is the environment variable that makes a test binary a child
@@ -110,7 +111,7 @@ func (c Config) checkAsChild(t testing.TB, spec *childSpec, name string, s Scena
 	o := b.run(t.Context(), spec.Run, spec.Procs)
 	rep := childReport{
 		Format: childReportFormat, Nonce: spec.Nonce, Test: spec.Test, Scenario: spec.Scenario, Run: spec.Run,
-		Output: o.output, Tape: AppendTape(nil, o.tape), Pin: o.pin, Requests: o.requests,
+		Output: o.output, Tape: tape.Append(nil, o.tape), Pin: o.pin, Requests: o.requests,
 		Error: o.errText, ErrorKind: o.errKind, Leaks: o.leaks, Observed: observe(spec.Run),
 	}
 	if hostErr != nil {

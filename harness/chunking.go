@@ -109,7 +109,7 @@ func (s *chunkState) attribute(ctx context.Context, rc *resolved, e env, g *grou
 		s.mu.Lock()
 		plan, used := s.used[c.FirstRun]
 		s.mu.Unlock()
-		if c == base || !used || plan == (chunking.Plan{}) || c.ErrorKind == ErrorKindHung {
+		if c == base || !used || plan == (chunking.Plan{}) || c.ErrorKind == errorKindHung {
 			continue
 		}
 		cs := &Causes{Run: c.FirstRun, Class: i + 1, Chunking: plan.String(), Tried: []string{dimChunking}}
@@ -119,7 +119,7 @@ func (s *chunkState) attribute(ctx context.Context, rc *resolved, e env, g *grou
 			procs := rc.Procs[c.FirstRun%len(rc.Procs)]
 			runtime.GOMAXPROCS(procs)
 			o := e.run(ctx, c.FirstRun, procs)
-			return g.keyOf(&o), ctx.Err() == nil && o.errKind != ErrorKindHung
+			return g.keyOf(&o), ctx.Err() == nil && o.errKind != errorKindHung
 		}
 		k, ok := rerun(false)
 		if !ok || k != keys[c] {

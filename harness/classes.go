@@ -5,23 +5,21 @@ import (
 	"slices"
 
 	"github.com/codegenie/codegenie/events"
+	"github.com/codegenie/codegenie/ledger"
 )
 
-// Verdict is the gate's judgement over every run of a scenario.
-type Verdict string
+// Verdict is the gate's judgement over every run of a scenario: the
+// ledger's Verdict, which records it, or Skipped.
+type Verdict = ledger.Verdict
 
 // The verdicts.
 const (
-	// Pass: one class, no error: every run gave the same outcome.
-	Pass Verdict = "PASS"
-	// Nondeterministic: more than one class, whatever mix of successes and
-	// failures.
-	Nondeterministic Verdict = "NONDETERMINISTIC"
-	// Broken: one class whose runs all failed the same way: a reproducible
-	// failure, not a flaky one.
-	Broken Verdict = "BROKEN"
+	Pass             = ledger.Pass
+	Nondeterministic = ledger.Nondeterministic
+	Broken           = ledger.Broken
 	// Skipped: the scenario was not run by this process (another shard's,
-	// or not the one a child process was started for).
+	// or not the one a child process was started for). It is not a
+	// verdict the ledger records.
 	Skipped Verdict = "SKIPPED"
 )
 

@@ -16,9 +16,9 @@ type Command struct {
 
 // The purposes of a report's commands.
 const (
-	PurposeReproduce = "reproduce" // reruns the test that ran the gate
-	PurposeCompare   = "compare"   // compares the two largest classes' runs in the evidence bundle
-	PurposeReRecord  = "re-record" // re-records the cassettes every run missed the same way
+	purposeReproduce = "reproduce" // reruns the test that ran the gate
+	purposeCompare   = "compare"   // compares the two largest classes' runs in the evidence bundle
+	purposeReRecord  = "re-record" // re-records the cassettes every run missed the same way
 )
 
 // String renders c as one POSIX shell line: "cd DIR && WORDS", each word
@@ -30,13 +30,13 @@ func (c Command) String() string { return hint.Command(c).String() }
 func (r *Report) addCommand(c Command) {
 	r.Commands = append(r.Commands, c)
 	switch c.Purpose {
-	case PurposeReproduce:
+	case purposeReproduce:
 		r.ReproCommand = c.String()
-	case PurposeCompare:
+	case purposeCompare:
 		if r.Divergence != nil {
 			r.Divergence.CompareCommand = c.String()
 		}
-	case PurposeReRecord:
+	case purposeReRecord:
 		r.ReRecordCommand = c.String()
 	}
 }

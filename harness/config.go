@@ -16,18 +16,18 @@ import (
 
 // Defaults for a zero Config.
 const (
-	DefaultIterations = 50
+	defaultIterations = 50
 	DefaultFloor      = 20
-	// DefaultProcesses is the number of runs Check makes in child
+	// defaultProcesses is the number of runs Check makes in child
 	// processes of the test binary when Config.Processes is 0.
-	DefaultProcesses = 4
+	defaultProcesses = 4
 	// DefaultMaxProcs is the highest GOMAXPROCS of the default schedule
 	// (1, 2, ..., max(DefaultMaxProcs, NumCPU)). GOMAXPROCS above the core
 	// count still gives the scheduler more Ps to run goroutines on, so
 	// completion orders vary more than on the cores alone.
 	DefaultMaxProcs = 8
-	// DefaultChildTimeout bounds one child process when Config.Budget is 0.
-	DefaultChildTimeout = 2 * time.Minute
+	// defaultChildTimeout bounds one child process when Config.Budget is 0.
+	defaultChildTimeout = 2 * time.Minute
 )
 
 // AllowEntry is one field allowed to differ between runs, with the reason
@@ -50,16 +50,16 @@ func DefaultAllowlist() []AllowEntry {
 }
 
 // Config configures a gate run; its methods Check and Iterate run one.
-// The zero value is ready to use: DefaultIterations runs, DefaultFloor,
-// no time budget, DefaultAllowlist, DefaultProcesses runs in child
+// The zero value is ready to use: 50 runs, a floor of DefaultFloor,
+// no time budget, DefaultAllowlist, 4 runs in child
 // processes (Check only), the default GOMAXPROCS schedule and the test's
 // artifact directory.
 type Config struct {
-	// Iterations is the number of runs to make; 0 means DefaultIterations.
+	// Iterations is the number of runs to make; 0 means 50.
 	Iterations int
 	// Floor is the minimum number of runs for a verdict; 0 means
 	// DefaultFloor. Fewer runs (because the budget ran out or the context
-	// was cancelled) is a failure wrapping ErrBelowFloor, never a pass.
+	// was cancelled) is a failure, never a pass.
 	Floor int
 	// Budget caps the wall time of the runs; 0 means none. When it is
 	// exceeded no further run starts, a child process still running is
@@ -71,13 +71,13 @@ type Config struct {
 	FailFast bool
 	// Processes is the number of runs Check makes in child processes of
 	// the test binary, each with a perturbed environment (see the package
-	// documentation); 0 means DefaultProcesses, a negative value none.
+	// documentation); 0 means 4, a negative value none.
 	// Iterate, which has no test binary to re-run, makes none.
 	Processes int
 	// RunTimeout bounds one run in the test process, in real time; 0
-	// means DefaultRunTimeout, a negative value no bound. Under Check the
+	// means 2 minutes, a negative value no bound. Under Check the
 	// bound also ends some time before go test's -timeout would kill the
-	// test binary. A run past it fails as hung (ErrorKindHung) with its
+	// test binary. A run past it fails as hung (error kind "hung") with its
 	// goroutines' stacks, no further run is started, and the gate still
 	// writes its report and result. A run's goroutines cannot be stopped
 	// from outside (Iterate cancels the run's context): they are left
@@ -92,11 +92,11 @@ type Config struct {
 	// panic in a goroutine the scenario started, which no recover in the
 	// harness can catch, kills the process it happens in: in the test
 	// process it ends the whole test binary without a report, in a child
-	// it fails that run with a *ChildError. Use it for a scenario that
+	// it fails that run, naming the child. Use it for a scenario that
 	// may panic that way; each run then costs a process start.
 	ProcessPerRun bool
 	// ChildTimeout bounds one child process; 0 means Budget, or
-	// DefaultChildTimeout when there is no budget. A child that runs
+	// 2 minutes when there is no budget. A child that runs
 	// longer is killed and its run fails.
 	ChildTimeout time.Duration
 	// Allowlist names the Event fields allowed to differ. nil means
@@ -148,7 +148,7 @@ type Config struct {
 	ArtifactDir string
 	// ReproCommand is the exact command that reproduces a failure, run
 	// from the module root. In Check, "" means the current test's own go
-	// test command (see ReproCommand).
+	// test command of the test, from the module root.
 	ReproCommand string
 	// Procs is the GOMAXPROCS schedule: run i uses Procs[i%len(Procs)].
 	// nil means 1, 2, ..., max(DefaultMaxProcs, NumCPU). GOMAXPROCS is
@@ -173,8 +173,8 @@ type Config struct {
 	Now func() time.Time
 }
 
-// ErrInvalidConfig is wrapped by every configuration error.
-var ErrInvalidConfig = errors.New("invalid harness config")
+// errInvalidConfig is wrapped by every configuration error.
+var errInvalidConfig = errors.New("invalid harness config")
 
 // resolved is a validated Config with defaults applied, and the state of
 // one gate the runs share.
@@ -209,26 +209,26 @@ type openedCassettes struct {
 func (c Config) resolve() (resolved, error) {
 	r := resolved{Config: c, opened: &openedCassettes{paths: map[string]bool{}}}
 	if r.Iterations == 0 {
-		r.Iterations = DefaultIterations
+		r.Iterations = defaultIterations
 	}
 	if r.Floor == 0 {
 		r.Floor = DefaultFloor
 	}
 	if r.Processes == 0 {
-		r.Processes = DefaultProcesses
+		r.Processes = defaultProcesses
 	}
 	r.Processes = max(r.Processes, 0)
 	switch {
 	case r.Iterations < 0:
-		return r, fmt.Errorf("%w: Iterations is %d; set it to a positive count or 0 for %d", ErrInvalidConfig, c.Iterations, DefaultIterations)
+		return r, fmt.Errorf("%w: Iterations is %d; set it to a positive count or 0 for %d", errInvalidConfig, c.Iterations, defaultIterations)
 	case r.Floor < 1:
-		return r, fmt.Errorf("%w: Floor is %d; set it to at least 1 or 0 for %d", ErrInvalidConfig, c.Floor, DefaultFloor)
+		return r, fmt.Errorf("%w: Floor is %d; set it to at least 1 or 0 for %d", errInvalidConfig, c.Floor, DefaultFloor)
 	case r.Iterations < r.Floor:
-		return r, fmt.Errorf("%w: Iterations (%d) is below Floor (%d); a run count under the floor can never pass, raise Iterations", ErrInvalidConfig, r.Iterations, r.Floor)
+		return r, fmt.Errorf("%w: Iterations (%d) is below Floor (%d); a run count under the floor can never pass, raise Iterations", errInvalidConfig, r.Iterations, r.Floor)
 	case r.Budget < 0:
-		return r, fmt.Errorf("%w: Budget is %v; use 0 for no budget", ErrInvalidConfig, c.Budget)
+		return r, fmt.Errorf("%w: Budget is %v; use 0 for no budget", errInvalidConfig, c.Budget)
 	case r.ChildTimeout < 0:
-		return r, fmt.Errorf("%w: ChildTimeout is %v; use 0 for the default", ErrInvalidConfig, c.ChildTimeout)
+		return r, fmt.Errorf("%w: ChildTimeout is %v; use 0 for the default", errInvalidConfig, c.ChildTimeout)
 	}
 	// Run 0 always runs in the test process.
 	r.Processes = min(r.Processes, r.Iterations-1)
@@ -245,20 +245,20 @@ func (c Config) resolve() (resolved, error) {
 	}
 	for i, p := range r.Procs {
 		if p < 1 {
-			return r, fmt.Errorf("%w: Procs[%d] is %d; GOMAXPROCS must be at least 1", ErrInvalidConfig, i, p)
+			return r, fmt.Errorf("%w: Procs[%d] is %d; GOMAXPROCS must be at least 1", errInvalidConfig, i, p)
 		}
 	}
 	if len(r.Procs) == 0 {
-		return r, fmt.Errorf("%w: Procs is empty; leave it nil for the default schedule", ErrInvalidConfig)
+		return r, fmt.Errorf("%w: Procs is empty; leave it nil for the default schedule", errInvalidConfig)
 	}
 	if r.ChildTimeout == 0 {
 		r.ChildTimeout = r.Budget
 		if r.ChildTimeout == 0 {
-			r.ChildTimeout = DefaultChildTimeout
+			r.ChildTimeout = defaultChildTimeout
 		}
 	}
 	if r.RunTimeout == 0 {
-		r.RunTimeout = DefaultRunTimeout
+		r.RunTimeout = defaultRunTimeout
 	}
 	if r.Latency == nil {
 		r.Latency = defaultLatency
@@ -267,7 +267,7 @@ func (c Config) resolve() (resolved, error) {
 		r.Now = time.Now
 	}
 	if r.ReproCommand != "" {
-		c := command(PurposeReproduce, r.ReproCommand)
+		c := command(purposeReproduce, r.ReproCommand)
 		r.repro = &c
 	}
 	return r, nil
@@ -280,13 +280,13 @@ func (r *resolved) resolveAllowlist() error {
 	for i, e := range r.Allowlist {
 		f, err := events.FieldByName(e.Field)
 		if err != nil {
-			return fmt.Errorf("%w: Allowlist[%d]: %w", ErrInvalidConfig, i, err)
+			return fmt.Errorf("%w: Allowlist[%d]: %w", errInvalidConfig, i, err)
 		}
 		if strings.TrimSpace(e.Reason) == "" {
-			return fmt.Errorf("%w: Allowlist[%d] (%s) has no Reason; every allowed difference must say why it is allowed", ErrInvalidConfig, i, e.Field)
+			return fmt.Errorf("%w: Allowlist[%d] (%s) has no Reason; every allowed difference must say why it is allowed", errInvalidConfig, i, e.Field)
 		}
 		if r.strip&f != 0 {
-			return fmt.Errorf("%w: Allowlist[%d] repeats %s", ErrInvalidConfig, i, e.Field)
+			return fmt.Errorf("%w: Allowlist[%d] repeats %s", errInvalidConfig, i, e.Field)
 		}
 		r.strip |= f
 	}

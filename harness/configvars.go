@@ -63,11 +63,11 @@ func (r *resolved) resolveConfigVars() error {
 		name := strings.TrimSuffix(v.Name, "*")
 		switch {
 		case name == "" || strings.ContainsAny(name, "=*\x00"):
-			return fmt.Errorf("%w: ConfigVars[%d] is %q; want a variable name, or a prefix followed by *", ErrInvalidConfig, i, v.Name)
+			return fmt.Errorf("%w: ConfigVars[%d] is %q; want a variable name, or a prefix followed by *", errInvalidConfig, i, v.Name)
 		case strings.TrimSpace(v.Reason) == "":
-			return fmt.Errorf("%w: ConfigVars[%d] (%s) has no Reason; every variable held as configuration must say why it is not an input", ErrInvalidConfig, i, v.Name)
+			return fmt.Errorf("%w: ConfigVars[%d] (%s) has no Reason; every variable held as configuration must say why it is not an input", errInvalidConfig, i, v.Name)
 		case seen[v.Name]:
-			return fmt.Errorf("%w: ConfigVars[%d] repeats %s", ErrInvalidConfig, i, v.Name)
+			return fmt.Errorf("%w: ConfigVars[%d] repeats %s", errInvalidConfig, i, v.Name)
 		}
 		seen[v.Name] = true
 	}

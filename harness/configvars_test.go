@@ -75,7 +75,7 @@ func TestConfigVarsValidated(t *testing.T) {
 		{"repeated", []ConfigVar{{Name: "X", Reason: "r"}, {Name: "X", Reason: "r"}}},
 	} {
 		_, err := Config{ConfigVars: tt.vars}.resolve()
-		require.ErrorIs(t, err, ErrInvalidConfig, tt.name)
+		require.ErrorIs(t, err, errInvalidConfig, tt.name)
 	}
 	rc, err := Config{ConfigVars: append(DefaultConfigVars(), ConfigVar{Name: "MY_SDK_*", Reason: "our own client"})}.resolve()
 	require.NoError(t, err)

@@ -7,8 +7,8 @@
 // evidence is and how to reproduce it.
 //
 // It is not a test framework, a benchmark tool or a scheduler, and it
-// knows nothing about any particular pipeline: a Scenario is any function
-// of a *Run that returns output bytes.
+// knows nothing about any particular pipeline: a [Scenario] is any
+// function of a [*Run] that returns output bytes.
 //
 // # The first test
 //
@@ -22,9 +22,12 @@
 //		})
 //	}
 //
-// Check, the Run (its Recorder, Client and Pin) and a recorded cassette are
-// all it takes. Config holds the options; its zero value is the default,
-// and Config.Iterate is the core for code outside tests.
+// [Check], the [Run] (its [Run.Recorder], [Run.Client] and [Run.Pin]) and
+// a recorded cassette are all it takes. [Config] holds the options; its
+// zero value is the default, and [Config.Iterate] is the core for code
+// outside tests. Both give a [Report] whose [Verdict] is [Pass],
+// [Nondeterministic] or [Broken]; [Report.Err] wraps [ErrNondeterministic]
+// or [ErrBroken] when the gate fails.
 //
 // # One run
 //
@@ -64,8 +67,8 @@
 // A run blocked on I/O, a system call or a lock is not durably blocked,
 // so its bubble never reports it: every run is watched in real time from
 // outside, and one that outlives Config.RunTimeout (default
-// DefaultRunTimeout, and always some time before go test's -timeout)
-// fails as hung (ErrorKindHung) with its goroutines' stacks; no further
+// 2 minutes, and always some time before go test's -timeout)
+// fails as hung (error kind "hung") with its goroutines' stacks; no further
 // run starts, and the report, evidence and result are still written. A
 // panic in a goroutine the scenario started cannot be recovered by the
 // harness and ends the process it happens in, the test binary included;
@@ -110,23 +113,15 @@
 //     which the report names once;
 //   - and the process id.
 //
-// The child protocol: the environment variable CODEGENIE_HARNESS_CHILD
-// holds a JSON spec (format "codegenie-harness-child-spec/1": test,
-// scenario, run, GOMAXPROCS, report path, nonce, hostname). In the child,
-// the Check with that test and scenario makes that one run in a bubble,
-// writes the report (format "codegenie-harness-child-report/1": output,
-// tape in AppendTape encoding, pins, request digests, error and its kind,
-// leaks, and the environment it observed) atomically, and ends the test
-// with t.SkipNow; any other Check in the child returns a Skipped report.
-// The test process reads at most 256 MiB of strict JSON, checks format,
-// nonce, test, scenario and run, and decodes and verifies the tape. A
-// child that exits without a report, outlives Config.ChildTimeout (killed
-// with its process group) or writes anything else is a failed run with a
-// *ChildError naming the child; it can never hang or pass the gate.
+// A child reports its run to the test process in a file the test process
+// checks strictly (docs/FORMATS.md specifies it). A child that exits
+// without a report, outlives Config.ChildTimeout (killed with its process
+// group) or writes anything else is a failed run with an error naming the
+// child; it can never hang or pass the gate.
 //
 // A child is the leader of its own process group (Unix). When it ends,
 // what is left of its group, the processes its scenario started and did
-// not wait for, is killed, and the run fails with a *ChildError
+// not wait for, is killed, and the run fails with an error naming the child
 // ("leaked", naming them on Linux). A process that leaves the group
 // (setsid) escapes this. Windows has no process groups: there a child's
 // own processes are neither found nor killed, and the report says so.
@@ -216,15 +211,15 @@
 //	                     failing gates under DIR
 //
 // A result file is DIR/<scenario>-<16 hex digits>.json, one JSON object
-// (Result, format "codegenie-gate-result/1"): scenario, test, package
+// ([Result], format "codegenie-gate-result/1"): scenario, test, package
 // import path and directory, shard, verdict, failure, iterations, runs,
 // runs in child processes, floor, classes, key and pins, the largest
 // class's digests and event count, causes, the evidence bundle, the
-// reproduce and re-record commands, wall time. ReadResults reads a
-// directory of them; MergeResults merges shards by the rules of
+// reproduce and re-record commands, wall time. [ReadResults] reads a
+// directory of them; [MergeResults] merges shards by the rules of
 // deterministic federation replay (ordered by scenario, then identity;
 // identical results once; a different result for the same scenario a
 // conflict; a scenario without a result, because its shard is missing, an
-// error); WriteSummary prints the one-screen summary from results alone,
+// error); [WriteSummary] prints the one-screen summary from results alone,
 // so a merge prints what the unsharded gate prints.
 package harness

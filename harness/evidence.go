@@ -156,7 +156,7 @@ func writeEvidenceFiles(dir string, rep *Report, g *grouper) error {
 			Note: "replay bundle of runs " + strings.Join(runs, ", ")})
 	}
 	if d := rep.Divergence; d != nil && len(classes) >= 2 && ids[classes[0]] != "" && ids[classes[1]] != "" {
-		rep.addCommand(Command(hint.ToolCommand(PurposeCompare, "replay", "diff", p, "-runs", ids[classes[0]]+","+ids[classes[1]])))
+		rep.addCommand(Command(hint.ToolCommand(purposeCompare, "replay", "diff", p, "-runs", ids[classes[0]]+","+ids[classes[1]])))
 	}
 	jsPath := filepath.Join(dir, "report.json")
 	txtPath := filepath.Join(dir, "report.txt")

@@ -176,22 +176,6 @@ func ExampleDefaultAllowlist() {
 	// AuditEventID
 }
 
-func ExampleReadTape() {
-	rep, _ := harness.Config{}.Iterate(context.Background(), "tape", func(ctx context.Context, run *harness.Run) ([]byte, error) {
-		out, err := pipeline("accept")(ctx, run)
-		file := harness.AppendTape(nil, run.Recorder().Events())
-		evs, rerr := harness.ReadTape(file)
-		if run.Index() == 0 {
-			fmt.Println(rerr, len(evs), evs[1].Kind, string(evs[1].Payload))
-		}
-		return out, err
-	})
-	fmt.Println(rep.Verdict)
-	// Output:
-	// <nil> 2 step.scored {"band":"accept"}
-	// PASS
-}
-
 func ExampleReport_Summary() {
 	rep, _ := harness.Config{Iterations: 20, Procs: []int{1}}.Iterate(context.Background(), "npm", pipeline("accept"))
 	fmt.Println(strings.Join(strings.Fields(rep.Summary())[:6], " "))
@@ -328,13 +312,4 @@ func ExampleReport_Text() {
 	// BROKEN npm: 50 runs in 1 class (50), every run failed the same way (error (*errors.errorString))
 	// class 1, run 0 failed (error (*errors.errorString)):
 	//   no API key
-}
-
-func ExampleAppendTape() {
-	rep, _ := harness.Config{Iterations: 20}.Iterate(context.Background(), "tape", func(ctx context.Context, run *harness.Run) ([]byte, error) {
-		out, err := pipeline("accept")(ctx, run)
-		return harness.AppendTape(out, run.Recorder().Events()), err // the output carries the tape
-	})
-	fmt.Println(rep.Verdict)
-	// Output: PASS
 }

@@ -70,8 +70,8 @@ func gateFlags() (gateConfig, error) {
 // shard is one shard of a CI matrix; the zero shard runs everything.
 type shard struct{ i, n int }
 
-// ErrBadShard: a -gate.shard value is not i/n with 0 <= i < n.
-var ErrBadShard = errors.New("bad shard")
+// errBadShard: a -gate.shard value is not i/n with 0 <= i < n.
+var errBadShard = errors.New("bad shard")
 
 func parseShard(s string) (shard, error) {
 	if s == "" {
@@ -81,7 +81,7 @@ func parseShard(s string) (shard, error) {
 	i, err1 := strconv.Atoi(is)
 	n, err2 := strconv.Atoi(ns)
 	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
-		return shard{}, fmt.Errorf("%w: -gate.shard (or CODEGENIE_GATE_SHARD) is %q; want i/n with 0 <= i < n, e.g. 0/4", ErrBadShard, s)
+		return shard{}, fmt.Errorf("%w: -gate.shard (or CODEGENIE_GATE_SHARD) is %q; want i/n with 0 <= i < n, e.g. 0/4", errBadShard, s)
 	}
 	return shard{i, n}, nil
 }

@@ -362,26 +362,6 @@ func TestBubbleChild(t *testing.T) {
 
 func stuckWorker(ch chan int) { <-ch }
 
-func TestReadTapeErrors(t *testing.T) {
-	e := events.Event{Seq: 1, Kind: "job.started", Payload: []byte(`{}`)}
-	e.PayloadDigest = events.Sum(e.Payload)
-	good := harness.AppendTape(nil, []events.Event{e, {Seq: 2, Parent: 1, Kind: "text.composed", Payload: []byte(`1`), PayloadDigest: events.Sum([]byte(`1`))}})
-	evs, err := harness.ReadTape(good)
-	require.NoError(t, err)
-	require.Len(t, evs, 2)
-
-	_, err = harness.ReadTape(good[:len(good)-3])
-	var te *harness.TapeError
-	require.ErrorAs(t, err, &te)
-	require.Equal(t, 1, te.Record)
-	require.ErrorIs(t, err, events.ErrCorruptRecord)
-
-	bad := harness.AppendTape(nil, []events.Event{{Seq: 1, Kind: "job.started", Payload: []byte(`{}`)}})
-	_, err = harness.ReadTape(bad)
-	require.ErrorIs(t, err, harness.ErrCorruptTape)
-	require.ErrorContains(t, err, "payload digest")
-}
-
 func TestReproCommand(t *testing.T) {
 	t.Run("sub test", func(t *testing.T) {
 		cmd := harness.ReproCommand(t)

@@ -117,7 +117,7 @@ func iterate(ctx context.Context, rc *resolved, rep *Report, s Scenario, e env) 
 		}
 		g.add(&o)
 		rep.Runs++
-		if o.errKind == ErrorKindHung {
+		if o.errKind == errorKindHung {
 			// Its goroutines still run: no run may start beside them.
 			rep.Cancelled = fmt.Sprintf("run %d hung", i)
 			break
@@ -171,7 +171,7 @@ func judge(rc *resolved, rep *Report, g *grouper) []*group {
 	rep.Verdict = verdict(classes)
 	for _, c := range classes {
 		rep.Classes = append(rep.Classes, c.Class)
-		if c.ErrorKind == ErrorKindLeak && c.first != nil && len(rep.Leaks) < maxKept {
+		if c.ErrorKind == errorKindLeak && c.first != nil && len(rep.Leaks) < maxKept {
 			rep.Leaks = append(rep.Leaks, Leak{Run: c.FirstRun, Goroutines: c.first.leaks})
 		}
 	}

@@ -60,7 +60,7 @@ func (w *leakWatcher) run(ctx context.Context, rc *resolved, iter, procs int, s 
 		w.ignore = append(w.ignore, goleak.IgnoreCurrent())
 		return stuck, false
 	})
-	if o.errKind == ErrorKindHung {
+	if o.errKind == errorKindHung {
 		return o
 	}
 	if runtime.NumGoroutine() <= before || goleak.Find(w.ignore...) == nil {
@@ -72,7 +72,7 @@ func (w *leakWatcher) run(ctx context.Context, rc *resolved, iter, procs int, s 
 	w.baseline = ids(all)
 	w.ignore = append(w.ignore, goleak.IgnoreCurrent())
 	if len(o.leaks) > 0 && o.errKind == "" {
-		o.errKind = ErrorKindLeak
+		o.errKind = errorKindLeak
 		o.errText = fmt.Sprintf("run %d left %d goroutine(s) running", iter, len(o.leaks))
 	}
 	return o

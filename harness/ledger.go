@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/codegenie/codegenie/internal/ciinfo"
+	"github.com/codegenie/codegenie/internal/hint"
 	"github.com/codegenie/codegenie/ledger"
 )
 
@@ -42,12 +44,12 @@ func ledgerEntry(rep *Report, getenv func(string) string) ledger.Entry {
 		Scenario:     rep.Scenario,
 		Key:          rep.Key,
 		Components:   rep.Pin,
-		Verdict:      ledger.Verdict(rep.Verdict),
+		Verdict:      rep.Verdict,
 		Runs:         rep.Runs,
 		OutputDigest: rep.OutputDigest.String(),
 		ChainDigest:  rep.ChainDigest.String(),
 		Revision:     revision(getenv),
-		CIJob:        ledger.CIJob(getenv),
+		CIJob:        ciinfo.CIJob(getenv),
 		Evidence:     rep.Result().Evidence,
 		Test:         rep.Test,
 		Package:      relPackageDir(rep.Dir),
@@ -62,7 +64,7 @@ func ledgerEntry(rep *Report, getenv func(string) string) ledger.Entry {
 // the commit CI systems name in their environment (go test binaries carry
 // no VCS stamp).
 func revision(getenv func(string) string) string {
-	if r := ledger.BuildRevision(); r != "" {
+	if r := ciinfo.BuildRevision(); r != "" {
 		return r
 	}
 	for _, k := range []string{"CODEGENIE_REVISION", "GITHUB_SHA", "CI_COMMIT_SHA", "BUILDKITE_COMMIT", "CIRCLE_SHA1", "GIT_COMMIT"} {
@@ -76,7 +78,7 @@ func revision(getenv func(string) string) string {
 // relPackageDir is dir relative to its module root ("." for the root), or
 // dir itself outside a module.
 func relPackageDir(dir string) string {
-	root, err := moduleRoot(dir)
+	root, err := hint.RootOf(dir)
 	if err != nil {
 		return dir
 	}

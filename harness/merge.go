@@ -10,11 +10,11 @@ import (
 
 // Merge conditions.
 var (
-	// ErrMissingScenario: a scenario some shard knows of has no result:
+	// errMissingScenario: a scenario some shard knows of has no result:
 	// the shard that owns it did not run or its results were not merged.
-	ErrMissingScenario = errors.New("scenario missing from the merged results")
-	// ErrConflict: two different results for the same scenario.
-	ErrConflict = errors.New("conflicting results")
+	errMissingScenario = errors.New("scenario missing from the merged results")
+	// errConflict: two different results for the same scenario.
+	errConflict = errors.New("conflicting results")
 )
 
 // scenarioID identifies a scenario across shards.
@@ -30,16 +30,16 @@ func (id scenarioID) String() string {
 // result's canonical JSON without its wall time); identical results are
 // kept once (of results that differ only in wall time, the fastest);
 // Skipped results only say a scenario exists. It fails, naming each
-// problem, when a result is malformed (ErrBadResult: no scenario or
+// problem, when a result is malformed (errBadResult: no scenario or
 // verdict, a bad shard, a negative count), when a scenario some shard
 // skipped has no result (its shard is missing), when a scenario has two
-// different results (ErrConflict), or when the shards disagree on the
+// different results (errConflict), or when the shards disagree on the
 // number of shards. The merge of a merge is the same merge. Whether the
 // merged gate passed is each result's Err.
 func MergeResults(rs []Result) ([]Result, error) {
 	for _, r := range rs {
 		if err := r.validate(); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrBadResult, err)
+			return nil, fmt.Errorf("%w: %w", errBadResult, err)
 		}
 	}
 	type keyed struct {
@@ -79,9 +79,9 @@ func MergeResults(rs []Result) ([]Result, error) {
 			if n := shardCount(all[i].Shard); n > 0 {
 				owner = fmt.Sprintf("shard %d/%d", ShardOf(all[i].Scenario, n), n)
 			}
-			errs = append(errs, fmt.Errorf("%w: %s: no result from %s; did that shard run and were its results (-gate.results) included?", ErrMissingScenario, all[i].id, owner))
+			errs = append(errs, fmt.Errorf("%w: %s: no result from %s; did that shard run and were its results (-gate.results) included?", errMissingScenario, all[i].id, owner))
 		case len(real) > 1:
-			errs = append(errs, fmt.Errorf("%w: %s has %d different results (from shards %s); run each scenario in one shard only", ErrConflict, all[i].id, len(real), strings.Join(shards, ", ")))
+			errs = append(errs, fmt.Errorf("%w: %s has %d different results (from shards %s); run each scenario in one shard only", errConflict, all[i].id, len(real), strings.Join(shards, ", ")))
 		default:
 			out = append(out, real[0].Result)
 		}
@@ -106,7 +106,7 @@ func sameShardCount(rs []Result) error {
 	for _, r := range rs {
 		if m := shardCount(r.Shard); m > 0 {
 			if n > 0 && m != n {
-				return fmt.Errorf("%w: results come from matrices of %d and %d shards; merge one matrix at a time", ErrConflict, n, m)
+				return fmt.Errorf("%w: results come from matrices of %d and %d shards; merge one matrix at a time", errConflict, n, m)
 			}
 			n = m
 		}

@@ -12,20 +12,22 @@ import (
 )
 
 // Error kinds: the third part of a class's identity (Class.ErrorKind). A
-// run that succeeded has kind "".
+// run that succeeded has kind "". Only ErrorKindCassetteMiss is exported:
+// it is the kind a caller acts on (by re-recording the cassette); the
+// others are the strings listed here.
 const (
 	ErrorKindCassetteMiss   = "cassette-miss"   // a request the cassette did not record, or the cassette exhausted
-	ErrorKindCassetteUnused = "cassette-unused" // recorded interactions left unused
-	ErrorKindCassetteAbsent = "cassette-absent" // the cassette file does not exist
-	ErrorKindCassette       = "cassette"        // the cassette could not be opened or verified
-	ErrorKindPanic          = "panic"           // the scenario panicked
-	ErrorKindDeadlock       = "deadlock"        // every goroutine of the run blocked
-	ErrorKindHung           = "hung"            // the run outlived Config.RunTimeout
-	ErrorKindLeak           = "leak"            // the run left goroutines running
-	ErrorKindCanceled       = "canceled"        // the run's context was cancelled
-	ErrorKindChild          = "child"           // a child process crashed, hung or answered garbage (see ChildError)
-	ErrorKindPin            = "pin-conflict"    // a name pinned to two values
-	ErrorKindError          = "error"           // any other error, followed by its Go type
+	errorKindCassetteUnused = "cassette-unused" // recorded interactions left unused
+	errorKindCassetteAbsent = "cassette-absent" // the cassette file does not exist
+	errorKindCassette       = "cassette"        // the cassette could not be opened or verified
+	errorKindPanic          = "panic"           // the scenario panicked
+	errorKindDeadlock       = "deadlock"        // every goroutine of the run blocked
+	errorKindHung           = "hung"            // the run outlived Config.RunTimeout
+	errorKindLeak           = "leak"            // the run left goroutines running
+	errorKindCanceled       = "canceled"        // the run's context was cancelled
+	errorKindChild          = "child"           // a child process crashed, hung or answered garbage (see childError)
+	errorKindPin            = "pin-conflict"    // a name pinned to two values
+	errorKindError          = "error"           // any other error, followed by its Go type
 )
 
 // outcome is one run as the harness keeps it, made in the test process or
@@ -54,41 +56,41 @@ func (o *outcome) setErr(err error) {
 
 // errorKind classifies a run's error; see the ErrorKind constants.
 func errorKind(err error) string {
-	var ce *ChildError
+	var ce *childError
 	var pe *panicError
 	switch {
 	case errors.As(err, &ce):
-		return ErrorKindChild
+		return errorKindChild
 	case errors.As(err, &pe):
-		return ErrorKindPanic
+		return errorKindPanic
 	case errors.Is(err, cassettes.ErrInteractionNotFound), errors.Is(err, cassettes.ErrExhausted):
 		return ErrorKindCassetteMiss
 	case errors.Is(err, cassettes.ErrUnusedInteractions):
-		return ErrorKindCassetteUnused
+		return errorKindCassetteUnused
 	case errors.Is(err, errDeadlock):
-		return ErrorKindDeadlock
+		return errorKindDeadlock
 	case errors.As(err, new(*hungError)):
-		return ErrorKindHung
-	case errors.Is(err, ErrPinConflict):
-		return ErrorKindPin
+		return errorKindHung
+	case errors.Is(err, errPinConflict):
+		return errorKindPin
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return ErrorKindCanceled
+		return errorKindCanceled
 	}
 	if errors.Is(err, cassettes.ErrCassetteNotFound) {
-		return ErrorKindCassetteAbsent
+		return errorKindCassetteAbsent
 	}
 	var cerr *cassettes.CassetteError
 	if errors.As(err, &cerr) {
-		return ErrorKindCassette
+		return errorKindCassette
 	}
-	return fmt.Sprintf("%s (%T)", ErrorKindError, innermost(err))
+	return fmt.Sprintf("%s (%T)", errorKindError, innermost(err))
 }
 
 // reRecordFixes reports whether recording the cassettes again is the
 // answer when every run failed with error kind k: the requests changed
 // (a miss, or interactions left unused) or the cassette does not exist.
 func reRecordFixes(k string) bool {
-	return k == ErrorKindCassetteMiss || k == ErrorKindCassetteUnused || k == ErrorKindCassetteAbsent
+	return k == ErrorKindCassetteMiss || k == errorKindCassetteUnused || k == errorKindCassetteAbsent
 }
 
 // innermost follows Unwrap to the error at the bottom of a chain of

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/codegenie/codegenie/internal/hint"
 )
 
 // moduleRoots is the module root above the working directory as this
@@ -21,7 +23,7 @@ var roots = sync.OnceValue(func() moduleRoots {
 	if err != nil {
 		return moduleRoots{}
 	}
-	root, err := moduleRoot(wd)
+	root, err := hint.RootOf(wd)
 	if err != nil {
 		return moduleRoots{}
 	}

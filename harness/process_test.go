@@ -103,7 +103,7 @@ func TestChildFailures(t *testing.T) {
 			require.Equal(t, Nondeterministic, rep.Verdict, "%s", rep)
 			require.Len(t, rep.Classes, 2)
 			bad := rep.Classes[1]
-			require.Equal(t, ErrorKindChild, bad.ErrorKind)
+			require.Equal(t, errorKindChild, bad.ErrorKind)
 			require.Equal(t, 2, bad.Size)
 			require.Contains(t, bad.Error, "child process for run ")
 			require.Contains(t, bad.Error, tt.reason)
@@ -152,7 +152,7 @@ func TestChildLeavesProcess(t *testing.T) {
 	require.Equal(t, Nondeterministic, rep.Verdict, "%s", rep)
 	require.Len(t, rep.Classes, 2)
 	bad := rep.Classes[1]
-	require.Equal(t, ErrorKindChild, bad.ErrorKind)
+	require.Equal(t, errorKindChild, bad.ErrorKind)
 	require.Equal(t, 2, bad.Size)
 	require.Contains(t, bad.Error, "leaked: left ")
 	if runtime.GOOS == "linux" {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/codegenie/codegenie/events"
+	"github.com/codegenie/codegenie/replay"
 )
 
 // Report is the result of a gate run, as data: Text and String render it
@@ -38,7 +39,7 @@ type Report struct {
 	// FailedFast says Config.FailFast stopped the runs at a divergence.
 	FailedFast bool `json:"failed_fast,omitempty"`
 	// Cancelled says what stopped the runs early, if anything: the
-	// context's cancellation or a hung run (ErrorKindHung).
+	// context's cancellation or a hung run (error kind "hung").
 	Cancelled string `json:"cancelled,omitempty"`
 	// Wall is the wall time of all runs.
 	Wall time.Duration `json:"wall_ns"`
@@ -116,7 +117,7 @@ type Divergence struct {
 	RunA   int `json:"run_a"`
 	RunB   int `json:"run_b"`
 	// Output is the output-byte difference, nil when the outputs are equal.
-	Output *OutputDiff `json:"output,omitempty"`
+	Output *replay.OutputDiff `json:"output,omitempty"`
 	// Event is the first divergent event, nil when the tapes are equal.
 	Event *events.Divergence `json:"event,omitempty"`
 	// PinDiff lists the pins that differ, one "name: a != b" line each.
@@ -140,17 +141,6 @@ type Divergence struct {
 	CompareCommand string `json:"compare_command,omitempty"`
 }
 
-// OutputDiff locates the first difference between two runs' output bytes.
-type OutputDiff struct {
-	Offset   int           `json:"offset"`
-	LenA     int           `json:"len_a"`
-	LenB     int           `json:"len_b"`
-	DigestA  events.Digest `json:"digest_a"`
-	DigestB  events.Digest `json:"digest_b"`
-	ExcerptA string        `json:"excerpt_a"`
-	ExcerptB string        `json:"excerpt_b"`
-}
-
 // Evidence is one file written for a failure.
 type Evidence struct {
 	What string `json:"what"`           // "bundle", "report", "result", ...
@@ -170,12 +160,12 @@ var (
 	ErrNondeterministic = errors.New("nondeterministic")
 	// ErrBroken: every run failed the same way.
 	ErrBroken = errors.New("broken")
-	// ErrRunFailed: at least one run failed.
-	ErrRunFailed = errors.New("run failed")
-	// ErrLeak: a run left goroutines running.
-	ErrLeak = errors.New("goroutine leak")
-	// ErrBelowFloor: fewer runs than Config.Floor were made.
-	ErrBelowFloor = errors.New("fewer runs than the floor")
+	// errRunFailed: at least one run failed.
+	errRunFailed = errors.New("run failed")
+	// errLeak: a run left goroutines running.
+	errLeak = errors.New("goroutine leak")
+	// errBelowFloor: fewer runs than Config.Floor were made.
+	errBelowFloor = errors.New("fewer runs than the floor")
 )
 
 func (r *Report) noteProcs(p int) {
@@ -187,9 +177,10 @@ func (r *Report) noteProcs(p int) {
 // OK reports whether the gate passed (a skipped scenario passes).
 func (r *Report) OK() bool { return r.Err() == nil }
 
-// Err returns nil when the gate passed, else an error wrapping each of
-// ErrNondeterministic, ErrBroken, ErrRunFailed, ErrLeak and ErrBelowFloor
-// that applies, with a one-line reason each. The full story is in Text.
+// Err returns nil when the gate passed, else an error with a one-line
+// reason for each condition that applies (several classes, a reproducible
+// failure, failed runs, leaks, fewer runs than the floor); it wraps
+// ErrNondeterministic or ErrBroken with the verdict. The full story is in Text.
 func (r *Report) Err() error {
 	if r.Verdict == Skipped {
 		return nil
@@ -204,10 +195,10 @@ func (r *Report) Err() error {
 	}
 	for i, c := range r.Classes {
 		if c.ErrorKind != "" {
-			errs = append(errs, fmt.Errorf("%w: scenario %s class %d (%d runs, first run %d): %s", ErrRunFailed, r.Scenario, i+1, c.Size, c.FirstRun, firstLine(c.Error)))
+			errs = append(errs, fmt.Errorf("%w: scenario %s class %d (%d runs, first run %d): %s", errRunFailed, r.Scenario, i+1, c.Size, c.FirstRun, firstLine(c.Error)))
 		}
-		if c.ErrorKind == ErrorKindLeak {
-			errs = append(errs, fmt.Errorf("%w: scenario %s: %d runs left goroutines running", ErrLeak, r.Scenario, c.Size))
+		if c.ErrorKind == errorKindLeak {
+			errs = append(errs, fmt.Errorf("%w: scenario %s: %d runs left goroutines running", errLeak, r.Scenario, c.Size))
 		}
 	}
 	if r.Runs < r.Floor && !r.FailedFast {
@@ -215,7 +206,7 @@ func (r *Report) Err() error {
 		if r.Cancelled != "" {
 			why = r.Cancelled
 		}
-		errs = append(errs, fmt.Errorf("%w: scenario %s made %d runs, floor is %d: %s; speed the scenario up or raise Budget, never lower the floor to pass", ErrBelowFloor, r.Scenario, r.Runs, r.Floor, why))
+		errs = append(errs, fmt.Errorf("%w: scenario %s made %d runs, floor is %d: %s; speed the scenario up or raise Budget, never lower the floor to pass", errBelowFloor, r.Scenario, r.Runs, r.Floor, why))
 	}
 	return errors.Join(errs...)
 }

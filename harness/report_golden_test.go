@@ -207,7 +207,7 @@ func TestNormaliseReport(t *testing.T) {
 // a divergence still leads with the verdict, the reason and the command
 // to run next.
 func TestReportTextHeadline(t *testing.T) {
-	repro := Command{Purpose: PurposeReproduce, Argv: []string{"go", "test", "./p", "-run", "^TestX$", "-count=1"}}
+	repro := Command{Purpose: purposeReproduce, Argv: []string{"go", "test", "./p", "-run", "^TestX$", "-count=1"}}
 	tests := []struct {
 		name string
 		rep  Report

@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -16,17 +15,17 @@ import (
 	"github.com/codegenie/codegenie/internal/shell"
 )
 
-// ReproCommand returns the go test command that reruns exactly the test t
+// defaultReproCommand returns the go test command that reruns exactly the test t
 // (its package, an anchored -run pattern, -count=1), from the root of the module the test belongs to: it
 // runs in the user's module, wherever that is. It is the default
 // Config.ReproCommand in Check.
-func ReproCommand(t testing.TB) string {
+func defaultReproCommand(t testing.TB) string {
 	return reproCommand(t).String()
 }
 
 func reproCommand(t testing.TB) Command {
 	_, bench := t.(*testing.B)
-	return Command(hint.GoTestCommand(PurposeReproduce, t.Name(), bench))
+	return Command(hint.GoTestCommand(purposeReproduce, t.Name(), bench))
 }
 
 // runPattern is the -test.run pattern that selects exactly the test
@@ -39,20 +38,6 @@ func runPattern(name string) string {
 	return strings.Join(parts, "/")
 }
 
-// moduleRoot returns the directory of the go.mod at or above dir.
-func moduleRoot(dir string) (string, error) {
-	for d := dir; ; {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d, nil
-		}
-		up := filepath.Dir(d)
-		if up == d {
-			return "", errors.New("no go.mod above " + dir)
-		}
-		d = up
-	}
-}
-
 // packageOf returns the working directory and the import path of the
 // package there (the module path from go.mod joined with the directory
 // below the module root), or the directory again outside a module.
@@ -61,7 +46,7 @@ func packageOf() (dir, importPath string) {
 	if err != nil {
 		return "", ""
 	}
-	root, err := moduleRoot(dir)
+	root, err := hint.RootOf(dir)
 	if err != nil {
 		return dir, dir
 	}
@@ -84,7 +69,7 @@ func packageOf() (dir, importPath string) {
 // outside a test without either.
 func reRecordCommand(rc *resolved, rep *Report, paths []string) (Command, bool) {
 	if rc.Cassette.Hint != "" {
-		return command(PurposeReRecord, rc.Cassette.Hint), true
+		return command(purposeReRecord, rc.Cassette.Hint), true
 	}
 	bases := make([]string, 0, len(paths))
 	for _, p := range paths {
@@ -98,10 +83,10 @@ func reRecordCommand(rc *resolved, rep *Report, paths []string) (Command, bool) 
 	}
 	switch {
 	case rep.Test != "":
-		return Command(hint.GoTestCommand(PurposeReRecord, rep.Test, false, sel)), true
+		return Command(hint.GoTestCommand(purposeReRecord, rep.Test, false, sel)), true
 	case rc.repro != nil:
 		c := *rc.repro
-		c.Purpose = PurposeReRecord
+		c.Purpose = purposeReRecord
 		if len(c.Argv) == 3 && c.Argv[0] == "sh" && c.Argv[1] == "-c" {
 			c.Argv = []string{"sh", "-c", c.Argv[2] + " " + shell.Quote(sel)}
 		} else {

@@ -197,8 +197,8 @@ func WriteResult(dir string, r Result) (string, error) {
 	return p, nil
 }
 
-// ErrBadResult is wrapped by errors about a result file.
-var ErrBadResult = errors.New("bad result file")
+// errBadResult is wrapped by errors about a result file.
+var errBadResult = errors.New("bad result file")
 
 // maxResultFile bounds one result file, and maxResultObjects the JSON
 // objects in it: decoding turns a 3-byte "{}" into a struct of a hundred
@@ -208,11 +208,11 @@ const (
 	maxResultObjects = 1 << 16
 )
 
-// ReadResult reads one result file: a regular file (not a symbolic link,
+// readResult reads one result file: a regular file (not a symbolic link,
 // a FIFO or a device) of at most 8 MiB and 65,536 JSON objects, holding
 // strict JSON of ResultFormat with a scenario, a verdict, a valid shard
 // and no negative count.
-func ReadResult(path string) (Result, error) {
+func readResult(path string) (Result, error) {
 	var r Result
 	// Lstat first: opening a FIFO for reading would block until a writer
 	// comes.
@@ -229,34 +229,34 @@ func ReadResult(path string) (Result, error) {
 		return r, err
 	}
 	if !fi.Mode().IsRegular() {
-		return r, fmt.Errorf("%w: %s is not a regular file (%s)", ErrBadResult, path, fi.Mode().Type())
+		return r, fmt.Errorf("%w: %s is not a regular file (%s)", errBadResult, path, fi.Mode().Type())
 	}
 	if fi.Size() > maxResultFile {
-		return r, fmt.Errorf("%w: %s is over %d bytes", ErrBadResult, path, maxResultFile)
+		return r, fmt.Errorf("%w: %s is over %d bytes", errBadResult, path, maxResultFile)
 	}
 	b, err := io.ReadAll(io.LimitReader(f, maxResultFile+1))
 	if err != nil {
-		return r, fmt.Errorf("%w: %s: %w", ErrBadResult, path, err)
+		return r, fmt.Errorf("%w: %s: %w", errBadResult, path, err)
 	}
 	if len(b) > maxResultFile {
-		return r, fmt.Errorf("%w: %s is over %d bytes", ErrBadResult, path, maxResultFile)
+		return r, fmt.Errorf("%w: %s is over %d bytes", errBadResult, path, maxResultFile)
 	}
 	if n := bytes.Count(b, []byte("{")); n > maxResultObjects {
-		return r, fmt.Errorf("%w: %s holds %d JSON objects or more, at most %d", ErrBadResult, path, n, maxResultObjects)
+		return r, fmt.Errorf("%w: %s holds %d JSON objects or more, at most %d", errBadResult, path, n, maxResultObjects)
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&r); err != nil {
-		return r, fmt.Errorf("%w: %s: %w", ErrBadResult, path, err)
+		return r, fmt.Errorf("%w: %s: %w", errBadResult, path, err)
 	}
 	if dec.More() {
-		return r, fmt.Errorf("%w: %s: data after the JSON value", ErrBadResult, path)
+		return r, fmt.Errorf("%w: %s: data after the JSON value", errBadResult, path)
 	}
 	if r.Format != ResultFormat {
-		return r, fmt.Errorf("%w: %s: format %q, want %q (written by another version of the harness? re-run the gate with this one)", ErrBadResult, path, r.Format, ResultFormat)
+		return r, fmt.Errorf("%w: %s: format %q, want %q (written by another version of the harness? re-run the gate with this one)", errBadResult, path, r.Format, ResultFormat)
 	}
 	if err := r.validate(); err != nil {
-		return r, fmt.Errorf("%w: %s: %w", ErrBadResult, path, err)
+		return r, fmt.Errorf("%w: %s: %w", errBadResult, path, err)
 	}
 	return r, nil
 }
@@ -268,7 +268,7 @@ func regularFile(path string) error {
 		return err
 	}
 	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("%w: %s is not a regular file (%s); a result file is one", ErrBadResult, path, fi.Mode().Type())
+		return fmt.Errorf("%w: %s is not a regular file (%s); a result file is one", errBadResult, path, fi.Mode().Type())
 	}
 	return nil
 }
@@ -281,12 +281,12 @@ func ReadResults(dir string) ([]Result, error) {
 		return nil, err
 	}
 	if len(files) == 0 {
-		return nil, fmt.Errorf("%w: no result files (*.json) in %s: did the gate run with -gate.results=%s?", ErrBadResult, dir, dir)
+		return nil, fmt.Errorf("%w: no result files (*.json) in %s: did the gate run with -gate.results=%s?", errBadResult, dir, dir)
 	}
 	slices.Sort(files)
 	out := make([]Result, 0, len(files))
 	for _, f := range files {
-		r, err := ReadResult(f)
+		r, err := readResult(f)
 		if err != nil {
 			return nil, err
 		}

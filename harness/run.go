@@ -72,7 +72,7 @@ func (r *Run) Pin(name, value string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if old, ok := r.pins[name]; ok && old != value {
-		r.errs = append(r.errs, fmt.Errorf("%w: pin %q set to %q and then to %q in the same run", ErrPinConflict, name, old, value))
+		r.errs = append(r.errs, fmt.Errorf("%w: pin %q set to %q and then to %q in the same run", errPinConflict, name, old, value))
 		return
 	}
 	if r.pins == nil {
@@ -81,8 +81,8 @@ func (r *Run) Pin(name, value string) {
 	r.pins[name] = value
 }
 
-// ErrPinConflict: a run pinned one name to two values.
-var ErrPinConflict = errors.New("conflicting pin")
+// errPinConflict: a run pinned one name to two values.
+var errPinConflict = errors.New("conflicting pin")
 
 // Client opens the cassette at path (package cassettes, replay only, its
 // manifest verified) for this run alone and returns an *http.Client that

@@ -108,7 +108,7 @@ func TestFailFast(t *testing.T) {
 	require.Equal(t, 2, rep.Runs)
 	require.Equal(t, Nondeterministic, rep.Verdict)
 	require.ErrorIs(t, rep.Err(), ErrNondeterministic)
-	require.NotErrorIs(t, rep.Err(), ErrBelowFloor, "fail-fast is a verdict, not a shortfall")
+	require.NotErrorIs(t, rep.Err(), errBelowFloor, "fail-fast is a verdict, not a shortfall")
 }
 
 // TestNoFalsePositives runs the clean pipeline 1000 times, some of them in

@@ -74,9 +74,9 @@ var results struct {
 	list []Result
 }
 
-// Results returns the results of every Check this process has run so far,
+// processResults returns the results of every Check this process has run so far,
 // in the order they finished.
-func Results() []Result {
+func processResults() []Result {
 	results.Lock()
 	defer results.Unlock()
 	return slices.Clone(results.list)
@@ -94,7 +94,7 @@ func Main(m *testing.M) int {
 	if spec, _ := thisChild(); spec != nil {
 		return code
 	}
-	rs := Results()
+	rs := processResults()
 	if len(rs) == 0 {
 		return code
 	}

@@ -115,7 +115,7 @@ func (r *Report) writeAnswer(sb *strings.Builder) []int {
 		if i < 0 || i >= len(r.Classes) {
 			continue
 		}
-		if c := r.Classes[i]; c.ErrorKind != "" && c.ErrorKind != ErrorKindLeak {
+		if c := r.Classes[i]; c.ErrorKind != "" && c.ErrorKind != errorKindLeak {
 			writeClassError(sb, i, c)
 		}
 	}
@@ -216,11 +216,11 @@ func writeEvidenceList(sb *strings.Builder, r *Report) {
 // runs in full, reproducing after a fix.
 func commandRank(c Command) int {
 	switch c.Purpose {
-	case PurposeReRecord:
+	case purposeReRecord:
 		return 0
-	case PurposeCompare:
+	case purposeCompare:
 		return 1
-	case PurposeReproduce:
+	case purposeReproduce:
 		return 2
 	}
 	return 3
@@ -236,23 +236,23 @@ func writeNext(sb *strings.Builder, r *Report) {
 		switch {
 		case i == 0:
 			lead = "next: "
-		case cs[0].Purpose == PurposeReRecord:
+		case cs[0].Purpose == purposeReRecord:
 			lead = "otherwise, "
 		}
 		switch c.Purpose {
-		case PurposeCompare:
+		case purposeCompare:
 			fmt.Fprintf(sb, "%scompare the two runs in full: %s\n", lead, c)
-		case PurposeReproduce:
+		case purposeReproduce:
 			if i > 0 {
 				lead += "after a fix, "
 			}
 			fmt.Fprintf(sb, "%sreproduce: %s\n", lead, c)
-		case PurposeReRecord:
+		case purposeReRecord:
 			why := "every run missed the cassette the same way; if the requests changed on purpose"
 			switch r.Classes[0].ErrorKind {
-			case ErrorKindCassetteAbsent:
+			case errorKindCassetteAbsent:
 				why = "the cassette does not exist; to record it"
-			case ErrorKindCassetteUnused:
+			case errorKindCassetteUnused:
 				why = "every run left the same recorded interactions unused; if the requests changed on purpose"
 			}
 			fmt.Fprintf(sb, "%s%s, re-record it: %s\n", lead, why, c)

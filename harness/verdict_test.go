@@ -43,7 +43,7 @@ func TestVaryingRequestIsNondeterministic(t *testing.T) {
 	require.Contains(t, text, "the request itself varies between runs")
 	require.Empty(t, rep.ReRecordCommand)
 	for _, c := range rep.Commands {
-		require.NotEqual(t, PurposeReRecord, c.Purpose)
+		require.NotEqual(t, purposeReRecord, c.Purpose)
 	}
 	for _, bad := range []string{"-cassettes.record", "re-record it:", "re-record with: cd", "re-record with: go"} {
 		require.NotContains(t, text, bad, "a nondeterminism never suggests re-recording")

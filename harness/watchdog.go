@@ -9,9 +9,9 @@ import (
 	"time"
 )
 
-// DefaultRunTimeout bounds one run in the test process when
+// defaultRunTimeout bounds one run in the test process when
 // Config.RunTimeout is 0.
-const DefaultRunTimeout = 2 * time.Minute
+const defaultRunTimeout = 2 * time.Minute
 
 // deadlineMargin is the time a gate keeps before go test's -timeout to
 // write its report and result when a run hangs.

@@ -54,16 +54,16 @@ func TestHungRunInBubble(t *testing.T) {
 	require.Equal(t, 4, rep.Runs, "no run starts after the hung one")
 	require.Len(t, rep.Classes, 2)
 	hung := rep.Classes[1]
-	require.Equal(t, ErrorKindHung, hung.ErrorKind)
+	require.Equal(t, errorKindHung, hung.ErrorKind)
 	require.Equal(t, 3, hung.FirstRun)
 	require.Contains(t, hung.Error, "run 3 hung: it did not end within 500ms (Config.RunTimeout)")
 	require.Contains(t, hung.Error, "blockOnPipeInRun", "the stack of the blocked goroutine")
 	require.NotEmpty(t, rep.Evidence, "the evidence was written")
 	err := rep.Err()
-	require.ErrorIs(t, err, ErrBelowFloor)
+	require.ErrorIs(t, err, errBelowFloor)
 	require.Contains(t, err.Error(), "run 3 hung")
 	var found bool
-	for _, r := range Results() {
+	for _, r := range processResults() {
 		found = found || r.Scenario == "hung-in-bubble" && r.Verdict == Nondeterministic
 	}
 	require.True(t, found, "the result was recorded")
@@ -88,7 +88,7 @@ func TestHungRunIterate(t *testing.T) {
 	rep, err := Config{Iterations: 20, RunTimeout: 300 * time.Millisecond}.Iterate(t.Context(), "hung-iterate", s)
 	require.Error(t, err)
 	require.Equal(t, 2, rep.Runs)
-	require.Equal(t, ErrorKindHung, rep.Classes[1].ErrorKind)
+	require.Equal(t, errorKindHung, rep.Classes[1].ErrorKind)
 	require.Contains(t, rep.Classes[1].Error, "blockOnPipeInRun")
 }
 
@@ -122,7 +122,7 @@ func TestStrayPanicProcessPerRun(t *testing.T) {
 	rep := Config{Iterations: 4, Floor: 4, ProcessPerRun: true, ChildTimeout: time.Minute}.check(t, "stray-panic", s, false)
 	require.Equal(t, Broken, rep.Verdict, "%s", rep)
 	require.Equal(t, 4, rep.ProcessRuns, "every run was made in a child")
-	require.Equal(t, ErrorKindChild, rep.Classes[0].ErrorKind)
+	require.Equal(t, errorKindChild, rep.Classes[0].ErrorKind)
 	require.Contains(t, rep.Classes[0].Error, "crashed")
 	require.True(t, strings.Contains(rep.Classes[0].Error, "stray goroutine panics"), "%s", rep.Classes[0].Error)
 }

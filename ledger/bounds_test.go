@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/codegenie/codegenie/internal/ledgerdb"
 	"github.com/codegenie/codegenie/ledger"
 )
 
@@ -26,7 +27,7 @@ func TestVerifyReportIsBounded(t *testing.T) {
 	for i := range junk {
 		fmt.Fprintf(&b, "{\"schema\":%d,\"seq\":%d}\n", i+2, i+2) // each an unknown schema: a warning and problems
 	}
-	b.WriteString(strings.Repeat("x", ledger.MaxEntryBytes+10) + "\n")
+	b.WriteString(strings.Repeat("x", ledgerdb.MaxEntryBytes+10) + "\n")
 	path := filepath.Join(t.TempDir(), "ledger.jsonl")
 	require.NoError(t, os.WriteFile(path, b.Bytes(), 0o644))
 	s := open(t, path, &clock{})

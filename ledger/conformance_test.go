@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/codegenie/codegenie/internal/ledgerdb"
 	"github.com/codegenie/codegenie/internal/pgtest"
 	"github.com/codegenie/codegenie/ledger"
 	"github.com/codegenie/codegenie/ledger/postgres"
@@ -186,7 +187,7 @@ func testInvalid(t *testing.T, b backend) {
 		{"bad digest", func(e *ledger.Entry) { e.OutputDigest = "xyz" }},
 		{"replay without target", func(e *ledger.Entry) { e.Kind = ledger.KindReplay }},
 		{"admin without act", func(e *ledger.Entry) { e.Kind = ledger.KindAdmin }},
-		{"too large", func(e *ledger.Entry) { e.Evidence = strings.Repeat("e", ledger.MaxEntryBytes) }},
+		{"too large", func(e *ledger.Entry) { e.Evidence = strings.Repeat("e", ledgerdb.MaxEntryBytes) }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -6,16 +6,16 @@
 //
 // It is not a database, a scheduler or a place for evidence: entries point
 // at evidence bundles, they do not hold them. It knows nothing of the
-// harness: an Entry is plain data any gate can fill, and re-evaluation
-// goes through the Evaluator interface (cmd/ledger's runs the entry's Go
+// harness: an [Entry] is plain data any gate can fill, and re-evaluation
+// goes through the [Evaluator] interface (cmd/ledger's runs the entry's Go
 // test through the gate).
 //
 // # Entries
 //
-// An Entry is encoded as its canonical JSON (events.Canonical: keys
+// An [Entry] is encoded as its canonical JSON (events.Canonical: keys
 // sorted, no insignificant space, empty optional members omitted). Members:
 //
-//	schema         entry schema version (SchemaVersion, 1)
+//	schema         entry schema version (1)
 //	seq            1, 2, 3, ... gapless, assigned by Append
 //	kind           "verdict" | "replay" | "admin"
 //	scenario, path what was gated
@@ -40,7 +40,7 @@
 //	prev           the previous entry's hash ("" for entry 1)
 //	hash           hex blake3 of the canonical bytes without "hash"
 //
-// An entry is at most MaxEntryBytes. Readers treat every ledger as
+// An entry is at most 1 MiB. Readers treat every ledger as
 // untrusted: lines and rows are read one at a time and bounded, so memory
 // stays bounded whatever a ledger holds.
 //
@@ -96,8 +96,8 @@
 // disabled and a byte flipped in the embedded file are found at their seq.
 // Entries of a schema version this package does not know, and a ledger of
 // mixed versions, are warnings, not failures. The report keeps the first
-// MaxReported problems, warnings and schema versions, each message cut to
-// MaxMessageBytes, and counts the rest, so neither memory nor output grows
+// 100 problems, warnings and schema versions, each message cut to
+// 300 bytes, and counts the rest, so neither memory nor output grows
 // with a hostile ledger. A cut tail cannot be seen
 // from the chain alone: keep the reported head hash elsewhere to detect it.
 //

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/codegenie/codegenie/internal/ledgerdb"
 )
 
 // Backend is a store other than the embedded one, as its driver package
@@ -64,10 +66,10 @@ func openDriver(ctx context.Context, dsn string, now func() time.Time) (Store, e
 	open := drivers.m[scheme]
 	drivers.RUnlock()
 	switch {
-	case open == nil && IsPostgres(dsn):
-		return nil, fmt.Errorf("%w: %s names PostgreSQL, whose driver is not linked into this program: add %s to a file of the package (for a gated test, beside its TestMain)", ErrBadDSN, RedactDSN(dsn), postgresImport)
+	case open == nil && ledgerdb.IsPostgres(dsn):
+		return nil, fmt.Errorf("%w: %s names PostgreSQL, whose driver is not linked into this program: add %s to a file of the package (for a gated test, beside its TestMain)", ledgerdb.ErrBadDSN, ledgerdb.RedactDSN(dsn), postgresImport)
 	case open == nil:
-		return nil, fmt.Errorf("%w: no store is registered for the scheme of %q; a plain path opens the embedded store, a postgres:// URL PostgreSQL", ErrBadDSN, RedactDSN(dsn))
+		return nil, fmt.Errorf("%w: no store is registered for the scheme of %q; a plain path opens the embedded store, a postgres:// URL PostgreSQL", ledgerdb.ErrBadDSN, ledgerdb.RedactDSN(dsn))
 	}
 	b, err := open(ctx, dsn)
 	if err != nil {

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/codegenie/codegenie/internal/ledgerdb"
 )
 
 // TestOpenPostgresNotLinked: without the driver linked, a postgres:// DSN
@@ -24,7 +26,7 @@ func TestOpenPostgresNotLinked(t *testing.T) {
 		drivers.Unlock()
 	})
 	_, err := Open(context.Background(), "postgres://ci:s3cret@db.internal/ledger")
-	require.ErrorIs(t, err, ErrBadDSN)
+	require.ErrorIs(t, err, ledgerdb.ErrBadDSN)
 	require.EqualError(t, err, `ledger: bad DSN: postgres://ci:xxxxx@db.internal/ledger names PostgreSQL, whose driver is not linked into this program: add import _ "github.com/codegenie/codegenie/ledger/postgres" to a file of the package (for a gated test, beside its TestMain)`)
 	_, err = Open(context.Background(), "mysql://ci@db/ledger")
 	require.ErrorContains(t, err, "no store is registered for the scheme")

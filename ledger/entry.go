@@ -9,15 +9,11 @@ import (
 	"time"
 
 	"github.com/codegenie/codegenie/events"
+	"github.com/codegenie/codegenie/internal/ledgerdb"
 )
 
-// SchemaVersion is the entry schema this package writes and checks.
-const SchemaVersion = 1
-
-// MaxEntryBytes bounds one stored entry. A longer record is refused on
-// append and reported as damaged when read, so a hostile ledger cannot make
-// a reader buffer without bound.
-const MaxEntryBytes = 1 << 20
+// schemaVersion is the entry schema this package writes and checks.
+const schemaVersion = 1
 
 // Kind says what an entry records.
 type Kind string
@@ -26,20 +22,26 @@ type Kind string
 const (
 	// KindVerdict is one gate verdict for one scenario and path.
 	KindVerdict Kind = "verdict"
-	// KindReplay is the re-evaluation of an earlier entry (Entry.Replays).
-	KindReplay Kind = "replay"
-	// KindAdmin is an administrative act on the ledger itself: retention.
-	KindAdmin Kind = "admin"
+	// kindReplay is the re-evaluation of an earlier entry (Entry.Replays).
+	kindReplay Kind = "replay"
+	// kindAdmin is an administrative act on the ledger itself: retention.
+	kindAdmin Kind = "admin"
 )
 
-// Verdict is the gate's verdict on a scenario.
+// Verdict is the gate's verdict on a scenario; the harness package gives
+// it and uses this type.
 type Verdict string
 
 // The verdicts.
 const (
-	Pass             Verdict = "PASS"
+	// Pass: one class, no error: every run gave the same outcome.
+	Pass Verdict = "PASS"
+	// Nondeterministic: more than one class, whatever mix of successes and
+	// failures.
 	Nondeterministic Verdict = "NONDETERMINISTIC"
-	Broken           Verdict = "BROKEN"
+	// Broken: one class whose runs all failed the same way: a reproducible
+	// failure, not a flaky one.
+	Broken Verdict = "BROKEN"
 )
 
 // Valid reports whether v is one of the three verdicts.
@@ -116,13 +118,13 @@ type Admin struct {
 	Reason   string `json:"reason"`
 }
 
-// ActionRetain is the Admin.Action of a retention.
-const ActionRetain = "retain"
+// actionRetain is the Admin.Action of a retention.
+const actionRetain = "retain"
 
 // Errors of entries.
 var (
-	// ErrInvalidEntry: an entry breaks the schema.
-	ErrInvalidEntry = errors.New("invalid ledger entry")
+	// errInvalidEntry: an entry breaks the schema.
+	errInvalidEntry = errors.New("ledger: invalid entry")
 )
 
 // Canonical returns the entry's canonical JSON bytes (events.Canonical):
@@ -149,7 +151,7 @@ func (e Entry) ComputeHash() (string, error) {
 // seal fills the fields Append owns and returns the entry's stored bytes.
 func seal(e Entry, seq uint64, prev string, now time.Time) (Entry, []byte, error) {
 	if e.Schema == 0 {
-		e.Schema = SchemaVersion
+		e.Schema = schemaVersion
 	}
 	e.Seq, e.Prev = seq, prev
 	e.RecordedAt = now.UTC().Truncate(time.Microsecond)
@@ -162,8 +164,8 @@ func seal(e Entry, seq uint64, prev string, now time.Time) (Entry, []byte, error
 	if err != nil {
 		return Entry{}, nil, err
 	}
-	if len(b) > MaxEntryBytes {
-		return Entry{}, nil, fmt.Errorf("ledger: %w: %d bytes, at most %d", ErrInvalidEntry, len(b), MaxEntryBytes)
+	if len(b) > ledgerdb.MaxEntryBytes {
+		return Entry{}, nil, fmt.Errorf("%w: %d bytes, at most %d", errInvalidEntry, len(b), ledgerdb.MaxEntryBytes)
 	}
 	return e, b, nil
 }
@@ -172,10 +174,10 @@ func seal(e Entry, seq uint64, prev string, now time.Time) (Entry, []byte, error
 // must be zero and the rest must satisfy the schema.
 func checkNew(e Entry) error {
 	if e.Seq != 0 || e.Prev != "" || e.Hash != "" || !e.RecordedAt.IsZero() {
-		return fmt.Errorf("ledger: %w: Seq, Prev, Hash and RecordedAt are set by Append; leave them zero", ErrInvalidEntry)
+		return fmt.Errorf("%w: Seq, Prev, Hash and RecordedAt are set by Append; leave them zero", errInvalidEntry)
 	}
 	if e.Schema < 0 {
-		return fmt.Errorf("ledger: %w: schema %d", ErrInvalidEntry, e.Schema)
+		return fmt.Errorf("%w: schema %d", errInvalidEntry, e.Schema)
 	}
 	return checkFields(e)
 }
@@ -184,26 +186,26 @@ func checkNew(e Entry) error {
 // entries.
 func checkFields(e Entry) error {
 	bad := func(format string, args ...any) error {
-		return fmt.Errorf("ledger: %w: %s", ErrInvalidEntry, fmt.Sprintf(format, args...))
+		return fmt.Errorf("%w: %s", errInvalidEntry, fmt.Sprintf(format, args...))
 	}
 	switch e.Kind {
-	case KindVerdict, KindReplay:
+	case KindVerdict, kindReplay:
 		if e.Scenario == "" {
 			return bad("%s entry without a scenario", e.Kind)
 		}
 		// A replay that could not re-evaluate has no current verdict.
-		erred := e.Kind == KindReplay && e.Replay != nil && e.Replay.Status == StatusError && e.Verdict == ""
+		erred := e.Kind == kindReplay && e.Replay != nil && e.Replay.Status == StatusError && e.Verdict == ""
 		if !e.Verdict.Valid() && !erred {
 			return bad("verdict %q is not PASS, NONDETERMINISTIC or BROKEN", e.Verdict)
 		}
 		if e.Runs < 0 {
 			return bad("runs %d is negative", e.Runs)
 		}
-		if e.Kind == KindReplay && (e.Replays == 0 || e.Replay == nil) {
+		if e.Kind == kindReplay && (e.Replays == 0 || e.Replay == nil) {
 			return bad("replay entry without the seq it replays or its outcome")
 		}
-	case KindAdmin:
-		if e.Admin == nil || e.Admin.Action != ActionRetain {
+	case kindAdmin:
+		if e.Admin == nil || e.Admin.Action != actionRetain {
 			return bad("admin entry without a retain action")
 		}
 	default:
@@ -230,8 +232,8 @@ func isHexDigest(s string) bool {
 // a schema this package does not know, in which case its fields were read
 // leniently.
 func decodeEntry(body []byte) (e Entry, unknownSchema bool, err error) {
-	if len(body) > MaxEntryBytes {
-		return Entry{}, false, fmt.Errorf("%d bytes, at most %d", len(body), MaxEntryBytes)
+	if len(body) > ledgerdb.MaxEntryBytes {
+		return Entry{}, false, fmt.Errorf("%d bytes, at most %d", len(body), ledgerdb.MaxEntryBytes)
 	}
 	var probe struct {
 		Schema int `json:"schema"`
@@ -240,7 +242,7 @@ func decodeEntry(body []byte) (e Entry, unknownSchema bool, err error) {
 		return Entry{}, false, fmt.Errorf("not a JSON entry: %w", err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
-	if probe.Schema == SchemaVersion {
+	if probe.Schema == schemaVersion {
 		dec.DisallowUnknownFields()
 	}
 	if err := dec.Decode(&e); err != nil {
@@ -249,5 +251,5 @@ func decodeEntry(body []byte) (e Entry, unknownSchema bool, err error) {
 	if dec.More() {
 		return Entry{}, false, errors.New("trailing data after the entry")
 	}
-	return e, probe.Schema != SchemaVersion, nil
+	return e, probe.Schema != schemaVersion, nil
 }

@@ -1,7 +1,6 @@
 package ledger_test
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -151,28 +150,9 @@ func ExampleStore_retain() {
 	// 3 5 <nil>
 }
 
-func ExampleRedactDSN() {
-	fmt.Println(ledger.RedactDSN("postgres://ci:s3cret@db.internal:5432/ledger"))
-	// Output: postgres://ci:xxxxx@db.internal:5432/ledger
-}
-
-func ExampleCIJob() {
-	env := map[string]string{"CI_JOB_ID": "1234"}
-	fmt.Println(ledger.CIJob(func(k string) string { return env[k] }))
-	// Output: gitlab:1234
-}
-
-func ExampleBuildRevision() {
-	// A test binary carries no VCS information: give the revision
-	// explicitly and fall back to the build's.
-	rev := cmp.Or(os.Getenv("CODEGENIE_REVISION"), ledger.BuildRevision(), "unknown")
-	fmt.Println(rev != "")
-	// Output: true
-}
-
 // A killed append leaves a torn last line, and appends are refused until
 // Repair drops it (it is kept in the repair log beside the ledger).
-func ExampleRepair() {
+func ExampleConfig_Repair() {
 	ctx := context.Background()
 	path, cleanup := tempLedger()
 	defer cleanup()
@@ -184,7 +164,7 @@ func ExampleRepair() {
 	f.Close()
 	_, err := s.Append(ctx, ledger.Entry{Kind: ledger.KindVerdict, Scenario: "npm", Verdict: ledger.Pass})
 	fmt.Println(err != nil)
-	rep, _ := ledger.Repair(ctx, path)
+	rep, _ := ledger.Config{}.Repair(ctx, path)
 	fmt.Println(rep.Action, rep.Bytes, rep.HeadSeq)
 	e, _ := s.Append(ctx, ledger.Entry{Kind: ledger.KindVerdict, Scenario: "npm", Verdict: ledger.Pass})
 	fmt.Println(e.Seq)

@@ -18,6 +18,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/codegenie/codegenie/internal/atomicfile"
+	"github.com/codegenie/codegenie/internal/ledgerdb"
 )
 
 // fileStore is the embedded store: one file of canonical entries, one a
@@ -40,11 +41,11 @@ type fileStore struct {
 
 func openFile(path string, now func() time.Time) (*fileStore, error) {
 	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w: %s is not a regular file", ErrBadDSN, path)
+		return nil, fmt.Errorf("%w: %s is not a regular file", ledgerdb.ErrBadDSN, path)
 	}
 	dir := filepath.Dir(path)
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("%w: directory %s of ledger %s does not exist; create it first", ErrBadDSN, dir, path)
+		return nil, fmt.Errorf("%w: directory %s of ledger %s does not exist; create it first", ledgerdb.ErrBadDSN, dir, path)
 	}
 	return &fileStore{path: path, now: now, write: (*os.File).Write}, nil
 }
@@ -91,23 +92,23 @@ func (s *fileStore) head(f *os.File) (uint64, string, os.FileInfo, error) {
 	}
 	last, err := lastLine(f, fi.Size())
 	if errors.Is(err, errTorn) {
-		return 0, "", nil, fmt.Errorf("%w: %s: %w", ErrDamaged, s.path, err)
+		return 0, "", nil, fmt.Errorf("%w: %s: %w", errDamaged, s.path, err)
 	}
 	if err != nil {
-		return 0, "", nil, fmt.Errorf("%w: %s: %v; run ledger verify", ErrDamaged, s.path, err)
+		return 0, "", nil, fmt.Errorf("%w: %s: %v; run ledger verify", errDamaged, s.path, err)
 	}
 	e, _, err := decodeEntry(last)
 	if err != nil {
-		return 0, "", nil, fmt.Errorf("%w: %s: last line: %v; run ledger verify", ErrDamaged, s.path, err)
+		return 0, "", nil, fmt.Errorf("%w: %s: last line: %v; run ledger verify", errDamaged, s.path, err)
 	}
 	return e.Seq, e.Hash, fi, nil
 }
 
 // lastLine reads the last newline-terminated line of a file of size
 // bytes, reading backwards from the end in growing steps and at most
-// MaxEntryBytes+2 bytes.
+// ledgerdb.MaxEntryBytes+2 bytes.
 func lastLine(f *os.File, size int64) ([]byte, error) {
-	limit := min(size, int64(MaxEntryBytes)+2)
+	limit := min(size, int64(ledgerdb.MaxEntryBytes)+2)
 	for n := min(limit, 4096); ; n = min(limit, n*8) {
 		buf := make([]byte, n)
 		if _, err := f.ReadAt(buf, size-n); err != nil {
@@ -124,7 +125,7 @@ func lastLine(f *os.File, size int64) ([]byte, error) {
 			return body, nil // the only line
 		}
 		if n == limit {
-			return nil, fmt.Errorf("the last line is longer than %d bytes", MaxEntryBytes)
+			return nil, fmt.Errorf("the last line is longer than %d bytes", ledgerdb.MaxEntryBytes)
 		}
 	}
 }
@@ -257,13 +258,13 @@ func scanLines(ctx context.Context, r io.Reader, from, to uint64, fn func(Record
 }
 
 // readLine returns the next line without its newline, keeping at most
-// MaxEntryBytes+1 bytes of it (enough for the reader to see it is too
+// ledgerdb.MaxEntryBytes+1 bytes of it (enough for the reader to see it is too
 // long). A last line without a newline is returned as it is.
 func readLine(br *bufio.Reader) ([]byte, error) {
 	var out []byte
 	for {
 		chunk, err := br.ReadSlice('\n')
-		if room := MaxEntryBytes + 1 - len(out); room > 0 {
+		if room := ledgerdb.MaxEntryBytes + 1 - len(out); room > 0 {
 			out = append(out, chunk[:min(len(chunk), room)]...)
 		}
 		switch {
@@ -282,7 +283,7 @@ func peekSeq(body []byte) (uint64, bool) {
 	var p struct {
 		Seq uint64 `json:"seq"`
 	}
-	if len(body) > MaxEntryBytes || json.Unmarshal(body, &p) != nil || p.Seq == 0 {
+	if len(body) > ledgerdb.MaxEntryBytes || json.Unmarshal(body, &p) != nil || p.Seq == 0 {
 		return 0, false
 	}
 	return p.Seq, true
@@ -327,7 +328,7 @@ func (s *fileStore) rewrite(ctx context.Context, src io.Reader, w io.Writer, r R
 	err := scanLines(ctx, src, 0, 0, func(rec Record) error {
 		e, _, err := decodeEntry(rec.Body)
 		if err != nil || (want != 0 && e.Seq != want) {
-			return fmt.Errorf("%w at %s; retention refuses a ledger that does not verify: run ledger verify", ErrDamaged, rec.where())
+			return fmt.Errorf("%w at %s; retention refuses a ledger that does not verify: run ledger verify", errDamaged, rec.where())
 		}
 		if first == 0 {
 			first = e.Seq
@@ -364,13 +365,13 @@ func (s *fileStore) rewrite(ctx context.Context, src io.Reader, w io.Writer, r R
 func retentionEntry(r Retention, first, head uint64, boundary string) (Entry, error) {
 	switch {
 	case r.Reason == "":
-		return Entry{}, fmt.Errorf("%w: give a reason; it is recorded in the ledger", ErrBadRetention)
+		return Entry{}, fmt.Errorf("%w: give a reason; it is recorded in the ledger", errBadRetention)
 	case head == 0 || r.Before <= first:
-		return Entry{}, fmt.Errorf("%w: nothing before seq %d to drop (the first entry is %d)", ErrBadRetention, r.Before, first)
+		return Entry{}, fmt.Errorf("%w: nothing before seq %d to drop (the first entry is %d)", errBadRetention, r.Before, first)
 	case r.Before > head+1:
-		return Entry{}, fmt.Errorf("%w: seq %d is past the head %d", ErrBadRetention, r.Before, head)
+		return Entry{}, fmt.Errorf("%w: seq %d is past the head %d", errBadRetention, r.Before, head)
 	}
-	return Entry{Kind: KindAdmin, Admin: &Admin{
-		Action: ActionRetain, DroppedFrom: first, DroppedTo: r.Before - 1, Boundary: boundary, Reason: r.Reason,
+	return Entry{Kind: kindAdmin, Admin: &Admin{
+		Action: actionRetain, DroppedFrom: first, DroppedTo: r.Before - 1, Boundary: boundary, Reason: r.Reason,
 	}}, nil
 }

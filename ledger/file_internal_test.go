@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/codegenie/codegenie/internal/ledgerdb"
 )
 
 func TestLastLine(t *testing.T) {
@@ -22,7 +24,7 @@ func TestLastLine(t *testing.T) {
 		{name: "last line longer than the first read", content: "a\n" + long + "\n", want: long},
 		{name: "only line, long", content: long + "\n", want: long},
 		{name: "torn", content: "a\nb", err: "does not end with a newline"},
-		{name: "too long", content: "a\n" + strings.Repeat("y", MaxEntryBytes+1) + "\n", err: "longer than"},
+		{name: "too long", content: "a\n" + strings.Repeat("y", ledgerdb.MaxEntryBytes+1) + "\n", err: "longer than"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -21,7 +21,7 @@ type FlakeReport struct {
 	// path.
 	Flakes []Flake `json:"flakes"`
 	// UnknownSchema counts the verdict entries of a schema this version
-	// does not know (not SchemaVersion): their fields were read leniently,
+	// does not know (not schemaVersion): their fields were read leniently,
 	// and they are tallied when their verdict is known.
 	UnknownSchema int `json:"unknown_schema,omitempty"`
 	// UnknownVerdict counts the verdict entries whose verdict is none of
@@ -69,7 +69,7 @@ func Flakes(ctx context.Context, s Store, since uint64) (*FlakeReport, error) {
 		if e.Kind != KindVerdict {
 			return nil
 		}
-		if e.Schema != SchemaVersion {
+		if e.Schema != schemaVersion {
 			rep.UnknownSchema++
 		}
 		k := [2]string{e.Scenario, e.Path}
@@ -135,7 +135,7 @@ func (r *FlakeReport) Text(w io.Writer) error {
 	}
 	tw.Flush()
 	if r.UnknownSchema > 0 {
-		fmt.Fprintf(&b, "note: %d verdict entries have a schema other than %d; their fields were read leniently (a newer ledger command reads them fully)\n", r.UnknownSchema, SchemaVersion)
+		fmt.Fprintf(&b, "note: %d verdict entries have a schema other than %d; their fields were read leniently (a newer ledger command reads them fully)\n", r.UnknownSchema, schemaVersion)
 	}
 	if r.UnknownVerdict > 0 {
 		fmt.Fprintf(&b, "note: %d verdicts are not PASS, NONDETERMINISTIC or BROKEN; they are counted under UNKNOWN (a newer ledger command knows them)\n", r.UnknownVerdict)

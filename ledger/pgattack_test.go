@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
+	"github.com/codegenie/codegenie/internal/ledgerdb"
 	"github.com/codegenie/codegenie/internal/pgtest"
 	"github.com/codegenie/codegenie/ledger"
 	"github.com/codegenie/codegenie/ledger/postgres"
@@ -87,7 +88,7 @@ func TestPostgresAppRoleCannotBreakTheChain(t *testing.T) {
 		{"kind column differs from the body", []any{seq + 1, head, goodHash, "admin", "forged", good}, "does not state"},
 		{"scenario column differs from the body", []any{seq + 1, head, goodHash, "verdict", "npm", good}, "does not state"},
 		{"body of another seq", []any{seq + 1, head, goodHash, "verdict", "forged", strings.Replace(good, fmt.Sprintf(`"seq":%d`, seq+1), `"seq":99`, 1)}, "does not state"},
-		{"body too long", []any{seq + 1, head, goodHash, "verdict", "forged", good[:len(good)-1] + `,"x":"` + strings.Repeat("y", ledger.MaxEntryBytes) + `"}`}, "longer than"},
+		{"body too long", []any{seq + 1, head, goodHash, "verdict", "forged", good[:len(good)-1] + `,"x":"` + strings.Repeat("y", ledgerdb.MaxEntryBytes) + `"}`}, "longer than"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

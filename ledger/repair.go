@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/codegenie/codegenie/events"
+	"github.com/codegenie/codegenie/internal/ledgerdb"
 )
 
 // errTorn: the embedded store's file does not end with a newline.
@@ -39,11 +40,6 @@ type RepairReport struct {
 	// HeadSeq and HeadHash are the last complete entry after the repair.
 	HeadSeq  uint64 `json:"head_seq"`
 	HeadHash string `json:"head_hash,omitempty"`
-}
-
-// Repair is Config.Repair with the zero Config.
-func Repair(ctx context.Context, path string) (*RepairReport, error) {
-	return Config{}.Repair(ctx, path)
 }
 
 // Repair makes an embedded ledger appendable again after an append was
@@ -84,7 +80,7 @@ func (c Config) Repair(ctx context.Context, path string) (*RepairReport, error) 
 	if start > 0 {
 		prev, err := lastLine(f, start)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %s: the line before the torn one: %v; run ledger verify", ErrDamaged, path, err)
+			return nil, fmt.Errorf("%w: %s: the line before the torn one: %v; run ledger verify", errDamaged, path, err)
 		}
 		if e, _, err := decodeEntry(prev); err == nil {
 			rep.HeadSeq, rep.HeadHash = e.Seq, e.Hash
@@ -112,13 +108,13 @@ func (c Config) Repair(ctx context.Context, path string) (*RepairReport, error) 
 
 // tornTail returns where the last line starts and its bytes when the file
 // of size bytes does not end with a newline; nil when it does. It reads at
-// most MaxEntryBytes+1 bytes from the end: a longer tail is not a torn
+// most ledgerdb.MaxEntryBytes+1 bytes from the end: a longer tail is not a torn
 // append, and is refused.
 func tornTail(f *os.File, size int64) (int64, []byte, error) {
 	if size == 0 {
 		return 0, nil, nil
 	}
-	n := min(size, int64(MaxEntryBytes)+1)
+	n := min(size, int64(ledgerdb.MaxEntryBytes)+1)
 	buf := make([]byte, n)
 	if _, err := f.ReadAt(buf, size-n); err != nil && err != io.EOF {
 		return 0, nil, fmt.Errorf("ledger: read %s: %w", f.Name(), err)
@@ -128,7 +124,7 @@ func tornTail(f *os.File, size int64) (int64, []byte, error) {
 	}
 	i := bytes.LastIndexByte(buf, '\n')
 	if i < 0 && n < size {
-		return 0, nil, fmt.Errorf("%w: %s: the last line is longer than an entry can be (%d bytes); this is not a torn append, and repair leaves it alone: run ledger verify", ErrDamaged, f.Name(), MaxEntryBytes)
+		return 0, nil, fmt.Errorf("%w: %s: the last line is longer than an entry can be (%d bytes); this is not a torn append, and repair leaves it alone: run ledger verify", errDamaged, f.Name(), ledgerdb.MaxEntryBytes)
 	}
 	start := size - n + int64(i) + 1
 	return start, buf[i+1:], nil

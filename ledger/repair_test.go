@@ -60,7 +60,7 @@ func TestRepairDropsATornLine(t *testing.T) {
 	require.Equal(t, uint64(3), e.Seq)
 	verifyOK(t, s)
 
-	rep, err = ledger.Repair(ctx, dsn)
+	rep, err = ledger.Config{}.Repair(ctx, dsn)
 	require.NoError(t, err)
 	require.Equal(t, "none", rep.Action)
 	log2, err := os.ReadFile(dsn + ".repairs")
@@ -78,7 +78,7 @@ func TestRepairKeepsAWholeEntry(t *testing.T) {
 	b, err := os.ReadFile(dsn)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(dsn, b[:len(b)-1], 0o644))
-	rep, err := ledger.Repair(ctx, dsn)
+	rep, err := ledger.Config{}.Repair(ctx, dsn)
 	require.NoError(t, err)
 	require.Equal(t, "completed", rep.Action)
 	require.Equal(t, uint64(3), rep.HeadSeq)
@@ -119,7 +119,7 @@ func TestKilledAppendsEndAppendable(t *testing.T) {
 		}
 		require.NoError(t, err)
 		whole := bytes.Count(b, []byte("\n"))
-		rep, err := ledger.Repair(ctx, dsn)
+		rep, err := ledger.Config{}.Repair(ctx, dsn)
 		require.NoError(t, err, "kill %d", i)
 		t.Logf("kill %d: %d complete entries, repair: %s %d bytes", i, whole, rep.Action, rep.Bytes)
 		s := open(t, dsn, &clock{})

@@ -102,11 +102,11 @@ type ReplayConfig struct {
 
 // Errors of replay.
 var (
-	// ErrDiverged: a strict replay found an entry that diverged or could
+	// errDiverged: a strict replay found an entry that diverged or could
 	// not be re-evaluated.
-	ErrDiverged = errors.New("ledger: replay diverged")
-	// ErrEmptyRange: no entry in the range asked for.
-	ErrEmptyRange = errors.New("ledger: no entries in range")
+	errDiverged = errors.New("ledger: replay diverged")
+	// errEmptyRange: no entry in the range asked for.
+	errEmptyRange = errors.New("ledger: no entries in range")
 )
 
 // Replay re-evaluates each verdict entry with seq in [From, To] through
@@ -126,7 +126,7 @@ func Replay(ctx context.Context, s Store, cfg ReplayConfig) (*ReplayReport, erro
 		return nil, err
 	}
 	if len(recorded) == 0 {
-		return nil, fmt.Errorf("%w %d..%d", ErrEmptyRange, cfg.From, cfg.To)
+		return nil, fmt.Errorf("%w %d..%d", errEmptyRange, cfg.From, cfg.To)
 	}
 	rep := &ReplayReport{From: cfg.From, To: cmp.Or(cfg.To, recorded[len(recorded)-1].Seq)}
 	for _, e := range recorded {
@@ -161,7 +161,7 @@ func replayOne(ctx context.Context, s Store, cfg ReplayConfig, e Entry) (ReplayI
 	}
 	out := item.Outcome
 	rec := Entry{
-		Kind: KindReplay, Scenario: e.Scenario, Path: e.Path, Test: e.Test, Package: e.Package,
+		Kind: kindReplay, Scenario: e.Scenario, Path: e.Path, Test: e.Test, Package: e.Package,
 		Key: cur.Key, Components: cur.Components, Verdict: cur.Verdict, Classes: cur.Classes, Runs: cur.Runs,
 		OutputDigest: cur.OutputDigest, ChainDigest: cur.ChainDigest, Evidence: cur.Evidence,
 		Revision: cfg.Revision, CIJob: cfg.CIJob, Replays: e.Seq, Replay: &out,
@@ -234,7 +234,7 @@ func (r *ReplayReport) add(it ReplayItem) {
 }
 
 // Err returns nil unless an entry diverged or could not be re-evaluated;
-// then an error wrapping ErrDiverged that names their seqs. An entry whose
+// then an error wrapping errDiverged that names their seqs. An entry whose
 // key moved is not a divergence: its outcomes cannot be compared.
 func (r *ReplayReport) Err() error {
 	var seqs []uint64
@@ -246,7 +246,7 @@ func (r *ReplayReport) Err() error {
 	if len(seqs) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%w: %d entr(ies) at seq %v", ErrDiverged, len(seqs), seqs)
+	return fmt.Errorf("%w: %d entr(ies) at seq %v", errDiverged, len(seqs), seqs)
 }
 
 // Text writes the report for people: one line per entry with both

@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
+
+	"github.com/codegenie/codegenie/internal/ledgerdb"
 )
 
 // Store is an append-only ledger. Both stores satisfy the same contract,
@@ -60,14 +61,11 @@ type Config struct {
 
 // Errors of stores.
 var (
-	// ErrBadDSN: Open was given something that is neither a path nor a
-	// postgres:// URL.
-	ErrBadDSN = errors.New("ledger: bad DSN")
-	// ErrBadRetention: a Retention that drops nothing, drops the head, or
+	// errBadRetention: a Retention that drops nothing, drops the head, or
 	// gives no reason.
-	ErrBadRetention = errors.New("ledger: bad retention")
-	// ErrDamaged: a store holds a record that cannot be read as an entry.
-	ErrDamaged = errors.New("ledger: damaged record")
+	errBadRetention = errors.New("ledger: bad retention")
+	// errDamaged: a store holds a record that cannot be read as an entry.
+	errDamaged = errors.New("ledger: damaged record")
 )
 
 // Open opens the ledger named by dsn with the zero Config.
@@ -83,37 +81,11 @@ func Open(ctx context.Context, dsn string) (Store, error) {
 func (c Config) Open(ctx context.Context, dsn string) (Store, error) {
 	switch {
 	case dsn == "":
-		return nil, fmt.Errorf("%w: empty; give a file path or a postgres:// URL", ErrBadDSN)
+		return nil, fmt.Errorf("%w: empty; give a file path or a postgres:// URL", ledgerdb.ErrBadDSN)
 	case strings.Contains(dsn, "://"):
 		return openDriver(ctx, dsn, c.now())
 	}
 	return openFile(dsn, c.now())
-}
-
-// IsPostgres reports whether dsn names a PostgreSQL ledger.
-func IsPostgres(dsn string) bool {
-	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
-}
-
-// RedactDSN returns dsn with any password replaced by "xxxxx", for
-// messages: a DSN's secret never reaches output.
-func RedactDSN(dsn string) string {
-	u, err := url.Parse(dsn)
-	if err != nil || u.Scheme == "" {
-		if strings.Contains(dsn, "://") {
-			return "<unparsable DSN>"
-		}
-		return dsn
-	}
-	if _, has := u.User.Password(); has {
-		u.User = url.UserPassword(u.User.Username(), "xxxxx")
-	}
-	q := u.Query()
-	if q.Has("password") {
-		q.Set("password", "xxxxx")
-		u.RawQuery = q.Encode()
-	}
-	return u.String()
 }
 
 func (c Config) now() func() time.Time {
@@ -125,7 +97,7 @@ func (c Config) now() func() time.Time {
 
 // Entries calls fn with each entry of s whose seq is in [from, to] (to 0:
 // up to the head), decoded and checked against its schema. A record that
-// cannot be read stops the scan with an error wrapping ErrDamaged that
+// cannot be read stops the scan with an error wrapping errDamaged that
 // names its seq or line; ledger verify says more.
 func Entries(ctx context.Context, s Store, from, to uint64, fn func(Entry) error) error {
 	return s.Scan(ctx, from, to, func(r Record) error {
@@ -134,7 +106,7 @@ func Entries(ctx context.Context, s Store, from, to uint64, fn func(Entry) error
 			err = checkFields(e)
 		}
 		if err != nil {
-			return fmt.Errorf("%w at %s: %v; run ledger verify", ErrDamaged, r.where(), err)
+			return fmt.Errorf("%w at %s: %v; run ledger verify", errDamaged, r.where(), err)
 		}
 		return fn(e)
 	})

@@ -16,9 +16,9 @@ import (
 	"github.com/codegenie/codegenie/events"
 )
 
-// ErrTampered: Verify found an entry that was changed, removed, inserted
+// errTampered: Verify found an entry that was changed, removed, inserted
 // or damaged.
-var ErrTampered = errors.New("ledger: chain does not verify")
+var errTampered = errors.New("ledger: chain does not verify")
 
 // VerifyReport is what Verify found, as data.
 type VerifyReport struct {
@@ -29,13 +29,13 @@ type VerifyReport struct {
 	Head     uint64 `json:"head"`
 	HeadHash string `json:"head_hash"`
 	// Schemas counts entries per schema version, ascending, for the
-	// first MaxReported versions seen; OtherSchemas counts the entries of
+	// first 100 versions seen; OtherSchemas counts the entries of
 	// any further version.
 	Schemas      []SchemaCount `json:"schemas"`
 	OtherSchemas int           `json:"other_schemas,omitempty"`
 	// Problems make the ledger fail; Warnings do not. Each keeps the first
-	// MaxReported found, in the order found; MoreProblems and MoreWarnings
-	// count the rest. A message is at most MaxMessageBytes.
+	// first 100 found, in the order found; MoreProblems and MoreWarnings
+	// count the rest. A message is at most 300 bytes.
 	Problems     []Problem `json:"problems,omitempty"`
 	MoreProblems int       `json:"more_problems,omitempty"`
 	Warnings     []Problem `json:"warnings,omitempty"`
@@ -45,11 +45,11 @@ type VerifyReport struct {
 // Bounds of a VerifyReport, so that memory and output stay bounded
 // whatever a ledger holds.
 const (
-	// MaxReported bounds the problems, warnings and schema versions a
+	// maxReported bounds the problems, warnings and schema versions a
 	// report keeps.
-	MaxReported = 100
-	// MaxMessageBytes bounds one problem's message.
-	MaxMessageBytes = 300
+	maxReported = 100
+	// maxMessageBytes bounds one problem's message.
+	maxMessageBytes = 300
 )
 
 // SchemaCount is how many entries declare one schema version.
@@ -77,7 +77,7 @@ func (p Problem) String() string {
 const errSeqs = 10
 
 // Err returns nil when there are no problems, else an error wrapping
-// ErrTampered that names the seq of the first few.
+// errTampered that names the seq of the first few.
 func (r *VerifyReport) Err() error {
 	if len(r.Problems) == 0 {
 		return nil
@@ -91,7 +91,7 @@ func (r *VerifyReport) Err() error {
 	if n > len(seqs) {
 		more = fmt.Sprintf(" and %d more", n-len(seqs))
 	}
-	return fmt.Errorf("%w: %d problem(s), at seq [%s]%s", ErrTampered, n, strings.Join(seqs, " "), more)
+	return fmt.Errorf("%w: %d problem(s), at seq [%s]%s", errTampered, n, strings.Join(seqs, " "), more)
 }
 
 // Text writes the report for people.
@@ -142,7 +142,7 @@ type verifier struct {
 }
 
 func (v *verifier) problem(seq uint64, line int64, format string, args ...any) {
-	if len(v.rep.Problems) == MaxReported {
+	if len(v.rep.Problems) == maxReported {
 		v.rep.MoreProblems++
 		return
 	}
@@ -150,7 +150,7 @@ func (v *verifier) problem(seq uint64, line int64, format string, args ...any) {
 }
 
 func (v *verifier) warning(seq uint64, line int64, format string, args ...any) {
-	if len(v.rep.Warnings) == MaxReported {
+	if len(v.rep.Warnings) == maxReported {
 		v.rep.MoreWarnings++
 		return
 	}
@@ -158,23 +158,23 @@ func (v *verifier) warning(seq uint64, line int64, format string, args ...any) {
 }
 
 // countSchema counts an entry of schema version ver, keeping at most
-// MaxReported versions.
+// maxReported versions.
 func (v *verifier) countSchema(ver int) {
-	if _, ok := v.schemas[ver]; ok || len(v.schemas) < MaxReported {
+	if _, ok := v.schemas[ver]; ok || len(v.schemas) < maxReported {
 		v.schemas[ver]++
 		return
 	}
 	v.rep.OtherSchemas++
 }
 
-// clip cuts a message to MaxMessageBytes, on a rune boundary, marking the
+// clip cuts a message to maxMessageBytes, on a rune boundary, marking the
 // cut.
 func clip(msg string) string {
-	if len(msg) <= MaxMessageBytes {
+	if len(msg) <= maxMessageBytes {
 		return msg
 	}
 	const mark = "... (cut)"
-	cut := MaxMessageBytes - len(mark)
+	cut := maxMessageBytes - len(mark)
 	for cut > 0 && !utf8.RuneStart(msg[cut]) {
 		cut--
 	}
@@ -217,14 +217,14 @@ func (v *verifier) record(r Record) {
 	}
 	v.countSchema(e.Schema)
 	if unknown {
-		v.warning(at, r.Line, "schema %d is not known to this version (it knows %d): its hash and chain were checked, its fields were not", e.Schema, SchemaVersion)
+		v.warning(at, r.Line, "schema %d is not known to this version (it knows %d): its hash and chain were checked, its fields were not", e.Schema, schemaVersion)
 	} else if err := checkFields(e); err != nil {
 		v.problem(at, r.Line, "%v", err)
 	}
-	if e.Kind == KindReplay && e.Replays >= e.Seq {
+	if e.Kind == kindReplay && e.Replays >= e.Seq {
 		v.problem(at, r.Line, "replays entry %d, which is not earlier", e.Replays)
 	}
-	if e.Kind == KindAdmin && e.Admin != nil && e.Admin.Action == ActionRetain {
+	if e.Kind == kindAdmin && e.Admin != nil && e.Admin.Action == actionRetain {
 		v.retain, v.retainAt = e.Admin, e.Seq
 	}
 	v.prevSeq, v.prevHash = at, e.Hash

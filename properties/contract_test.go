@@ -26,9 +26,8 @@ import (
 )
 
 // allowlist is the gate's one list of event fields allowed to differ
-// between runs (seed S6-07, acceptance criterion 4: timestamps and
-// audit-event UUIDs are explicitly allowed to differ and stripped before
-// comparison). Every other field is compared. Never add an entry to
+// between runs: timestamps and audit-event IDs may differ and are
+// stripped before comparison. Every other field is compared. Never add an entry to
 // make the gate pass: a new difference is a nondeterminism to fix at its
 // source.
 var allowlist = []harness.AllowEntry{
@@ -231,7 +230,7 @@ func contractConfig(scenario, path string) harness.Config {
 		Cassette: cassettes.Options{Hint: refreshHint(scenario, path)}}
 }
 
-// TestContract is seed S6-07 for every fixture scenario: 50 replay-only
+// TestContract is the determinism contract for every fixture scenario: 50 replay-only
 // runs of the happy path and of the retry-bypass path, each in a fresh
 // synctest bubble with a fresh tier, must give byte-identical DiffBytes and
 // identical tapes modulo the allowlist.

@@ -1,6 +1,6 @@
 // Package properties is the determinism gate: the merge-blocking suites CI
 // runs as `go test ./properties/...` (`make gate`). It has no library code;
-// nothing imports it. Its tests are the contract of seed S6-07 for every
+// nothing imports it. Its tests are the determinism contract for every
 // fixture scenario, plus property tests of the pieces determinism rests on.
 //
 // # Suites
@@ -17,7 +17,7 @@
 //     declared once in contract_test.go: one class, verdict PASS. Each run
 //     pins the five components of its RunKey (harness.Run.Pin), so the
 //     report's key is the RunKey.
-//   - TestReplayMakesNoNetworkConnection: issue 6's proof that the gate
+//   - TestReplayMakesNoNetworkConnection: the proof that the gate
 //     makes no network connection in replay mode. Every scenario and path
 //     runs through the same cassette source with a replay-mode context
 //     (guard.WithReplay) carrying a dial counter, once with the contract

@@ -13,7 +13,7 @@ import (
 	"github.com/codegenie/codegenie/guard/guardtest"
 )
 
-// TestReplayMakesNoNetworkConnection is issue 6's acceptance point: with
+// TestReplayMakesNoNetworkConnection checks that with
 // replay mode on, the gate makes no network connection. Every fixture
 // scenario, on the happy and the retry path, runs through the contract
 // test's replay-only cassette source with a replay-mode context that

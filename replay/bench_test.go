@@ -15,6 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/codegenie/codegenie/events"
+	"github.com/codegenie/codegenie/internal/eventrec"
+	"github.com/codegenie/codegenie/internal/tape"
 	"github.com/codegenie/codegenie/internal/tapetest"
 )
 
@@ -79,12 +81,12 @@ func BenchmarkVerify(b *testing.B) {
 }
 
 // plainStream streams the directory bundle's events.log to fn with no
-// check at all: records are parsed (events.ParseRecord), blobs read once
+// check at all: records are parsed (eventrec.Parse), blobs read once
 // and shared like the Reader shares them, inline payloads copied into an
 // arena like Next copies them. It is the baseline validation is measured
 // against. fn owns each event's payload.
 func plainStream(path string, fn func(events.Event) error) error {
-	f, err := os.Open(filepath.Join(path, EventsFile))
+	f, err := os.Open(filepath.Join(path, eventsFile))
 	if err != nil {
 		return err
 	}
@@ -94,9 +96,9 @@ func plainStream(path string, fn func(events.Event) error) error {
 	if err := l.header(); err != nil {
 		return err
 	}
-	var r events.Record
+	var r eventrec.Record
 	var a arena
-	var kinds events.Interner
+	var kinds eventrec.Interner
 	cache := map[events.Digest][]byte{}
 	for {
 		stored, _, err := l.frame()
@@ -112,10 +114,10 @@ func plainStream(path string, fn func(events.Event) error) error {
 		if err != nil {
 			return err
 		}
-		if _, err := events.ParseRecord(stored, &r, recordLimits); err != nil {
+		if _, err := eventrec.Parse(stored, &r, recordLimits); err != nil {
 			return err
 		}
-		e := r.EventInterned(&kinds)
+		e := tape.Event(&r, &kinds)
 		if len(e.Payload) == 0 && e.PayloadDigest != emptyDigest { // a blob
 			b, ok := cache[e.PayloadDigest]
 			if !ok {
@@ -211,14 +213,14 @@ func BenchmarkCompression(b *testing.B) {
 }
 
 // RawSize is the size of a bundle's runs as they would be kept without a
-// bundle: each event's canonical record (events.AppendRecord) and each
+// bundle: each event's canonical record (tape.AppendRecord) and each
 // run's output (exported for the external tests: tier_bench_test.go).
 func RawSize(b *Bundle) int {
 	n := 0
 	for _, r := range b.Runs {
 		n += len(r.Output)
 		for _, e := range r.Events {
-			n += len(events.AppendRecord(nil, e))
+			n += len(tape.AppendRecord(nil, e))
 		}
 	}
 	return n
@@ -254,15 +256,15 @@ func samplePeakHeap() func() uint64 {
 
 // BenchmarkHashFloor is the hashing Verify cannot avoid, with no I/O and no
 // parsing: per event, the payload digest and the chain hash over the header
-// record (events.Chainer). Verify's events/s is bounded by this.
+// record (eventrec.Chainer). Verify's events/s is bounded by this.
 func BenchmarkHashFloor(b *testing.B) {
 	evs := syntheticTape(b, 4096, 256)
 	headers := make([][]byte, len(evs))
 	for i, e := range evs {
-		headers[i] = events.AppendHeader(nil, e)
+		headers[i] = tape.AppendHeader(nil, e)
 	}
 	for b.Loop() {
-		var c events.Chainer
+		var c eventrec.Chainer
 		for i, h := range headers {
 			if events.Sum(evs[i].Payload) != evs[i].PayloadDigest {
 				b.Fatal("digest")

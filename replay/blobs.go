@@ -20,7 +20,7 @@ type blobStore struct {
 	verified map[events.Digest]bool
 	mem      *budget
 	dir      string // the directory form's root; "" for the single-file form
-	manifest *Manifest
+	manifest *bundleManifest
 }
 
 func newBlobStore(mem *budget) *blobStore {
@@ -28,7 +28,7 @@ func newBlobStore(mem *budget) *blobStore {
 }
 
 // listed returns the name of blob d, which the manifest must list.
-func (s *blobStore) listed(d events.Digest) (string, FileEntry, error) {
+func (s *blobStore) listed(d events.Digest) (string, fileEntry, error) {
 	name := blobName(d)
 	e, ok := s.manifest.file(name)
 	if !ok {
@@ -54,7 +54,7 @@ func (s *blobStore) get(d events.Digest) ([]byte, error) {
 	if err := s.mem.take(e.Size); err != nil {
 		return nil, err
 	}
-	f, size, err := openDirFile(s.dir, name, MaxBlob)
+	f, size, err := openDirFile(s.dir, name, maxBlob)
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +85,7 @@ func (s *blobStore) check(d events.Digest) error {
 	if s.dir == "" {
 		return wrapf(ErrMissing, "%s was not read with the bundle's other blobs", name)
 	}
-	f, size, err := openDirFile(s.dir, name, MaxBlob)
+	f, size, err := openDirFile(s.dir, name, maxBlob)
 	if err != nil {
 		return err
 	}
@@ -98,7 +98,7 @@ func (s *blobStore) check(d events.Digest) error {
 }
 
 // checkBytes checks b against its manifest entry.
-func checkBytes(e FileEntry, b []byte) error {
+func checkBytes(e fileEntry, b []byte) error {
 	if int64(len(b)) != e.Size {
 		return wrapf(ErrDigest, "size %d, the manifest says %d", len(b), e.Size)
 	}
@@ -110,9 +110,9 @@ func checkBytes(e FileEntry, b []byte) error {
 
 // checkStream hashes size bytes from rd and checks them against their
 // manifest entry (whose digest of a blob is its name: parseManifest).
-func checkStream(e FileEntry, rd io.Reader, size int64) error {
-	if size > MaxBlob {
-		return wrapf(ErrTooLarge, "%d bytes, at most %d", size, MaxBlob)
+func checkStream(e fileEntry, rd io.Reader, size int64) error {
+	if size > maxBlob {
+		return wrapf(errTooLarge, "%d bytes, at most %d", size, maxBlob)
 	}
 	if size != e.Size {
 		return wrapf(ErrDigest, "size %d, the manifest says %d", size, e.Size)
@@ -123,7 +123,7 @@ func checkStream(e FileEntry, rd io.Reader, size int64) error {
 		return truncErr(err)
 	}
 	if n != size {
-		return wrapf(ErrTruncated, "%d bytes read, %d expected", n, size)
+		return wrapf(errTruncated, "%d bytes read, %d expected", n, size)
 	}
 	if d := events.Digest(h.Sum(nil)); d != e.Digest {
 		return wrapf(ErrDigest, "digest %s, the manifest says %s", d, e.Digest)

@@ -27,10 +27,10 @@ func bombPlan(t testing.TB, nblobs, refs int) *plan {
 	t.Helper()
 	meta, err := events.Canonical(testMeta())
 	require.NoError(t, err)
-	p := &plan{files: []planFile{{name: MetadataFile, data: meta}}}
+	p := &plan{files: []planFile{{name: metadataFile, data: meta}}}
 	digests := make([]events.Digest, nblobs)
 	for i := range digests {
-		b := bytes.Repeat([]byte{'a'}, MaxBlob)
+		b := bytes.Repeat([]byte{'a'}, maxBlob)
 		b[0] = byte('A' + i)
 		digests[i] = events.Sum(b)
 		p.files = append(p.files, planFile{name: blobName(digests[i]), data: b})
@@ -118,7 +118,7 @@ func TestBombsStayBounded(t *testing.T) {
 				if err != nil {
 					var le *LimitError
 					require.ErrorAs(t, err, &le)
-					require.ErrorIs(t, err, ErrTooLarge)
+					require.ErrorIs(t, err, errTooLarge)
 					require.Contains(t, err.Error(), "Options."+le.Limit)
 				}
 				require.Less(t, peak, uint64(256<<20))
@@ -135,7 +135,7 @@ func stringBombPlan(t testing.TB, n int) *plan {
 	t.Helper()
 	meta, err := events.Canonical(testMeta())
 	require.NoError(t, err)
-	p := &plan{files: []planFile{{name: MetadataFile, data: meta}}}
+	p := &plan{files: []planFile{{name: metadataFile, data: meta}}}
 	lane, id := strings.Repeat("L", 4000), strings.Repeat("I", 4000)
 	evs := make([]events.Event, n)
 	for i := range evs {

@@ -56,7 +56,7 @@ func TestRoundTrip(t *testing.T) {
 	for _, lane := range []string{"l", "ll", "lll"} {
 		edge = append(edge, events.Event{Seq: 1, Kind: "k", Lane: lane, PayloadDigest: events.Sum(nil)})
 	}
-	big := bytes.Repeat([]byte{'x'}, BlobThreshold+7)
+	big := bytes.Repeat([]byte{'x'}, blobThreshold+7)
 	edge = append(edge, events.Event{Seq: 1, Kind: "k", Lane: "llll", Payload: big, PayloadDigest: events.Sum(big)})
 	failed := single(evs[:3])
 	failed.Runs[0].Error, failed.Runs[0].Output = "transform failed: no diff", nil
@@ -101,14 +101,14 @@ func TestRunsShareBlobs(t *testing.T) {
 	want := map[string]bool{}
 	for _, r := range b.Runs {
 		for _, e := range r.Events {
-			if len(e.Payload) >= BlobThreshold {
+			if len(e.Payload) >= blobThreshold {
 				want[e.PayloadDigest.String()] = true
 			}
 		}
 		want[events.Sum(r.Output).String()] = true
 	}
 	require.Len(t, want, 3, "one prompt and two outputs (run 1's differs)")
-	ents, err := os.ReadDir(filepath.Join(dir, BlobDir))
+	ents, err := os.ReadDir(filepath.Join(dir, blobDir))
 	require.NoError(t, err)
 	got := map[string]bool{}
 	for _, e := range ents {
@@ -154,7 +154,7 @@ func TestFileFormUnpacksToDirectoryForm(t *testing.T) {
 	cmd := exec.Command("sh", "-c", `zstd -dc "$1" | tar -x -C "$2"`, "sh", file, out)
 	msg, err := cmd.CombinedOutput()
 	require.NoError(t, err, string(msg))
-	for _, name := range []string{ManifestFile, MetadataFile, RunsFile, EventsFile} {
+	for _, name := range []string{manifestFile, metadataFile, runsFile, eventsFile} {
 		want, err := os.ReadFile(filepath.Join(dir, name))
 		require.NoError(t, err)
 		got, err := os.ReadFile(filepath.Join(out, name))
@@ -173,23 +173,23 @@ func TestWriteRefusesInvalidRuns(t *testing.T) {
 		want   error
 	}{
 		{"bad digest", func(b *Bundle) { b.Runs[0].Events[2].Payload = []byte(`{}`) }, ErrDigest},
-		{"empty kind", func(b *Bundle) { b.Runs[0].Events[2].Kind = "" }, ErrRequired},
-		{"gap", func(b *Bundle) { e := b.Runs[0].Events; b.Runs[0].Events = append(e[:2:2], e[3:]...) }, ErrOrder},
+		{"empty kind", func(b *Bundle) { b.Runs[0].Events[2].Kind = "" }, errRequired},
+		{"gap", func(b *Bundle) { e := b.Runs[0].Events; b.Runs[0].Events = append(e[:2:2], e[3:]...) }, errOrder},
 		{"lanes out of order", func(b *Bundle) {
 			e := b.Runs[0].Events
 			e[2].Seq, e[2].Lane, e[1].Lane = 2, "a", "b"
-		}, ErrOrder},
-		{"no scenario", func(b *Bundle) { b.Metadata.Scenario = "" }, ErrRequired},
-		{"no run ID", func(b *Bundle) { b.Runs[0].ID = "" }, ErrRequired},
-		{"a comma in a run ID", func(b *Bundle) { b.Runs[0].ID = "a,b" }, ErrMalformed},
-		{"two runs, one ID", func(b *Bundle) { b.Runs = append(b.Runs, b.Runs[0]) }, ErrMalformed},
-		{"empty pin name", func(b *Bundle) { b.Runs[0].Pin = map[string]string{"": "x"} }, ErrRequired},
+		}, errOrder},
+		{"no scenario", func(b *Bundle) { b.Metadata.Scenario = "" }, errRequired},
+		{"no run ID", func(b *Bundle) { b.Runs[0].ID = "" }, errRequired},
+		{"a comma in a run ID", func(b *Bundle) { b.Runs[0].ID = "a,b" }, errMalformed},
+		{"two runs, one ID", func(b *Bundle) { b.Runs = append(b.Runs, b.Runs[0]) }, errMalformed},
+		{"empty pin name", func(b *Bundle) { b.Runs[0].Pin = map[string]string{"": "x"} }, errRequired},
 		{"snapshot of no run", func(b *Bundle) {
 			b.Snapshot = &Snapshot{Run: "other", At: 1, Records: 1, Fold: "f", State: []byte("{}")}
 		}, ErrMissing},
 		{"snapshot off the log", func(b *Bundle) {
 			b.Snapshot = &Snapshot{Run: b.Runs[0].ID, At: 2, Records: 2, Fold: "f", State: []byte("{}")}
-		}, ErrChain},
+		}, errChain},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := single(cloneEvents(good))
@@ -253,7 +253,7 @@ func TestNotABundle(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "x.txt")
 	require.NoError(t, os.WriteFile(p, []byte("hello, world"), 0o644))
 	_, err := Verify(context.Background(), p)
-	require.ErrorIs(t, err, ErrMalformed)
+	require.ErrorIs(t, err, errMalformed)
 	_, err = Verify(context.Background(), filepath.Join(t.TempDir(), "absent"))
 	var be *BundleError
 	require.ErrorAs(t, err, &be)
@@ -276,10 +276,10 @@ func TestNoGoroutineOutlivesVerify(t *testing.T) {
 // message naming both versions and what to do.
 func TestOldVersionIsRefused(t *testing.T) {
 	dir, _ := writeBoth(t, single(realisticRun(t, 0)))
-	rewriteManifest(t, dir, func(m *Manifest) { m.Format = formatPrefix + "1" })
+	rewriteManifest(t, dir, func(m *bundleManifest) { m.Format = formatPrefix + "1" })
 	_, err := Verify(context.Background(), dir)
-	require.ErrorIs(t, err, ErrVersion)
-	for _, want := range []string{"codegenie-replay-bundle/1", Format, "write the bundle again", "the version that wrote it"} {
+	require.ErrorIs(t, err, errVersion)
+	for _, want := range []string{"codegenie-replay-bundle/1", bundleFormat, "write the bundle again", "the version that wrote it"} {
 		require.Contains(t, err.Error(), want)
 	}
 }

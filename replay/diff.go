@@ -35,13 +35,19 @@ type Side struct {
 	OutputSize   int               `json:"output_size"`
 }
 
-// OutputDivergence is where the outputs of two runs first differ.
-type OutputDivergence struct {
-	Offset   int    `json:"offset"` // the first differing byte
-	LenA     int    `json:"len_a"`
-	LenB     int    `json:"len_b"`
-	ExcerptA string `json:"excerpt_a"` // escaped windows around Offset
-	ExcerptB string `json:"excerpt_b"`
+// OutputDiff is where the outputs of two runs first differ. The harness
+// reports it for the two largest classes of a gate, and Diff for two runs
+// of bundles.
+type OutputDiff struct {
+	Offset int `json:"offset"` // the first differing byte
+	LenA   int `json:"len_a"`
+	LenB   int `json:"len_b"`
+	// DigestA and DigestB are the outputs' digests; zero in a DiffReport,
+	// whose sides carry them.
+	DigestA  events.Digest `json:"digest_a,omitzero"`
+	DigestB  events.Digest `json:"digest_b,omitzero"`
+	ExcerptA string        `json:"excerpt_a"` // escaped windows around Offset
+	ExcerptB string        `json:"excerpt_b"`
 }
 
 // DiffReport is the comparison of two runs, as data: Text renders it for
@@ -63,7 +69,7 @@ type DiffReport struct {
 	// causal chain, or nil when the events do not diverge.
 	Divergence *events.Divergence `json:"divergence"`
 	// Output is where the outputs differ, or nil.
-	Output *OutputDivergence `json:"output,omitempty"`
+	Output *OutputDiff `json:"output,omitempty"`
 	// ErrorDiffers says that one run ended in an error the other did not
 	// end in (Side.Error).
 	ErrorDiffers bool `json:"error_differs,omitempty"`
@@ -104,7 +110,7 @@ func (o Options) Diff(ctx context.Context, a, b RunRef) (*DiffReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := CompareRuns(a.Path, ba.Metadata, &ba.Runs[ia], b.Path, bb.Metadata, &bb.Runs[ib])
+	d := compareRuns(a.Path, ba.Metadata, &ba.Runs[ia], b.Path, bb.Metadata, &bb.Runs[ib])
 	d.A.Digest, d.B.Digest = da, db
 	return d, nil
 }
@@ -168,10 +174,10 @@ func runIDs(runs []Run) []string {
 	return ids
 }
 
-// CompareRuns compares two runs in memory; the paths and metadata only
+// compareRuns compares two runs in memory; the paths and metadata only
 // label them, and the sides' bundle digests are left zero (Diff fills them
 // in).
-func CompareRuns(pathA string, metaA Metadata, a *Run, pathB string, metaB Metadata, b *Run) *DiffReport {
+func compareRuns(pathA string, metaA Metadata, a *Run, pathB string, metaB Metadata, b *Run) *DiffReport {
 	side := func(p string, m Metadata, r *Run) Side {
 		return Side{Path: p, Metadata: m, Run: r.ID, Pin: r.Pin, Error: r.Error, Events: len(r.Events),
 			ChainDigest: events.ChainDigest(r.Events), OutputDigest: events.Sum(r.Output), OutputSize: len(r.Output)}
@@ -185,12 +191,12 @@ func CompareRuns(pathA string, metaA Metadata, a *Run, pathB string, metaB Metad
 	return d
 }
 
-func compareOutputs(a, b []byte) *OutputDivergence {
+func compareOutputs(a, b []byte) *OutputDiff {
 	if bytes.Equal(a, b) {
 		return nil
 	}
 	off, _ := excerpt.FirstDiff(a, b)
-	return &OutputDivergence{Offset: off, LenA: len(a), LenB: len(b),
+	return &OutputDiff{Offset: off, LenA: len(a), LenB: len(b),
 		ExcerptA: excerpt.Around(a, off, excerptRadius), ExcerptB: excerpt.Around(b, off, excerptRadius)}
 }
 

@@ -5,32 +5,34 @@ import (
 	"fmt"
 )
 
-// Sentinel conditions. Every error returned by this package for a bad bundle
-// is a *BundleError wrapping one of these (test with errors.Is).
+// The conditions of a bad bundle. Every error this package returns for a
+// bad bundle is a *BundleError wrapping one of these; the exported ones are
+// those a caller acts on (errors.Is): a digest that does not match, a
+// missing file or run, an output path that is taken, a merge conflict.
 var (
-	// ErrVersion: the bundle is of another version of the format.
-	ErrVersion = errors.New("unsupported bundle format version")
+	// errVersion: the bundle is of another version of the format.
+	errVersion = errors.New("unsupported bundle format version")
 	// ErrDigest: a file, blob or payload does not match its recorded digest.
 	ErrDigest = errors.New("digest mismatch")
-	// ErrChain: a record's chain hash, or the chain head, does not match.
-	ErrChain = errors.New("hash chain broken")
-	// ErrOrder: seq, lane or parent ordering is violated.
-	ErrOrder = errors.New("events out of order")
-	// ErrRequired: a required field is missing or invalid.
-	ErrRequired = errors.New("required field missing")
-	// ErrTruncated: a file ends early.
-	ErrTruncated = errors.New("truncated")
-	// ErrTooLarge: a size bound is exceeded (see the Max constants).
-	ErrTooLarge = errors.New("size bound exceeded")
-	// ErrUnsafeName: a file name is not one the format allows (path
+	// errChain: a record's chain hash, or the chain head, does not match.
+	errChain = errors.New("hash chain broken")
+	// errOrder: seq, lane or parent ordering is violated.
+	errOrder = errors.New("events out of order")
+	// errRequired: a required field is missing or invalid.
+	errRequired = errors.New("required field missing")
+	// errTruncated: a file ends early.
+	errTruncated = errors.New("truncated")
+	// errTooLarge: a size bound is exceeded (see the bounds in format.go and Options).
+	errTooLarge = errors.New("size bound exceeded")
+	// errUnsafeName: a file name is not one the format allows (path
 	// traversal, a non-hex blob name, a link, a directory where a file
 	// belongs).
-	ErrUnsafeName = errors.New("unsafe or unknown file name")
+	errUnsafeName = errors.New("unsafe or unknown file name")
 	// ErrMissing: a file the manifest, a run or an event refers to is
 	// absent, or a run that is asked for.
 	ErrMissing = errors.New("missing file")
-	// ErrMalformed: a file cannot be parsed.
-	ErrMalformed = errors.New("malformed")
+	// errMalformed: a file cannot be parsed.
+	errMalformed = errors.New("malformed")
 	// ErrExists: a write found something at its output path that it may
 	// not replace: anything that is not a bundle, or a bundle without
 	// WriteOptions.Force.

@@ -49,7 +49,7 @@ func MakeSnapshot(r *Run, at uint64, f SnapshotFolder) (*Snapshot, error) {
 		n++
 	}
 	if n == 0 || r.Events[n-1].Seq != at {
-		return nil, wrapf(ErrRequired, "snapshot of run %s at seq %d: no event has that seq", excerpt.Quote(r.ID), at)
+		return nil, wrapf(errRequired, "snapshot of run %s at seq %d: no event has that seq", excerpt.Quote(r.ID), at)
 	}
 	if err := Reconstruct(r.Events[:n], f); err != nil {
 		return nil, err
@@ -69,10 +69,10 @@ func MakeSnapshot(r *Run, at uint64, f SnapshotFolder) (*Snapshot, error) {
 // snapshot: ReplayTo checks a bundle's snapshot against its records.
 func ReconstructFrom(snap *Snapshot, evs []events.Event, f SnapshotFolder) error {
 	if snap.Fold != f.FoldName() {
-		return wrapf(ErrMalformed, "the snapshot holds the state of fold %s, not of %s", excerpt.Quote(snap.Fold), excerpt.Quote(f.FoldName()))
+		return wrapf(errMalformed, "the snapshot holds the state of fold %s, not of %s", excerpt.Quote(snap.Fold), excerpt.Quote(f.FoldName()))
 	}
 	if err := json.Unmarshal(snap.State, f); err != nil {
-		return wrapf(ErrMalformed, "the snapshot's state does not decode into fold %s: %v", excerpt.Quote(f.FoldName()), err)
+		return wrapf(errMalformed, "the snapshot's state does not decode into fold %s: %v", excerpt.Quote(f.FoldName()), err)
 	}
 	for i, e := range evs {
 		if e.Seq <= snap.At {
@@ -122,7 +122,7 @@ func (o Options) ReplayTo(ctx context.Context, ref RunRef, at uint64, f Folder) 
 			continue
 		}
 		if err := f.Apply(e); err != nil {
-			return &BundleError{Path: ref.Path, File: EventsFile, Record: r.consumed - 1, Op: "replay", Err: err}
+			return &BundleError{Path: ref.Path, File: eventsFile, Record: r.consumed - 1, Op: "replay", Err: err}
 		}
 		last = e.Seq
 		if applied++; check != nil {
@@ -132,8 +132,8 @@ func (o Options) ReplayTo(ctx context.Context, ref RunRef, at uint64, f Folder) 
 		}
 	}
 	if at != 0 && last < at {
-		return &BundleError{Path: ref.Path, File: EventsFile, Record: -1, Op: "replay",
-			Err: wrapf(ErrRequired, "seq %d is past the last event of run %s (seq %d)", at, excerpt.Quote(r.hdr.runs[run].ID), last)}
+		return &BundleError{Path: ref.Path, File: eventsFile, Record: -1, Op: "replay",
+			Err: wrapf(errRequired, "seq %d is past the last event of run %s (seq %d)", at, excerpt.Quote(r.hdr.runs[run].ID), last)}
 	}
 	return nil
 }
@@ -161,11 +161,11 @@ func (r *Reader) snapshotCheck(run int, f Folder) func(applied uint64) error {
 		}
 		got, err := events.Canonical(sf)
 		if err != nil {
-			return r.fail(SnapshotFile, -1, "replay", err)
+			return r.fail(snapshotFile, -1, "replay", err)
 		}
 		want, err := events.CanonicalizeJSON(s.State)
 		if err != nil || !bytes.Equal(got, want) {
-			return r.fail(SnapshotFile, -1, "replay", wrapf(ErrDigest, "the snapshot's state differs from the state fold %s rebuilds from the first %d records of run %s: the snapshot was edited",
+			return r.fail(snapshotFile, -1, "replay", wrapf(ErrDigest, "the snapshot's state differs from the state fold %s rebuilds from the first %d records of run %s: the snapshot was edited",
 				excerpt.Quote(s.Fold), s.Records, excerpt.Quote(s.Run)))
 		}
 		return nil

@@ -22,7 +22,7 @@ func (f *tallyFold) FoldName() string { return "test/tally/1" }
 
 func (f *tallyFold) Apply(e events.Event) error {
 	if e.Seq < f.At {
-		return fmt.Errorf("%w: seq %d after seq %d", ErrOrder, e.Seq, f.At)
+		return fmt.Errorf("%w: seq %d after seq %d", errOrder, e.Seq, f.At)
 	}
 	f.At = e.Seq
 	f.Applied++

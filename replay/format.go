@@ -12,38 +12,38 @@ import (
 	"github.com/codegenie/codegenie/internal/excerpt"
 )
 
-// Format is the value of manifest.json's "format" field.
-const Format = "codegenie-replay-bundle/2"
+// bundleFormat is the value of manifest.json's "format" field.
+const bundleFormat = "codegenie-replay-bundle/2"
 
 // File names inside a bundle.
 const (
-	ManifestFile = "manifest.json"
-	MetadataFile = "metadata.json"
-	RunsFile     = "runs.json"
-	SnapshotFile = "snapshot.json"
-	EventsFile   = "events.log"
-	BlobDir      = "blobs"
+	manifestFile = "manifest.json"
+	metadataFile = "metadata.json"
+	runsFile     = "runs.json"
+	snapshotFile = "snapshot.json"
+	eventsFile   = "events.log"
+	blobDir      = "blobs"
 )
 
-// Size bounds. A bundle exceeding one is rejected with ErrTooLarge.
+// Size bounds. A bundle exceeding one is rejected with errTooLarge.
 const (
-	// BlobThreshold: payloads of at least this many bytes are stored in
+	// blobThreshold: payloads of at least this many bytes are stored in
 	// blobs/ instead of inline in events.log (and only those).
-	BlobThreshold = 1024
-	// MaxRecord bounds one stored record in events.log.
-	MaxRecord = 1 << 20
-	// MaxString bounds a record's kind, lane and audit ID, a run's ID and
+	blobThreshold = 1024
+	// maxRecord bounds one stored record in events.log.
+	maxRecord = 1 << 20
+	// maxString bounds a record's kind, lane and audit ID, a run's ID and
 	// each pin name and value.
-	MaxString = 4096
-	// MaxBlob bounds one blob (a payload or a run's output).
-	MaxBlob = 64 << 20
-	// MaxJSON bounds manifest.json, metadata.json and runs.json.
-	MaxJSON = 16 << 20
-	// MaxSnapshot bounds snapshot.json.
-	MaxSnapshot = 64 << 20
-	// MaxFiles bounds the number of files a manifest lists, and so the
+	maxString = 4096
+	// maxBlob bounds one blob (a payload or a run's output).
+	maxBlob = 64 << 20
+	// maxJSON bounds manifest.json, metadata.json and runs.json.
+	maxJSON = 16 << 20
+	// maxSnapshot bounds snapshot.json.
+	maxSnapshot = 64 << 20
+	// maxFiles bounds the number of files a manifest lists, and so the
 	// number of runs and blobs.
-	MaxFiles = 1 << 16
+	maxFiles = 1 << 16
 )
 
 // logMagic starts events.log.
@@ -65,7 +65,7 @@ func (m Metadata) fields() map[string]string {
 
 func (m Metadata) check() error {
 	if m.Scenario == "" {
-		return wrapf(ErrRequired, "scenario is empty")
+		return wrapf(errRequired, "scenario is empty")
 	}
 	return nil
 }
@@ -86,30 +86,30 @@ type RunInfo struct {
 	OutputSize int64         `json:"output_size"`
 }
 
-// FileEntry is one file in the manifest.
-type FileEntry struct {
+// fileEntry is one file in the manifest.
+type fileEntry struct {
 	Path   string        `json:"path"`
 	Size   int64         `json:"size"`
 	Digest events.Digest `json:"digest"`
 }
 
-// Manifest is manifest.json.
-type Manifest struct {
+// bundleManifest is manifest.json.
+type bundleManifest struct {
 	Format string      `json:"format"`
-	Files  []FileEntry `json:"files"` // sorted by Path; every file but manifest.json
+	Files  []fileEntry `json:"files"` // sorted by Path; every file but manifest.json
 	// Self is the blake3 of this manifest's canonical JSON with Self zero.
 	Self events.Digest `json:"self"`
 }
 
-func (m *Manifest) file(name string) (FileEntry, bool) {
-	i, ok := slices.BinarySearchFunc(m.Files, name, func(e FileEntry, n string) int { return strings.Compare(e.Path, n) })
+func (m *bundleManifest) file(name string) (fileEntry, bool) {
+	i, ok := slices.BinarySearchFunc(m.Files, name, func(e fileEntry, n string) int { return strings.Compare(e.Path, n) })
 	if !ok {
-		return FileEntry{}, false
+		return fileEntry{}, false
 	}
 	return m.Files[i], true
 }
 
-func (m Manifest) selfDigest() (events.Digest, error) {
+func (m bundleManifest) selfDigest() (events.Digest, error) {
 	m.Self = events.Digest{}
 	b, err := events.Canonical(m)
 	if err != nil {
@@ -119,7 +119,7 @@ func (m Manifest) selfDigest() (events.Digest, error) {
 }
 
 // encode returns the canonical bytes of m with Self filled in.
-func (m *Manifest) encode() ([]byte, error) {
+func (m *bundleManifest) encode() ([]byte, error) {
 	d, err := m.selfDigest()
 	if err != nil {
 		return nil, err
@@ -144,13 +144,13 @@ type Snapshot struct {
 // and blobs/<64 lowercase hex digits>.
 func checkName(name string) error {
 	switch name {
-	case ManifestFile, MetadataFile, RunsFile, SnapshotFile, EventsFile:
+	case manifestFile, metadataFile, runsFile, snapshotFile, eventsFile:
 		return nil
 	}
-	hexName, ok := strings.CutPrefix(name, BlobDir+"/")
+	hexName, ok := strings.CutPrefix(name, blobDir+"/")
 	if !ok || !isDigestHex(hexName) {
-		return wrapf(ErrUnsafeName, "%q: a bundle holds only %s, %s, %s, %s, %s and %s/<64 lowercase hex digits>",
-			name, ManifestFile, MetadataFile, RunsFile, SnapshotFile, EventsFile, BlobDir)
+		return wrapf(errUnsafeName, "%q: a bundle holds only %s, %s, %s, %s, %s and %s/<64 lowercase hex digits>",
+			name, manifestFile, metadataFile, runsFile, snapshotFile, eventsFile, blobDir)
 	}
 	return nil
 }
@@ -168,12 +168,12 @@ func isDigestHex(s string) bool {
 	return true
 }
 
-func blobName(d events.Digest) string { return BlobDir + "/" + hex.EncodeToString(d[:]) }
+func blobName(d events.Digest) string { return blobDir + "/" + hex.EncodeToString(d[:]) }
 
 // blobDigest returns the digest a blobs/<hex> path names; ok is false for
 // any other path.
 func blobDigest(path string) (d events.Digest, ok bool) {
-	name, ok := strings.CutPrefix(path, BlobDir+"/")
+	name, ok := strings.CutPrefix(path, blobDir+"/")
 	if !ok {
 		return d, false
 	}
@@ -187,10 +187,10 @@ func strictUnmarshal(b []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return wrapf(ErrMalformed, "%v", err)
+		return wrapf(errMalformed, "%v", err)
 	}
 	if dec.More() {
-		return wrapf(ErrMalformed, "trailing data after the JSON value")
+		return wrapf(errMalformed, "trailing data after the JSON value")
 	}
 	return nil
 }
@@ -199,10 +199,10 @@ func strictUnmarshal(b []byte, v any) error {
 func checkCanonical(b []byte, v any) error {
 	c, err := events.Canonical(v)
 	if err != nil {
-		return wrapf(ErrMalformed, "%v", err)
+		return wrapf(errMalformed, "%v", err)
 	}
 	if !bytes.Equal(b, c) {
-		return wrapf(ErrMalformed, "not in canonical form (the bundle writer never produces this: the file was edited)")
+		return wrapf(errMalformed, "not in canonical form (the bundle writer never produces this: the file was edited)")
 	}
 	return nil
 }
@@ -220,9 +220,9 @@ func decodeJSON(b []byte, v any) error {
 func checkString(what, s string) error {
 	switch {
 	case s == "":
-		return wrapf(ErrRequired, "%s is empty", what)
-	case len(s) > MaxString:
-		return wrapf(ErrTooLarge, "%s of %d bytes, at most %d", what, len(s), MaxString)
+		return wrapf(errRequired, "%s is empty", what)
+	case len(s) > maxString:
+		return wrapf(errTooLarge, "%s of %d bytes, at most %d", what, len(s), maxString)
 	}
 	return nil
 }
@@ -230,29 +230,29 @@ func checkString(what, s string) error {
 // checkRunInfos checks runs.json's entries: IDs unique, sorted and
 // bounded, pins bounded, sizes not negative.
 func checkRunInfos(runs []RunInfo) error {
-	if len(runs) > MaxFiles {
-		return wrapf(ErrTooLarge, "%d runs, at most %d", len(runs), MaxFiles)
+	if len(runs) > maxFiles {
+		return wrapf(errTooLarge, "%d runs, at most %d", len(runs), maxFiles)
 	}
 	for i, r := range runs {
 		if err := checkString(fmt.Sprintf("runs[%d].id", i), r.ID); err != nil {
 			return err
 		}
 		if strings.ContainsRune(r.ID, ',') || excerpt.Quote(r.ID) != r.ID {
-			return wrapf(ErrMalformed, "runs[%d].id %s: an ID holds printable characters other than a comma, a backslash or a double quote", i, excerpt.Quote(r.ID))
+			return wrapf(errMalformed, "runs[%d].id %s: an ID holds printable characters other than a comma, a backslash or a double quote", i, excerpt.Quote(r.ID))
 		}
 		if i > 0 && runs[i-1].ID >= r.ID {
-			return wrapf(ErrMalformed, "runs[%d] %q is not sorted after %q or is a duplicate", i, r.ID, runs[i-1].ID)
+			return wrapf(errMalformed, "runs[%d] %q is not sorted after %q or is a duplicate", i, r.ID, runs[i-1].ID)
 		}
 		for k, v := range r.Pin {
 			if err := checkString(fmt.Sprintf("run %q: pin name", r.ID), k); err != nil {
 				return err
 			}
-			if len(v) > MaxString {
-				return wrapf(ErrTooLarge, "run %q: pin %q of %d bytes, at most %d", r.ID, k, len(v), MaxString)
+			if len(v) > maxString {
+				return wrapf(errTooLarge, "run %q: pin %q of %d bytes, at most %d", r.ID, k, len(v), maxString)
 			}
 		}
-		if r.OutputSize < 0 || r.OutputSize > MaxBlob {
-			return wrapf(ErrMalformed, "run %q: output size %d is not in [0, %d]", r.ID, r.OutputSize, MaxBlob)
+		if r.OutputSize < 0 || r.OutputSize > maxBlob {
+			return wrapf(errMalformed, "run %q: output size %d is not in [0, %d]", r.ID, r.OutputSize, maxBlob)
 		}
 		if (r.OutputSize == 0) != (r.Output == emptyDigest) {
 			return wrapf(ErrDigest, "run %q: output digest %s does not fit an output of %d bytes", r.ID, r.Output, r.OutputSize)

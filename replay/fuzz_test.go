@@ -47,7 +47,7 @@ func encodeBundleErr(b *Bundle) (file, tarStream []byte, err error) {
 // it in errors. With tarOnly the bytes are the tar stream, not compressed.
 func openStreamBytes(ctx context.Context, label string, b []byte, tarOnly, keep bool) (*Reader, error) {
 	r := newReader(label, keep, Options{}, Options{}.newBudget())
-	r.form = FormFile
+	r.form = formFile
 	r.watch(ctx)
 	var err error
 	if tarOnly {
@@ -126,7 +126,7 @@ func fuzzSeeds(t testing.TB) (entries, files []*Bundle) {
 		t.Fatal(err)
 	}
 	two := Run{ID: "s", Events: fuzzTape(1, 1), Error: "e"}
-	withBlob := Run{ID: "r", Events: fuzzTape(1, BlobThreshold)}
+	withBlob := Run{ID: "r", Events: fuzzTape(1, blobThreshold)}
 	plain := &Bundle{Metadata: meta, Runs: []Run{small, two}}
 	return []*Bundle{plain, {Metadata: meta, Runs: []Run{small}, Snapshot: snap}},
 		[]*Bundle{plain, {Metadata: meta, Runs: []Run{withBlob}}}
@@ -258,16 +258,16 @@ func tarEntries(names []string, datas [][]byte) []byte {
 // sealEntries puts a manifest that matches the entries (every file's size
 // and digest) in front of them.
 func sealEntries(names []string, datas [][]byte) ([]string, [][]byte) {
-	m := Manifest{Format: Format}
+	m := bundleManifest{Format: bundleFormat}
 	for i, n := range names {
-		m.Files = append(m.Files, FileEntry{Path: n, Size: int64(len(datas[i])), Digest: events.Sum(datas[i])})
+		m.Files = append(m.Files, fileEntry{Path: n, Size: int64(len(datas[i])), Digest: events.Sum(datas[i])})
 	}
-	slices.SortFunc(m.Files, func(a, b FileEntry) int { return strings.Compare(a.Path, b.Path) })
+	slices.SortFunc(m.Files, func(a, b fileEntry) int { return strings.Compare(a.Path, b.Path) })
 	mb, err := m.encode()
 	if err != nil {
 		return names, datas
 	}
-	return append([]string{ManifestFile}, names...), append([][]byte{mb}, datas...)
+	return append([]string{manifestFile}, names...), append([][]byte{mb}, datas...)
 }
 
 // entriesOf returns the entries of b's tar stream.

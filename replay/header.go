@@ -11,7 +11,7 @@ import (
 // header holds what a reader checks before events.log: the manifest, the
 // metadata, the runs and the snapshot.
 type header struct {
-	manifest  *Manifest
+	manifest  *bundleManifest
 	manifestB []byte
 	meta      Metadata
 	runs      []RunInfo
@@ -25,26 +25,26 @@ const formatPrefix = "codegenie-replay-bundle/"
 // parseManifest decodes and checks manifest.json: format, canonical bytes,
 // self digest, file names sorted, unique and allowed, the fixed files
 // present.
-func parseManifest(b []byte) (*Manifest, error) {
+func parseManifest(b []byte) (*bundleManifest, error) {
 	var probe struct {
 		Format string `json:"format"`
 	}
-	if json.Unmarshal(b, &probe) == nil && probe.Format != Format && strings.HasPrefix(probe.Format, formatPrefix) {
-		return nil, wrapf(ErrVersion, "the bundle is %s, and this replay reads %s: write the bundle again with this version (rerun what made it), or read it with the replay command of the version that wrote it", probe.Format, Format)
+	if json.Unmarshal(b, &probe) == nil && probe.Format != bundleFormat && strings.HasPrefix(probe.Format, formatPrefix) {
+		return nil, wrapf(errVersion, "the bundle is %s, and this replay reads %s: write the bundle again with this version (rerun what made it), or read it with the replay command of the version that wrote it", probe.Format, bundleFormat)
 	}
-	var m Manifest
+	var m bundleManifest
 	if err := strictUnmarshal(b, &m); err != nil {
 		return nil, err
 	}
-	if m.Format != Format {
-		return nil, wrapf(ErrMalformed, "format %q, want %q", m.Format, Format)
+	if m.Format != bundleFormat {
+		return nil, wrapf(errMalformed, "format %q, want %q", m.Format, bundleFormat)
 	}
-	if len(m.Files) > MaxFiles {
-		return nil, wrapf(ErrTooLarge, "%d files listed, at most %d", len(m.Files), MaxFiles)
+	if len(m.Files) > maxFiles {
+		return nil, wrapf(errTooLarge, "%d files listed, at most %d", len(m.Files), maxFiles)
 	}
 	want, err := m.selfDigest()
 	if err != nil {
-		return nil, wrapf(ErrMalformed, "%v", err)
+		return nil, wrapf(errMalformed, "%v", err)
 	}
 	if want != m.Self {
 		return nil, wrapf(ErrDigest, "self digest %s does not match the manifest's content (%s): the manifest was edited", m.Self, want)
@@ -57,18 +57,18 @@ func parseManifest(b []byte) (*Manifest, error) {
 			return nil, fmt.Errorf("files[%d]: %w", i, err)
 		}
 		switch {
-		case f.Path == ManifestFile:
-			return nil, wrapf(ErrUnsafeName, "files[%d]: the manifest lists itself", i)
+		case f.Path == manifestFile:
+			return nil, wrapf(errUnsafeName, "files[%d]: the manifest lists itself", i)
 		case i > 0 && m.Files[i-1].Path >= f.Path:
-			return nil, wrapf(ErrMalformed, "files[%d] %q is not sorted after %q or is a duplicate", i, f.Path, m.Files[i-1].Path)
+			return nil, wrapf(errMalformed, "files[%d] %q is not sorted after %q or is a duplicate", i, f.Path, m.Files[i-1].Path)
 		case f.Size < 0:
-			return nil, wrapf(ErrMalformed, "files[%d] %q: negative size", i, f.Path)
+			return nil, wrapf(errMalformed, "files[%d] %q: negative size", i, f.Path)
 		}
 		if d, ok := blobDigest(f.Path); ok && d != f.Digest {
 			return nil, wrapf(ErrDigest, "files[%d] %q: digest %s, but a blob is named by the digest of its bytes", i, f.Path, f.Digest)
 		}
 	}
-	for _, name := range []string{MetadataFile, RunsFile, EventsFile} {
+	for _, name := range []string{metadataFile, runsFile, eventsFile} {
 		if _, ok := m.file(name); !ok {
 			return nil, wrapf(ErrMissing, "the manifest does not list %s", name)
 		}
@@ -80,7 +80,7 @@ func parseManifest(b []byte) (*Manifest, error) {
 func (h *header) checkEntry(name string, b []byte) error {
 	e, ok := h.manifest.file(name)
 	if !ok {
-		return wrapf(ErrUnsafeName, "present in the bundle but not listed in the manifest")
+		return wrapf(errUnsafeName, "present in the bundle but not listed in the manifest")
 	}
 	if int64(len(b)) != e.Size {
 		return wrapf(ErrDigest, "size %d, the manifest says %d", len(b), e.Size)
@@ -101,7 +101,7 @@ func (h *header) setManifest(b []byte) error {
 }
 
 func (h *header) setMetadata(b []byte) error {
-	if err := h.checkEntry(MetadataFile, b); err != nil {
+	if err := h.checkEntry(metadataFile, b); err != nil {
 		return err
 	}
 	if err := decodeJSON(b, &h.meta); err != nil {
@@ -113,7 +113,7 @@ func (h *header) setMetadata(b []byte) error {
 // setRuns checks runs.json: its entries, and that every non-empty output
 // is a blob the manifest lists with the output's size.
 func (h *header) setRuns(b []byte) error {
-	if err := h.checkEntry(RunsFile, b); err != nil {
+	if err := h.checkEntry(runsFile, b); err != nil {
 		return err
 	}
 	if err := decodeJSON(b, &h.runs); err != nil {
@@ -138,7 +138,7 @@ func (h *header) setRuns(b []byte) error {
 // the number of records it covers (the records themselves are checked as
 // the log is read, the state by a fold: ReplayTo).
 func (h *header) setSnapshot(b []byte) error {
-	if err := h.checkEntry(SnapshotFile, b); err != nil {
+	if err := h.checkEntry(snapshotFile, b); err != nil {
 		return err
 	}
 	var s Snapshot
@@ -155,9 +155,9 @@ func (h *header) setSnapshot(b []byte) error {
 	case h.snapRun < 0:
 		return wrapf(ErrMissing, "the snapshot is of run %q, which runs.json does not list", s.Run)
 	case s.At == 0 || s.Records == 0 || s.Records > h.runs[h.snapRun].Events:
-		return wrapf(ErrMalformed, "a snapshot at seq %d covering %d records does not fit run %q of %d records", s.At, s.Records, s.Run, h.runs[h.snapRun].Events)
+		return wrapf(errMalformed, "a snapshot at seq %d covering %d records does not fit run %q of %d records", s.At, s.Records, s.Run, h.runs[h.snapRun].Events)
 	case s.Fold == "":
-		return wrapf(ErrRequired, "the snapshot does not name its fold")
+		return wrapf(errRequired, "the snapshot does not name its fold")
 	}
 	h.snap = &s
 	return nil

@@ -7,6 +7,7 @@ import (
 	"lukechampine.com/blake3"
 
 	"github.com/codegenie/codegenie/events"
+	"github.com/codegenie/codegenie/internal/eventrec"
 )
 
 // events.log framing:
@@ -94,7 +95,7 @@ func (l *logReader) header() error {
 		return err
 	}
 	if l.hi-l.lo < len(logMagic) || string(l.buf[l.lo:l.lo+len(logMagic)]) != logMagic {
-		return wrapf(ErrMalformed, "does not start with the events.log magic %q", logMagic)
+		return wrapf(errMalformed, "does not start with the events.log magic %q", logMagic)
 	}
 	l.lo += len(logMagic)
 	return nil
@@ -106,13 +107,13 @@ func (l *logReader) uvarint(what string) (uint64, error) {
 	}
 	v, n := binary.Uvarint(l.buf[l.lo:l.hi])
 	if n == 0 && l.hi == l.lo {
-		return 0, wrapf(ErrTruncated, "the file ends where the %s should be: records or the trailer are missing (copy or write it again)", what)
+		return 0, wrapf(errTruncated, "the file ends where the %s should be: records or the trailer are missing (copy or write it again)", what)
 	}
 	if n == 0 {
-		return 0, wrapf(ErrTruncated, "the file ends inside the %s (copy or write it again)", what)
+		return 0, wrapf(errTruncated, "the file ends inside the %s (copy or write it again)", what)
 	}
-	if n < 0 || n != uvarintLen(v) {
-		return 0, wrapf(ErrMalformed, "bad %s varint", what)
+	if n < 0 || n != eventrec.UvarintLen(v) {
+		return 0, wrapf(errMalformed, "bad %s varint", what)
 	}
 	l.lo += n
 	return v, nil
@@ -129,15 +130,15 @@ func (l *logReader) frame() ([]byte, []byte, error) {
 	if n == 0 {
 		return nil, nil, io.EOF
 	}
-	if n > MaxRecord {
-		return nil, nil, wrapf(ErrTooLarge, "record of %d bytes, at most %d", n, MaxRecord)
+	if n > maxRecord {
+		return nil, nil, wrapf(errTooLarge, "record of %d bytes, at most %d", n, maxRecord)
 	}
 	need := int(n) + len(events.Digest{})
 	if err := l.fill(need); err != nil {
 		return nil, nil, err
 	}
 	if l.hi-l.lo < need {
-		return nil, nil, wrapf(ErrTruncated, "the file ends inside a record (%d of %d bytes): copy or write it again", l.hi-l.lo, need)
+		return nil, nil, wrapf(errTruncated, "the file ends inside a record (%d of %d bytes): copy or write it again", l.hi-l.lo, need)
 	}
 	b := l.buf[l.lo : l.lo+need]
 	l.lo += need
@@ -156,7 +157,7 @@ func (l *logReader) trailer() (uint64, events.Digest, error) {
 		return 0, head, err
 	}
 	if l.hi-l.lo < len(head) {
-		return 0, head, wrapf(ErrTruncated, "the file ends inside a run's trailer")
+		return 0, head, wrapf(errTruncated, "the file ends inside a run's trailer")
 	}
 	copy(head[:], l.buf[l.lo:])
 	l.lo += len(head)
@@ -169,16 +170,7 @@ func (l *logReader) atEnd() error {
 		return err
 	}
 	if l.hi != l.lo {
-		return wrapf(ErrMalformed, "%d bytes after the last run's trailer", l.hi-l.lo)
+		return wrapf(errMalformed, "%d bytes after the last run's trailer", l.hi-l.lo)
 	}
 	return nil
-}
-
-func uvarintLen(v uint64) int {
-	n := 1
-	for v >= 0x80 {
-		v >>= 7
-		n++
-	}
-	return n
 }

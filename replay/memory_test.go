@@ -30,7 +30,7 @@ func TestVerifyMemory1M(t *testing.T) {
 	if root == "" {
 		root = t.TempDir()
 	}
-	paths := map[Form]string{FormDir: filepath.Join(root, "big-directory"), FormFile: filepath.Join(root, "big-file")}
+	paths := map[string]string{formDir: filepath.Join(root, "big-directory"), formFile: filepath.Join(root, "big-file")}
 	func() { // the tape is dropped before anything is measured
 		evs := make([]events.Event, n)
 		base := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -40,10 +40,10 @@ func TestVerifyMemory1M(t *testing.T) {
 		}
 		p, err := makePlan(single(evs))
 		require.NoError(t, err)
-		require.NoError(t, p.writeDir(context.Background(), paths[FormDir], true))
-		require.NoError(t, p.writeFile(context.Background(), paths[FormFile], true))
+		require.NoError(t, p.writeDir(context.Background(), paths[formDir], true))
+		require.NoError(t, p.writeFile(context.Background(), paths[formFile], true))
 	}()
-	for _, form := range []Form{FormDir, FormFile} {
+	for _, form := range []string{formDir, formFile} {
 		t.Run(string(form), func(t *testing.T) {
 			path := paths[form]
 			runtime.GC()

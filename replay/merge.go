@@ -13,6 +13,7 @@ import (
 	"github.com/codegenie/codegenie/internal/hint"
 	"github.com/codegenie/codegenie/internal/pindiff"
 	"github.com/codegenie/codegenie/internal/shell"
+	"github.com/codegenie/codegenie/internal/tape"
 )
 
 // Merge combines bundles of one scenario, for example the shards of a CI
@@ -22,7 +23,7 @@ import (
 //   - runs are ordered by their identity, the run ID; a run held by
 //     several inputs is one run (duplicates by identity are dropped) whose
 //     pin, output and error must be equal in every input, and whose events
-//     are merged by MergeTapes, so the shards of one run merge too;
+//     are merged by mergeTapes, so the shards of one run merge too;
 //   - the same identity with different bytes (a pin, an output, an error,
 //     or an event at the same seq and lane) is an ErrConflict error naming
 //     both sides, never a silent choice;
@@ -100,7 +101,7 @@ func mergeRun(copies []copyOf, name func(int) string, paths []string) (Run, erro
 		}
 		tapes[i] = c.Events
 	}
-	evs, err := MergeTapes(tapes...)
+	evs, err := mergeTapes(tapes...)
 	var tc *tapeConflict
 	if errors.As(err, &tc) {
 		return Run{}, fmt.Errorf("run %s: %w: seq %d lane %q: event %d of %s (%s, payload %s) and event %d of %s (%s, payload %s) differ%s",
@@ -126,15 +127,15 @@ func infoDiff(a, b *Run) string {
 	return fmt.Sprintf("pins (%s)", strings.Join(pindiff.Lines(a.Pin, b.Pin), "; "))
 }
 
-// MergeTapes merges tapes of one run from several lanes or shards into
+// mergeTapes merges tapes of one run from several lanes or shards into
 // one, following the same rules: events are sorted by Seq, ties broken by
 // canonical identity, the Lane (an event's identity is (Seq, Lane), the
 // position it claims in the run), then the canonical record bytes;
 // identical duplicates (same canonical record bytes, every field included)
 // are dropped; two events with the same identity and different bytes are
-// an ErrConflict error naming both. MergeTapes is idempotent and does not
+// an ErrConflict error naming both. mergeTapes is idempotent and does not
 // depend on the order of its inputs, which it does not modify.
-func MergeTapes(inputs ...[]events.Event) ([]events.Event, error) {
+func mergeTapes(inputs ...[]events.Event) ([]events.Event, error) {
 	type keyed struct {
 		e   events.Event
 		in  int
@@ -159,14 +160,14 @@ func MergeTapes(inputs ...[]events.Event) ([]events.Event, error) {
 		if c := strings.Compare(a.e.Lane, b.e.Lane); c != 0 {
 			return c
 		}
-		return bytes.Compare(events.AppendRecord(nil, a.e), events.AppendRecord(nil, b.e))
+		return bytes.Compare(tape.AppendRecord(nil, a.e), tape.AppendRecord(nil, b.e))
 	})
 	out := make([]events.Event, 0, len(all))
 	for i, k := range all {
 		if i > 0 {
 			p := all[i-1]
 			if p.e.Seq == k.e.Seq && p.e.Lane == k.e.Lane {
-				if bytes.Equal(events.AppendRecord(nil, p.e), events.AppendRecord(nil, k.e)) {
+				if bytes.Equal(tape.AppendRecord(nil, p.e), tape.AppendRecord(nil, k.e)) {
 					continue
 				}
 				side := func(k keyed) tapeEvent { return tapeEvent{k.in, k.idx, k.e.Kind, k.e.PayloadDigest} }

@@ -81,7 +81,7 @@ func (b *budget) take(n int64) error {
 }
 
 // LimitError reports that reading a bundle would pass one of the bounds
-// of Options. It wraps ErrTooLarge.
+// of Options.
 type LimitError struct {
 	Limit string // the Options field: "MaxBufferedBlobs", "MaxPayloadBytes" or "MaxLoadedBytes"
 	Value int64  // its value in this read
@@ -90,7 +90,7 @@ type LimitError struct {
 
 func (e *LimitError) Error() string {
 	return fmt.Sprintf("%v: %s, more than Options.%s (%d bytes); raise that bound only for a bundle you trust",
-		ErrTooLarge, e.What, e.Limit, e.Value)
+		errTooLarge, e.What, e.Limit, e.Value)
 }
 
-func (e *LimitError) Unwrap() error { return ErrTooLarge }
+func (e *LimitError) Unwrap() error { return errTooLarge }

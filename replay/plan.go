@@ -11,6 +11,8 @@ import (
 	"lukechampine.com/blake3"
 
 	"github.com/codegenie/codegenie/events"
+	"github.com/codegenie/codegenie/internal/eventrec"
+	"github.com/codegenie/codegenie/internal/tape"
 )
 
 // plan is a bundle encoded up to events.log, whose bytes are produced on
@@ -38,13 +40,13 @@ func writeLog(w io.Writer, runs []Run) ([]events.Digest, error) {
 		return nil, err
 	}
 	for i := range runs {
-		var c events.Chainer
+		var c eventrec.Chainer
 		for _, e := range runs[i].Events {
-			header = events.AppendHeader(header[:0], e)
+			header = tape.AppendHeader(header[:0], e)
 			head := c.AddRecord(header)
 			stored := header
-			if len(e.Payload) > 0 && len(e.Payload) < BlobThreshold {
-				full = events.AppendRecord(full[:0], e)
+			if len(e.Payload) > 0 && len(e.Payload) < blobThreshold {
+				full = tape.AppendRecord(full[:0], e)
 				stored = full
 			}
 			buf = binary.AppendUvarint(buf[:0], uint64(len(stored)))
@@ -54,7 +56,7 @@ func writeLog(w io.Writer, runs []Run) ([]events.Digest, error) {
 				return nil, err
 			}
 		}
-		heads[i] = c.Head()
+		heads[i] = events.Digest(c.Head())
 		buf = binary.AppendUvarint(buf[:0], 0)
 		buf = binary.AppendUvarint(buf, uint64(len(runs[i].Events)))
 		buf = append(buf, heads[i][:]...)
@@ -82,11 +84,11 @@ func makePlan(b *Bundle) (*plan, error) {
 		meta.GoVersion = runtime.Version()
 	}
 	if err := meta.check(); err != nil {
-		return nil, fmt.Errorf("%s: %w", MetadataFile, err)
+		return nil, fmt.Errorf("%s: %w", metadataFile, err)
 	}
 	runs, err := sortedRuns(b.Runs)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", RunsFile, err)
+		return nil, fmt.Errorf("%s: %w", runsFile, err)
 	}
 	blobs := map[events.Digest][]byte{}
 	for i := range runs {
@@ -95,7 +97,7 @@ func makePlan(b *Bundle) (*plan, error) {
 			return nil, err
 		}
 		for _, e := range r.Events {
-			if len(e.Payload) >= BlobThreshold {
+			if len(e.Payload) >= blobThreshold {
 				blobs[e.PayloadDigest] = e.Payload
 			}
 		}
@@ -103,24 +105,24 @@ func makePlan(b *Bundle) (*plan, error) {
 			blobs[events.Sum(r.Output)] = r.Output
 		}
 	}
-	if len(blobs)+5 > MaxFiles {
-		return nil, fmt.Errorf("%w: %d blobs, at most %d", ErrTooLarge, len(blobs), MaxFiles-5)
+	if len(blobs)+5 > maxFiles {
+		return nil, fmt.Errorf("%w: %d blobs, at most %d", errTooLarge, len(blobs), maxFiles-5)
 	}
 	p := &plan{runs: runs}
 	metaB, err := events.Canonical(meta)
 	if err != nil {
 		return nil, err
 	}
-	p.files = append(p.files, planFile{name: MetadataFile, data: metaB})
+	p.files = append(p.files, planFile{name: metadataFile, data: metaB})
 	if b.Snapshot != nil {
 		if err := checkSnapshotOf(b.Snapshot, runs); err != nil {
-			return nil, fmt.Errorf("%s: %w", SnapshotFile, err)
+			return nil, fmt.Errorf("%s: %w", snapshotFile, err)
 		}
 		snapB, err := events.Canonical(b.Snapshot)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", SnapshotFile, err)
+			return nil, fmt.Errorf("%s: %w", snapshotFile, err)
 		}
-		p.files = append(p.files, planFile{name: SnapshotFile, data: snapB})
+		p.files = append(p.files, planFile{name: snapshotFile, data: snapB})
 	}
 	for d, data := range blobs {
 		p.files = append(p.files, planFile{name: blobName(d), data: data})
@@ -146,9 +148,9 @@ func (p *plan) seal() error {
 	if err != nil {
 		return err
 	}
-	p.files = append(p.files, planFile{name: RunsFile, data: runsB}, planFile{name: EventsFile, size: ch.n})
+	p.files = append(p.files, planFile{name: runsFile, data: runsB}, planFile{name: eventsFile, size: ch.n})
 	slices.SortFunc(p.files, func(a, b planFile) int { return cmp.Compare(a.name, b.name) })
-	m := Manifest{Format: Format}
+	m := bundleManifest{Format: bundleFormat}
 	for i := range p.files {
 		f := &p.files[i]
 		d := events.Digest(ch.h.Sum(nil))
@@ -156,7 +158,7 @@ func (p *plan) seal() error {
 			f.size = int64(len(f.data))
 			d = events.Sum(f.data)
 		}
-		m.Files = append(m.Files, FileEntry{Path: f.name, Size: f.size, Digest: d})
+		m.Files = append(m.Files, fileEntry{Path: f.name, Size: f.size, Digest: d})
 	}
 	p.manifest, err = m.encode()
 	return err
@@ -174,11 +176,11 @@ func checkSnapshotOf(s *Snapshot, runs []Run) error {
 	n := s.Records
 	switch {
 	case n == 0 || n > uint64(len(evs)):
-		return wrapf(ErrMalformed, "the snapshot covers %d records of run %q, which has %d", n, s.Run, len(evs))
+		return wrapf(errMalformed, "the snapshot covers %d records of run %q, which has %d", n, s.Run, len(evs))
 	case evs[n-1].Seq != s.At || (n < uint64(len(evs)) && evs[n].Seq <= s.At):
-		return wrapf(ErrMalformed, "the snapshot at seq %d does not end after record %d of run %q (build it with MakeSnapshot)", s.At, n, s.Run)
+		return wrapf(errMalformed, "the snapshot at seq %d does not end after record %d of run %q (build it with MakeSnapshot)", s.At, n, s.Run)
 	case events.Chain(evs[:n]) != s.Chain:
-		return wrapf(ErrChain, "the snapshot's chain %s is not the chain of the first %d records of run %q", s.Chain, n, s.Run)
+		return wrapf(errChain, "the snapshot's chain %s is not the chain of the first %d records of run %q", s.Chain, n, s.Run)
 	}
 	return nil
 }

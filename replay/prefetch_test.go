@@ -22,7 +22,7 @@ func prefetchTape(t testing.TB) []events.Event {
 	for i := range evs {
 		switch {
 		case i%97 == 5:
-			evs[i].Payload = syntheticPayload(i, BlobThreshold+i)
+			evs[i].Payload = syntheticPayload(i, blobThreshold+i)
 		case i%31 == 7:
 			evs[i].Payload = nil
 		}
@@ -177,7 +177,7 @@ func withEmptyPayloads(evs []events.Event) []events.Event {
 // equal prompts) is read and hashed once and its bytes are shared by every
 // record that refers to it: a reference costs no memory.
 func TestRepeatedBlobs(t *testing.T) {
-	big := syntheticPayload(0, 3*BlobThreshold)
+	big := syntheticPayload(0, 3*blobThreshold)
 	evs := syntheticTape(t, 2*batchEvents, 64)
 	for i := range evs {
 		if i%3 == 0 {

@@ -36,7 +36,7 @@ func genPayload() *rapid.Generator[[]byte] {
 		case 1:
 			return []byte(fmt.Sprintf("[%d,%q]", rapid.Int().Draw(t, "n"), rapid.String().Draw(t, "s")))
 		case 2:
-			return bytes.Repeat([]byte{'x'}, rapid.IntRange(BlobThreshold, BlobThreshold+300).Draw(t, "blobsize"))
+			return bytes.Repeat([]byte{'x'}, rapid.IntRange(blobThreshold, blobThreshold+300).Draw(t, "blobsize"))
 		}
 		obj := map[string]any{}
 		for _, f := range []string{"run_key", "band", "prompt", "completion", "diff", "error"} {
@@ -102,7 +102,7 @@ func genRun() *rapid.Generator[Run] {
 		case 1:
 			r.Output = []byte(rapid.StringN(1, 30, -1).Draw(t, "short output"))
 		case 2:
-			r.Output = bytes.Repeat([]byte{'o'}, BlobThreshold+rapid.IntRange(0, 99).Draw(t, "long output"))
+			r.Output = bytes.Repeat([]byte{'o'}, blobThreshold+rapid.IntRange(0, 99).Draw(t, "long output"))
 		}
 		if rapid.IntRange(0, 4).Draw(t, "failed") == 0 {
 			r.Error = rapid.StringN(1, 20, -1).Draw(t, "error")
@@ -269,10 +269,10 @@ func TestSnapshotInjectionRejected(t *testing.T) {
 		s.State = json.RawMessage(strings.Replace(string(snap.State), `"applied":4`, `"applied":5`, 1))
 		bs, err := events.Canonical(s)
 		require.NoError(t, err)
-		require.NoError(t, writeFileBytes(filepath.Join(d, SnapshotFile), bs))
-		rewriteManifest(t, d, func(m *Manifest) {
+		require.NoError(t, writeFileBytes(filepath.Join(d, snapshotFile), bs))
+		rewriteManifest(t, d, func(m *bundleManifest) {
 			for i := range m.Files {
-				if m.Files[i].Path == SnapshotFile {
+				if m.Files[i].Path == snapshotFile {
 					m.Files[i].Size, m.Files[i].Digest = int64(len(bs)), events.Sum(bs)
 				}
 			}
@@ -284,7 +284,7 @@ func TestSnapshotInjectionRejected(t *testing.T) {
 	require.ErrorIs(t, err, ErrDigest)
 	var be *BundleError
 	require.ErrorAs(t, err, &be)
-	require.Equal(t, SnapshotFile, be.File)
+	require.Equal(t, snapshotFile, be.File)
 }
 
 // TestPropertyMergeTapes: the shards of one tape, overlapping and in any
@@ -293,18 +293,18 @@ func TestPropertyMergeTapes(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		evs := genTape().Draw(t, "tape")
 		perm := shardTape(t, evs)
-		m, err := MergeTapes(perm...)
+		m, err := mergeTapes(perm...)
 		if err != nil {
 			t.Fatalf("merge: %v", err)
 		}
 		if events.Chain(m) != events.Chain(evs) {
 			t.Fatalf("merge changed the tape:\n%v", pretty.Diff(evs, m))
 		}
-		again, err := MergeTapes(m, m)
+		again, err := mergeTapes(m, m)
 		if err != nil || events.Chain(again) != events.Chain(m) {
 			t.Fatalf("merge is not idempotent: %v", err)
 		}
-		again, err = MergeTapes(append(perm, m)...)
+		again, err = mergeTapes(append(perm, m)...)
 		if err != nil || events.Chain(again) != events.Chain(m) {
 			t.Fatalf("merging the result back changes it: %v", err)
 		}
@@ -393,7 +393,7 @@ func TestMergeConflictNamesBoth(t *testing.T) {
 	b := cloneEvents(a)
 	b[6].Payload = []byte(`{"text":"other"}`)
 	b[6].PayloadDigest = events.Sum(b[6].Payload)
-	_, err := MergeTapes(a, b)
+	_, err := mergeTapes(a, b)
 	require.ErrorIs(t, err, ErrConflict)
 	require.Contains(t, err.Error(), "seq 7")
 	require.Contains(t, err.Error(), "input 0 event 6")

@@ -11,13 +11,11 @@ import (
 	"github.com/codegenie/codegenie/events"
 )
 
-// Form is the on-disk form of a bundle.
-type Form string
-
-// The two forms.
+// The two on-disk forms of a bundle, as Reader.Form and VerifyReport.Form
+// name them.
 const (
-	FormDir  Form = "directory"
-	FormFile Form = "file"
+	formDir  = "directory"
+	formFile = "file"
 )
 
 // Reader streams a bundle's runs and their events, validating as it goes.
@@ -29,7 +27,7 @@ const (
 // which Close ends; a Reader is for one goroutine at a time.
 type Reader struct {
 	path  string
-	form  Form
+	form  string
 	hdr   header
 	src   source
 	blobs *blobStore
@@ -119,16 +117,16 @@ func (r *Reader) open() error {
 	}
 	switch {
 	case fi.IsDir():
-		r.form = FormDir
+		r.form = formDir
 		return r.openDir()
 	case fi.Mode().IsRegular():
-		r.form = FormFile
+		r.form = formFile
 		return r.openFile()
 	case fi.Mode()&fs.ModeSymlink != 0:
 		target, _ := os.Readlink(r.path)
-		return r.fail("", -1, "open", wrapf(ErrUnsafeName, "a symbolic link (to %q): bundle paths are not followed; pass the link's target", target))
+		return r.fail("", -1, "open", wrapf(errUnsafeName, "a symbolic link (to %q): bundle paths are not followed; pass the link's target", target))
 	default:
-		return r.fail("", -1, "open", wrapf(ErrUnsafeName, "a %s, not a directory or a regular file", describeMode(fi.Mode())))
+		return r.fail("", -1, "open", wrapf(errUnsafeName, "a %s, not a directory or a regular file", describeMode(fi.Mode())))
 	}
 }
 
@@ -138,7 +136,7 @@ func (r *Reader) startLog(rd io.Reader, size int64, end func() error) error {
 	r.v.log = newLogReader(rd, size)
 	r.v.end = end
 	if err := r.v.log.header(); err != nil {
-		return r.fail(EventsFile, -1, "open", err)
+		return r.fail(eventsFile, -1, "open", err)
 	}
 	return nil
 }
@@ -150,14 +148,11 @@ func (r *Reader) Metadata() Metadata { return r.hdr.meta }
 // which Next returns their events.
 func (r *Reader) Runs() []RunInfo { return r.hdr.runs }
 
-// Manifest returns the bundle's manifest.
-func (r *Reader) Manifest() Manifest { return *r.hdr.manifest }
-
 // Snapshot returns the bundle's snapshot, or nil.
 func (r *Reader) Snapshot() *Snapshot { return r.hdr.snap }
 
-// Form returns the bundle's form.
-func (r *Reader) Form() Form { return r.form }
+// Form returns the bundle's form: "directory" or "file".
+func (r *Reader) Form() string { return r.form }
 
 // Digest returns the bundle digest: the blake3 of manifest.json, which
 // covers every file.
@@ -167,7 +162,7 @@ func (r *Reader) Digest() events.Digest { return events.Sum(r.hdr.manifestB) }
 // against their digest. They are shared: treat them as read-only.
 func (r *Reader) Output(i int) ([]byte, error) {
 	if i < 0 || i >= len(r.hdr.runs) {
-		return nil, r.fail(RunsFile, -1, "read", wrapf(ErrMissing, "no run %d (the bundle holds %d)", i, len(r.hdr.runs)))
+		return nil, r.fail(runsFile, -1, "read", wrapf(ErrMissing, "no run %d (the bundle holds %d)", i, len(r.hdr.runs)))
 	}
 	info := r.hdr.runs[i]
 	if info.OutputSize == 0 {

@@ -53,12 +53,12 @@ func isBundle(path string, fi fs.FileInfo) error {
 }
 
 func isBundleDir(path string) error {
-	b, err := readDirFile(path, ManifestFile, MaxJSON)
+	b, err := readDirFile(path, manifestFile, maxJSON)
 	if err != nil {
-		return fmt.Errorf("%s: %w", ManifestFile, err)
+		return fmt.Errorf("%s: %w", manifestFile, err)
 	}
 	if _, err := parseManifest(b); err != nil {
-		return fmt.Errorf("%s: %w", ManifestFile, err)
+		return fmt.Errorf("%s: %w", manifestFile, err)
 	}
 	return filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || p == path {
@@ -66,7 +66,7 @@ func isBundleDir(path string) error {
 		}
 		rel, _ := filepath.Rel(path, p)
 		rel = filepath.ToSlash(rel)
-		if d.IsDir() && rel == BlobDir {
+		if d.IsDir() && rel == blobDir {
 			return nil
 		}
 		if !d.Type().IsRegular() {
@@ -96,8 +96,8 @@ func isBundleFile(path string) error {
 	if err != nil {
 		return err
 	}
-	if h.Name != ManifestFile || h.Size > MaxJSON {
-		return fmt.Errorf("its first entry is %q, not %s", h.Name, ManifestFile)
+	if h.Name != manifestFile || h.Size > maxJSON {
+		return fmt.Errorf("its first entry is %q, not %s", h.Name, manifestFile)
 	}
 	b, err := readExact(tr, h.Size)
 	if err != nil {

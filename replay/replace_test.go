@@ -24,7 +24,7 @@ func TestWriteNeverReplacesWhatIsNotABundle(t *testing.T) {
 		"a folder of other files": {func(t *testing.T, p string) {
 			require.NoError(t, os.MkdirAll(filepath.Join(p, "src"), 0o755))
 			require.NoError(t, os.WriteFile(filepath.Join(p, "src", "main.go"), []byte("package main\n"), 0o644))
-			require.NoError(t, os.WriteFile(filepath.Join(p, ManifestFile), []byte("{}"), 0o644))
+			require.NoError(t, os.WriteFile(filepath.Join(p, manifestFile), []byte("{}"), 0o644))
 		}, false},
 		"a text file": {func(t *testing.T, p string) {
 			require.NoError(t, os.WriteFile(p, []byte("notes\n"), 0o644))

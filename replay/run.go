@@ -49,7 +49,7 @@ func sortedRuns(runs []Run) ([]Run, error) {
 	slices.SortStableFunc(out, func(a, b Run) int { return cmp.Compare(a.ID, b.ID) })
 	for i := 1; i < len(out); i++ {
 		if out[i].ID == out[i-1].ID {
-			return nil, wrapf(ErrMalformed, "two runs have the ID %q", out[i].ID)
+			return nil, wrapf(errMalformed, "two runs have the ID %q", out[i].ID)
 		}
 	}
 	return out, nil
@@ -70,11 +70,11 @@ func checkRun(r *Run) error {
 		if err := e.Verify(); err != nil {
 			return fmt.Errorf("run %q: record %d: %w: %v", r.ID, i, ErrDigest, err)
 		}
-		if len(e.Kind) > MaxString || len(e.Lane) > MaxString || len(e.AuditEventID) > MaxString {
-			return fmt.Errorf("run %q: record %d: %w: a string field is longer than %d bytes", r.ID, i, ErrTooLarge, MaxString)
+		if len(e.Kind) > maxString || len(e.Lane) > maxString || len(e.AuditEventID) > maxString {
+			return fmt.Errorf("run %q: record %d: %w: a string field is longer than %d bytes", r.ID, i, errTooLarge, maxString)
 		}
-		if len(e.Payload) > MaxBlob {
-			return fmt.Errorf("run %q: record %d: %w: payload of %d bytes, at most %d", r.ID, i, ErrTooLarge, len(e.Payload), MaxBlob)
+		if len(e.Payload) > maxBlob {
+			return fmt.Errorf("run %q: record %d: %w: payload of %d bytes, at most %d", r.ID, i, errTooLarge, len(e.Payload), maxBlob)
 		}
 	}
 	return nil
@@ -98,15 +98,15 @@ type orderCheck struct {
 func (o *orderCheck) next(seq, parent uint64, kind, lane []byte) error {
 	switch {
 	case len(kind) == 0:
-		return wrapf(ErrRequired, "seq %d: empty kind", seq)
+		return wrapf(errRequired, "seq %d: empty kind", seq)
 	case o.n == 0 && seq != 1:
-		return wrapf(ErrOrder, "the first event has seq %d, want 1 (an event was dropped?)", seq)
+		return wrapf(errOrder, "the first event has seq %d, want 1 (an event was dropped?)", seq)
 	case o.n > 0 && seq == o.seq && bytes.Compare(lane, o.lane) <= 0:
-		return wrapf(ErrOrder, "seq %d lane %q after seq %d lane %q: equal seqs must be in increasing lane order", seq, lane, o.seq, o.lane)
+		return wrapf(errOrder, "seq %d lane %q after seq %d lane %q: equal seqs must be in increasing lane order", seq, lane, o.seq, o.lane)
 	case o.n > 0 && seq != o.seq && seq != o.seq+1:
-		return wrapf(ErrOrder, "seq %d follows seq %d: seqs must be dense and increasing (an event was dropped or reordered)", seq, o.seq)
+		return wrapf(errOrder, "seq %d follows seq %d: seqs must be dense and increasing (an event was dropped or reordered)", seq, o.seq)
 	case parent >= seq:
-		return wrapf(ErrOrder, "seq %d: parent %d does not come before it", seq, parent)
+		return wrapf(errOrder, "seq %d: parent %d does not come before it", seq, parent)
 	}
 	o.n++
 	o.seq = seq

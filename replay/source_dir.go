@@ -12,12 +12,12 @@ import (
 // links).
 
 func (r *Reader) openDir() error {
-	b, err := readDirFile(r.path, ManifestFile, MaxJSON)
+	b, err := readDirFile(r.path, manifestFile, maxJSON)
 	if err == nil {
 		err = r.hdr.setManifest(b)
 	}
 	if err != nil {
-		return r.fail(ManifestFile, -1, "open", err)
+		return r.fail(manifestFile, -1, "open", err)
 	}
 	r.blobs.dir, r.blobs.manifest = r.path, r.hdr.manifest
 	if err := r.walkDir(); err != nil {
@@ -27,7 +27,7 @@ func (r *Reader) openDir() error {
 		name string
 		max  int64
 		set  func([]byte) error
-	}{{MetadataFile, MaxJSON, r.hdr.setMetadata}, {RunsFile, MaxJSON, r.hdr.setRuns}, {SnapshotFile, MaxSnapshot, r.hdr.setSnapshot}} {
+	}{{metadataFile, maxJSON, r.hdr.setMetadata}, {runsFile, maxJSON, r.hdr.setRuns}, {snapshotFile, maxSnapshot, r.hdr.setSnapshot}} {
 		if _, ok := r.hdr.manifest.file(f.name); !ok {
 			continue
 		}
@@ -39,9 +39,9 @@ func (r *Reader) openDir() error {
 			return r.fail(f.name, -1, "open", err)
 		}
 	}
-	lf, size, err := openDirFile(r.path, EventsFile, 1<<62)
+	lf, size, err := openDirFile(r.path, eventsFile, 1<<62)
 	if err != nil {
-		return r.fail(EventsFile, -1, "open", err)
+		return r.fail(eventsFile, -1, "open", err)
 	}
 	r.src.closers = append(r.src.closers, lf)
 	return r.startLog(lf, size, nil)
@@ -60,34 +60,34 @@ func (r *Reader) walkDir() error {
 			return r.fail(name, -1, "open", err)
 		}
 		if !t.IsRegular() {
-			return r.fail(name, -1, "open", wrapf(ErrUnsafeName, "not a regular file (%s): links are not allowed", describeMode(t)))
+			return r.fail(name, -1, "open", wrapf(errUnsafeName, "not a regular file (%s): links are not allowed", describeMode(t)))
 		}
 		present[name] = true
 		return nil
 	}
 	for _, e := range ents {
-		if e.Name() != BlobDir {
+		if e.Name() != blobDir {
 			if err := add(e.Name(), e.Type()); err != nil {
 				return err
 			}
 			continue
 		}
 		if e.Type() != fs.ModeDir {
-			return r.fail(BlobDir, -1, "open", wrapf(ErrUnsafeName, "%s must be a plain directory, not a %s", BlobDir, describeMode(e.Type())))
+			return r.fail(blobDir, -1, "open", wrapf(errUnsafeName, "%s must be a plain directory, not a %s", blobDir, describeMode(e.Type())))
 		}
-		bents, err := os.ReadDir(filepath.Join(r.path, BlobDir))
+		bents, err := os.ReadDir(filepath.Join(r.path, blobDir))
 		if err != nil {
-			return r.fail(BlobDir, -1, "open", err)
+			return r.fail(blobDir, -1, "open", err)
 		}
 		for _, be := range bents {
-			if err := add(BlobDir+"/"+be.Name(), be.Type()); err != nil {
+			if err := add(blobDir+"/"+be.Name(), be.Type()); err != nil {
 				return err
 			}
 		}
 	}
 	for name := range present {
-		if _, ok := r.hdr.manifest.file(name); !ok && name != ManifestFile {
-			return r.fail(name, -1, "open", wrapf(ErrUnsafeName, "present in the bundle but not listed in the manifest"))
+		if _, ok := r.hdr.manifest.file(name); !ok && name != manifestFile {
+			return r.fail(name, -1, "open", wrapf(errUnsafeName, "present in the bundle but not listed in the manifest"))
 		}
 	}
 	for _, f := range r.hdr.manifest.Files {
@@ -120,10 +120,10 @@ func openDirFile(root, name string, max int64) (*os.File, int64, error) {
 		return nil, 0, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, 0, wrapf(ErrUnsafeName, "not a regular file (%s): links are not allowed", describeMode(fi.Mode()))
+		return nil, 0, wrapf(errUnsafeName, "not a regular file (%s): links are not allowed", describeMode(fi.Mode()))
 	}
 	if fi.Size() > max {
-		return nil, 0, wrapf(ErrTooLarge, "%d bytes, at most %d", fi.Size(), max)
+		return nil, 0, wrapf(errTooLarge, "%d bytes, at most %d", fi.Size(), max)
 	}
 	f, err := os.Open(p)
 	return f, fi.Size(), err

@@ -49,21 +49,21 @@ func putZstdReader(zr *zstd.Decoder) {
 	}
 }
 
-// truncErr classifies a read error: an early end is ErrTruncated, a
-// decoding error (zstd, tar) ErrMalformed; I/O errors and errors already
+// truncErr classifies a read error: an early end is errTruncated, a
+// decoding error (zstd, tar) errMalformed; I/O errors and errors already
 // classified pass through.
 func truncErr(err error) error {
 	var pe *fs.PathError
 	switch {
 	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
-		return fmt.Errorf("%w: %v (the file ends early: copy or write it again)", ErrTruncated, err)
+		return fmt.Errorf("%w: %v (the file ends early: copy or write it again)", errTruncated, err)
 	case errors.As(err, &pe) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
 		return err
-	case errors.Is(err, ErrMalformed) || errors.Is(err, ErrTruncated) || errors.Is(err, ErrTooLarge) ||
-		errors.Is(err, ErrUnsafeName) || errors.Is(err, ErrMissing) || errors.Is(err, ErrDigest):
+	case errors.Is(err, errMalformed) || errors.Is(err, errTruncated) || errors.Is(err, errTooLarge) ||
+		errors.Is(err, errUnsafeName) || errors.Is(err, ErrMissing) || errors.Is(err, ErrDigest):
 		return err
 	}
-	return fmt.Errorf("%w: %v", ErrMalformed, err)
+	return fmt.Errorf("%w: %v", errMalformed, err)
 }
 
 func (r *Reader) openFile() error {
@@ -116,7 +116,7 @@ func (t *tarStream) peek(want string) (*tar.Header, error) {
 		return nil, truncErr(err)
 	case h.Typeflag != tar.TypeReg:
 		t.bad = h.Name
-		return nil, wrapf(ErrUnsafeName, "entry %q is not a regular file (type %q): links and directories are not allowed", h.Name, h.Typeflag)
+		return nil, wrapf(errUnsafeName, "entry %q is not a regular file (type %q): links and directories are not allowed", h.Name, h.Typeflag)
 	}
 	if err := checkName(h.Name); err != nil {
 		t.bad = h.Name
@@ -133,10 +133,10 @@ func (t *tarStream) read(want string, max int64) ([]byte, error) {
 		return nil, err
 	}
 	if h.Name != want {
-		return nil, wrapf(ErrMalformed, "entry %q where %s belongs (entries are in a fixed order)", h.Name, want)
+		return nil, wrapf(errMalformed, "entry %q where %s belongs (entries are in a fixed order)", h.Name, want)
 	}
 	if h.Size > max {
-		return nil, wrapf(ErrTooLarge, "%d bytes, at most %d", h.Size, max)
+		return nil, wrapf(errTooLarge, "%d bytes, at most %d", h.Size, max)
 	}
 	t.hdr = nil
 	b := make([]byte, h.Size)
@@ -160,19 +160,19 @@ func (t *tarStream) name(want string) string {
 
 func (r *Reader) openTar(rd io.Reader) error {
 	t := &tarStream{tr: tar.NewReader(rd)}
-	b, err := t.read(ManifestFile, MaxJSON)
+	b, err := t.read(manifestFile, maxJSON)
 	if err == nil {
 		err = r.hdr.setManifest(b)
 	}
 	if err != nil {
-		return r.fail(t.name(ManifestFile), -1, "open", err)
+		return r.fail(t.name(manifestFile), -1, "open", err)
 	}
 	r.blobs.manifest = r.hdr.manifest
 	files := []struct {
 		name string
 		max  int64
 		set  func([]byte) error
-	}{{MetadataFile, MaxJSON, r.hdr.setMetadata}, {RunsFile, MaxJSON, r.hdr.setRuns}, {SnapshotFile, MaxSnapshot, r.hdr.setSnapshot}}
+	}{{metadataFile, maxJSON, r.hdr.setMetadata}, {runsFile, maxJSON, r.hdr.setRuns}, {snapshotFile, maxSnapshot, r.hdr.setSnapshot}}
 	for _, f := range files {
 		if _, ok := r.hdr.manifest.file(f.name); !ok {
 			continue
@@ -188,9 +188,9 @@ func (r *Reader) openTar(rd io.Reader) error {
 	if err := r.tarBlobs(t); err != nil {
 		return err
 	}
-	e, _ := r.hdr.manifest.file(EventsFile)
+	e, _ := r.hdr.manifest.file(eventsFile)
 	if t.hdr.Size != e.Size {
-		return r.fail(EventsFile, -1, "open", wrapf(ErrDigest, "size %d, the manifest says %d", t.hdr.Size, e.Size))
+		return r.fail(eventsFile, -1, "open", wrapf(ErrDigest, "size %d, the manifest says %d", t.hdr.Size, e.Size))
 	}
 	t.hdr = nil
 	return r.startLog(t.tr, e.Size, func() error { return r.tarEnd(t, rd) })
@@ -202,16 +202,16 @@ func (r *Reader) openTar(rd io.Reader) error {
 func (r *Reader) tarBlobs(t *tarStream) error {
 	last := ""
 	for {
-		h, err := t.peek(EventsFile)
+		h, err := t.peek(eventsFile)
 		if err != nil {
-			return r.fail(t.name(EventsFile), -1, "open", err)
+			return r.fail(t.name(eventsFile), -1, "open", err)
 		}
-		if h.Name == EventsFile {
+		if h.Name == eventsFile {
 			break
 		}
 		d, isBlob := blobDigest(h.Name)
 		if !isBlob || h.Name <= last {
-			return r.fail(h.Name, -1, "open", wrapf(ErrMalformed, "entry %q out of order (blobs come sorted after the metadata and before %s)", h.Name, EventsFile))
+			return r.fail(h.Name, -1, "open", wrapf(errMalformed, "entry %q out of order (blobs come sorted after the metadata and before %s)", h.Name, eventsFile))
 		}
 		last = h.Name
 		if err := r.tarBlob(t, h, d); err != nil {
@@ -229,10 +229,10 @@ func (r *Reader) tarBlobs(t *tarStream) error {
 func (r *Reader) tarBlob(t *tarStream, h *tar.Header, d [32]byte) error {
 	e, ok := r.hdr.manifest.file(h.Name)
 	if !ok {
-		return wrapf(ErrUnsafeName, "present in the bundle but not listed in the manifest")
+		return wrapf(errUnsafeName, "present in the bundle but not listed in the manifest")
 	}
-	if h.Size > MaxBlob {
-		return wrapf(ErrTooLarge, "%d bytes, at most %d", h.Size, MaxBlob)
+	if h.Size > maxBlob {
+		return wrapf(errTooLarge, "%d bytes, at most %d", h.Size, maxBlob)
 	}
 	if !r.keep {
 		t.hdr = nil
@@ -245,7 +245,7 @@ func (r *Reader) tarBlob(t *tarStream, h *tar.Header, d [32]byte) error {
 	if err := r.blobs.mem.take(h.Size); err != nil {
 		return err
 	}
-	b, err := t.read(h.Name, MaxBlob)
+	b, err := t.read(h.Name, maxBlob)
 	if err != nil {
 		return err
 	}
@@ -263,13 +263,13 @@ func (r *Reader) tarBlob(t *tarStream, h *tar.Header, d [32]byte) error {
 func (r *Reader) tarEnd(t *tarStream, rd io.Reader) error {
 	if h, err := t.tr.Next(); !errors.Is(err, io.EOF) {
 		if err == nil {
-			return r.fail(h.Name, -1, "verify", wrapf(ErrUnsafeName, "an entry follows %s", EventsFile))
+			return r.fail(h.Name, -1, "verify", wrapf(errUnsafeName, "an entry follows %s", eventsFile))
 		}
 		return r.fail("", -1, "verify", truncErr(err))
 	}
 	var one [1]byte
 	if n, err := io.ReadFull(rd, one[:]); n > 0 {
-		return r.fail("", -1, "verify", wrapf(ErrMalformed, "data follows the end of the tar stream"))
+		return r.fail("", -1, "verify", wrapf(errMalformed, "data follows the end of the tar stream"))
 	} else if !errors.Is(err, io.EOF) {
 		return r.fail("", -1, "verify", truncErr(err))
 	}

@@ -51,7 +51,7 @@ func editDir(t testing.TB, src string, edit func(dir string)) string {
 
 func rewriteLog(t testing.TB, dir string, f func(h []byte, fr [][]byte, tr []byte) []byte) {
 	t.Helper()
-	p := filepath.Join(dir, EventsFile)
+	p := filepath.Join(dir, eventsFile)
 	b, err := os.ReadFile(p)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(p, f(logFrames(t, b)), 0o644))
@@ -59,9 +59,9 @@ func rewriteLog(t testing.TB, dir string, f func(h []byte, fr [][]byte, tr []byt
 
 // rewriteManifest applies f to the manifest and re-seals it (self digest),
 // as a careful forger would.
-func rewriteManifest(t testing.TB, dir string, f func(*Manifest)) {
+func rewriteManifest(t testing.TB, dir string, f func(*bundleManifest)) {
 	t.Helper()
-	p := filepath.Join(dir, ManifestFile)
+	p := filepath.Join(dir, manifestFile)
 	b, err := os.ReadFile(p)
 	require.NoError(t, err)
 	m, err := parseManifest(b)
@@ -117,7 +117,7 @@ func TestTamper(t *testing.T) {
 	var blob events.Digest
 	blobRecord := -1
 	for i, e := range evs {
-		if len(e.Payload) >= BlobThreshold {
+		if len(e.Payload) >= blobThreshold {
 			blob, blobRecord = e.PayloadDigest, i
 			break
 		}
@@ -165,7 +165,7 @@ func TestTamper(t *testing.T) {
 				forged := flip(evs[blobRecord].Payload, 3)
 				return rewriteTar(t, file, func(n string, b []byte) (string, []byte) {
 					switch n {
-					case ManifestFile:
+					case manifestFile:
 						m, err := parseManifest(b)
 						require.NoError(t, err)
 						for i := range m.Files {
@@ -182,7 +182,7 @@ func TestTamper(t *testing.T) {
 					return n, b
 				})
 			},
-			want: ErrDigest, file: ManifestFile, record: -1,
+			want: ErrDigest, file: manifestFile, record: -1,
 		},
 		{
 			name: "edit an event's payload",
@@ -194,7 +194,7 @@ func TestTamper(t *testing.T) {
 					})
 				})
 			},
-			want: ErrDigest, file: EventsFile, record: 2,
+			want: ErrDigest, file: eventsFile, record: 2,
 		},
 		{
 			name: "edit an event's kind",
@@ -206,7 +206,7 @@ func TestTamper(t *testing.T) {
 					})
 				})
 			},
-			want: ErrChain, file: EventsFile, record: 3,
+			want: errChain, file: eventsFile, record: 3,
 		},
 		{
 			name: "reorder two events",
@@ -218,7 +218,7 @@ func TestTamper(t *testing.T) {
 					})
 				})
 			},
-			want: ErrOrder, file: EventsFile, record: 4,
+			want: errOrder, file: eventsFile, record: 4,
 		},
 		{
 			name: "drop an event",
@@ -229,7 +229,7 @@ func TestTamper(t *testing.T) {
 					})
 				})
 			},
-			want: ErrOrder, file: EventsFile, record: 1,
+			want: errOrder, file: eventsFile, record: 1,
 		},
 		{
 			name: "drop the last event",
@@ -240,59 +240,59 @@ func TestTamper(t *testing.T) {
 					})
 				})
 			},
-			want: ErrTruncated, file: EventsFile, record: len(evs) - 1,
+			want: errTruncated, file: eventsFile, record: len(evs) - 1,
 		},
 		{
 			name: "edit the manifest",
 			bundle: func(t *testing.T) string {
 				return editDir(t, dir, func(d string) {
-					p := filepath.Join(d, ManifestFile)
+					p := filepath.Join(d, manifestFile)
 					b, err := os.ReadFile(p)
 					require.NoError(t, err)
 					b = bytes.Replace(b, []byte(`"path":"runs.json","size":`), []byte(`"path":"runs.json","size":1`), 1)
 					require.NoError(t, os.WriteFile(p, b, 0o644))
 				})
 			},
-			want: ErrDigest, file: ManifestFile, record: -1,
+			want: ErrDigest, file: manifestFile, record: -1,
 		},
 		{
 			name: "edit the manifest and re-seal it",
 			bundle: func(t *testing.T) string {
 				return editDir(t, dir, func(d string) {
-					rewriteManifest(t, d, func(m *Manifest) {
+					rewriteManifest(t, d, func(m *bundleManifest) {
 						for i := range m.Files {
-							if m.Files[i].Path == MetadataFile {
+							if m.Files[i].Path == metadataFile {
 								m.Files[i].Digest[0] ^= 1
 							}
 						}
 					})
 				})
 			},
-			want: ErrDigest, file: MetadataFile, record: -1,
+			want: ErrDigest, file: metadataFile, record: -1,
 		},
 		{
 			name: "edit the metadata",
 			bundle: func(t *testing.T) string {
 				return editDir(t, dir, func(d string) {
-					p := filepath.Join(d, MetadataFile)
+					p := filepath.Join(d, metadataFile)
 					b, err := os.ReadFile(p)
 					require.NoError(t, err)
 					require.NoError(t, os.WriteFile(p, bytes.Replace(b, []byte("lodash"), []byte("LODASH"), 1), 0o644))
 				})
 			},
-			want: ErrDigest, file: MetadataFile, record: -1,
+			want: ErrDigest, file: metadataFile, record: -1,
 		},
 		{
 			name: "edit runs.json",
 			bundle: func(t *testing.T) string {
 				return editDir(t, dir, func(d string) {
-					p := filepath.Join(d, RunsFile)
+					p := filepath.Join(d, runsFile)
 					b, err := os.ReadFile(p)
 					require.NoError(t, err)
 					require.NoError(t, os.WriteFile(p, bytes.Replace(b, []byte(`"events":8`), []byte(`"events":7`), 1), 0o644))
 				})
 			},
-			want: ErrDigest, file: RunsFile, record: -1,
+			want: ErrDigest, file: runsFile, record: -1,
 		},
 		{
 			// A careful forger: runs.json claims another chain and the
@@ -300,7 +300,7 @@ func TestTamper(t *testing.T) {
 			name: "forge a run's chain in runs.json and re-seal",
 			bundle: func(t *testing.T) string {
 				return editDir(t, dir, func(d string) {
-					p := filepath.Join(d, RunsFile)
+					p := filepath.Join(d, runsFile)
 					var runs []RunInfo
 					b, err := os.ReadFile(p)
 					require.NoError(t, err)
@@ -309,16 +309,16 @@ func TestTamper(t *testing.T) {
 					nb, err := events.Canonical(runs)
 					require.NoError(t, err)
 					require.NoError(t, os.WriteFile(p, nb, 0o644))
-					rewriteManifest(t, d, func(m *Manifest) {
+					rewriteManifest(t, d, func(m *bundleManifest) {
 						for i := range m.Files {
-							if m.Files[i].Path == RunsFile {
+							if m.Files[i].Path == runsFile {
 								m.Files[i].Size, m.Files[i].Digest = int64(len(nb)), events.Sum(nb)
 							}
 						}
 					})
 				})
 			},
-			want: ErrChain, file: RunsFile, record: -1,
+			want: errChain, file: runsFile, record: -1,
 		},
 		{
 			name: "output blob missing",
@@ -334,33 +334,33 @@ func TestTamper(t *testing.T) {
 			name: "blob name with ../ in the manifest",
 			bundle: func(t *testing.T) string {
 				return editDir(t, dir, func(d string) {
-					rewriteManifest(t, d, func(m *Manifest) {
-						m.Files = append([]FileEntry{{Path: "blobs/../../etc/passwd", Size: 1}}, m.Files...)
+					rewriteManifest(t, d, func(m *bundleManifest) {
+						m.Files = append([]fileEntry{{Path: "blobs/../../etc/passwd", Size: 1}}, m.Files...)
 					})
 				})
 			},
-			want: ErrUnsafeName, file: ManifestFile, record: -1,
+			want: errUnsafeName, file: manifestFile, record: -1,
 		},
 		{
 			name: "blob name with ../ in the single file",
 			bundle: func(t *testing.T) string {
 				return rewriteTar(t, file, func(n string, b []byte) (string, []byte) {
 					if n == blobName(blob) {
-						n = BlobDir + "/../" + MetadataFile
+						n = blobDir + "/../" + metadataFile
 					}
 					return n, b
 				})
 			},
-			want: ErrUnsafeName, file: BlobDir + "/../" + MetadataFile, record: -1,
+			want: errUnsafeName, file: blobDir + "/../" + metadataFile, record: -1,
 		},
 		{
 			name: "unlisted file",
 			bundle: func(t *testing.T) string {
 				return editDir(t, dir, func(d string) {
-					require.NoError(t, os.WriteFile(filepath.Join(d, BlobDir, events.Sum(nil).String()), nil, 0o644))
+					require.NoError(t, os.WriteFile(filepath.Join(d, blobDir, events.Sum(nil).String()), nil, 0o644))
 				})
 			},
-			want: ErrUnsafeName, file: blobName(events.Sum(nil)), record: -1,
+			want: errUnsafeName, file: blobName(events.Sum(nil)), record: -1,
 		},
 		{
 			name: "blob is a symlink",
@@ -375,7 +375,7 @@ func TestTamper(t *testing.T) {
 					require.NoError(t, os.Symlink(target, p))
 				})
 			},
-			want: ErrUnsafeName, file: blobName(blob), record: -1,
+			want: errUnsafeName, file: blobName(blob), record: -1,
 		},
 		{
 			name: "blob missing",
@@ -396,7 +396,7 @@ func TestTamper(t *testing.T) {
 					})
 				})
 			},
-			want: ErrTruncated, file: EventsFile, record: 2,
+			want: errTruncated, file: eventsFile, record: 2,
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -434,7 +434,7 @@ func TestTruncatedFile(t *testing.T) {
 		var be *BundleError
 		require.ErrorAs(t, err, &be, "cut at %d", n)
 		if n >= 4 {
-			require.ErrorIs(t, err, ErrTruncated, "cut at %d: %v", n, err)
+			require.ErrorIs(t, err, errTruncated, "cut at %d: %v", n, err)
 		}
 	}
 }

@@ -6,11 +6,13 @@ import (
 	"io"
 
 	"github.com/codegenie/codegenie/events"
+	"github.com/codegenie/codegenie/internal/eventrec"
 	"github.com/codegenie/codegenie/internal/excerpt"
+	"github.com/codegenie/codegenie/internal/tape"
 )
 
 // validator is the state of the one pass over events.log that checks every
-// record: framing and canonical encoding (events.ParseRecord), size
+// record: framing and canonical encoding (internal/eventrec), size
 // bounds, order, payload digest and chain hash, then each run's trailer
 // against runs.json, then the end of the log.
 type validator struct {
@@ -19,10 +21,10 @@ type validator struct {
 	run   int          // index of the current run in runs.json
 	inRun uint64       // records of the current run read so far
 	index int          // records read so far, over all runs
-	chain events.Chainer
+	chain eventrec.Chainer
 	order orderCheck
-	rec   events.Record
-	kinds events.Interner
+	rec   eventrec.Record
+	kinds eventrec.Interner
 	// stored is the current stored record, header its header record (the
 	// chained bytes), payload the blob bytes of a blob reference when kept.
 	stored  []byte
@@ -33,9 +35,12 @@ type validator struct {
 	err     error
 }
 
+// head returns the chain head of the current run.
+func (v *validator) head() events.Digest { return events.Digest(v.chain.Head()) }
+
 // recordLimits are the bounds of a stored record's fields: an inline
-// payload is shorter than BlobThreshold (longer ones are blobs).
-var recordLimits = events.RecordLimits{MaxString: MaxString, MaxPayload: BlobThreshold - 1}
+// payload is shorter than blobThreshold (longer ones are blobs).
+var recordLimits = eventrec.Limits{MaxString: maxString, MaxPayload: blobThreshold - 1}
 
 // step validates the next record and leaves it in r.v. Its errors are
 // sticky; io.EOF after the last record of the last run, once every
@@ -77,7 +82,7 @@ func (r *Reader) advance() error {
 			continue
 		}
 		if err != nil {
-			return r.fail(EventsFile, v.index, "verify", err)
+			return r.fail(eventsFile, v.index, "verify", err)
 		}
 		return r.record(stored, events.Digest(chain))
 	}
@@ -87,24 +92,24 @@ func (r *Reader) advance() error {
 func (r *Reader) record(stored []byte, chain events.Digest) error {
 	v, idx := &r.v, r.v.index
 	rr := &v.rec
-	n, err := events.ParseRecord(stored, rr, recordLimits)
+	n, err := eventrec.Parse(stored, rr, recordLimits)
 	switch {
-	case errors.Is(err, events.ErrRecordLimit):
-		return r.fail(EventsFile, idx, "verify", fmt.Errorf("%w: %v (payloads of %d bytes or more are stored as blobs)", ErrTooLarge, err, BlobThreshold))
+	case errors.Is(err, eventrec.ErrLimit):
+		return r.fail(eventsFile, idx, "verify", fmt.Errorf("%w: %v (payloads of %d bytes or more are stored as blobs)", errTooLarge, err, blobThreshold))
 	case err != nil:
-		return r.fail(EventsFile, idx, "verify", fmt.Errorf("%w: %v", ErrMalformed, err))
+		return r.fail(eventsFile, idx, "verify", fmt.Errorf("%w: %v", errMalformed, err))
 	case n != len(stored):
-		return r.fail(EventsFile, idx, "verify", wrapf(ErrMalformed, "%d bytes after the record", len(stored)-n))
+		return r.fail(eventsFile, idx, "verify", wrapf(errMalformed, "%d bytes after the record", len(stored)-n))
 	}
 	if err := v.order.next(rr.Seq, rr.Parent, rr.Kind, rr.Lane); err != nil {
-		return r.fail(EventsFile, idx, "verify", r.inRun(err))
+		return r.fail(eventsFile, idx, "verify", r.inRun(err))
 	}
 	v.stored, v.payload, v.header = stored, nil, stored
 	if err := r.payload(); err != nil {
 		return err
 	}
-	if head := v.chain.AddRecord(v.header); head != chain {
-		return r.fail(EventsFile, idx, "verify", r.inRun(wrapf(ErrChain, "seq %d (%s): chain hash %s, computed %s: this record or one before it was edited, dropped or reordered",
+	if head := events.Digest(v.chain.AddRecord(v.header)); head != chain {
+		return r.fail(eventsFile, idx, "verify", r.inRun(wrapf(errChain, "seq %d (%s): chain hash %s, computed %s: this record or one before it was edited, dropped or reordered",
 			rr.Seq, excerpt.Quote(string(rr.Kind)), chain, head)))
 	}
 	v.index++
@@ -132,7 +137,7 @@ func (r *Reader) payload() error {
 		}
 	case !rr.HeaderOnly():
 		if d := events.Sum(rr.Payload); d != rr.PayloadDigest {
-			return r.fail(EventsFile, idx, "verify", r.inRun(wrapf(ErrDigest, "seq %d (%s): payload digest %s does not match the payload (%s): the event was edited",
+			return r.fail(eventsFile, idx, "verify", r.inRun(wrapf(ErrDigest, "seq %d (%s): payload digest %s does not match the payload (%s): the event was edited",
 				rr.Seq, kind(), rr.PayloadDigest, d)))
 		}
 		v.hbuf = rr.AppendHeader(v.hbuf[:0], v.stored)
@@ -143,7 +148,7 @@ func (r *Reader) payload() error {
 	}
 	n := int64(len(rr.Payload) + len(v.payload))
 	if r.delivered += n; r.delivered > r.maxPayload {
-		return r.fail(EventsFile, idx, "read", &LimitError{Limit: "MaxPayloadBytes", Value: r.maxPayload,
+		return r.fail(eventsFile, idx, "read", &LimitError{Limit: "MaxPayloadBytes", Value: r.maxPayload,
 			What: fmt.Sprintf("the payloads of the events read so far total %d bytes", r.delivered)})
 	}
 	return nil
@@ -156,11 +161,11 @@ func (r *Reader) snapshotAt() error {
 		return nil
 	}
 	switch {
-	case v.inRun == s.Records && (v.rec.Seq != s.At || v.chain.Head() != s.Chain):
-		return r.fail(SnapshotFile, v.index-1, "verify", wrapf(ErrChain, "the snapshot claims seq %d and chain %s after %d records of run %q; the log has seq %d and chain %s",
-			s.At, s.Chain, s.Records, s.Run, v.rec.Seq, v.chain.Head()))
+	case v.inRun == s.Records && (v.rec.Seq != s.At || v.head() != s.Chain):
+		return r.fail(snapshotFile, v.index-1, "verify", wrapf(errChain, "the snapshot claims seq %d and chain %s after %d records of run %q; the log has seq %d and chain %s",
+			s.At, s.Chain, s.Records, s.Run, v.rec.Seq, v.head()))
 	case v.inRun == s.Records+1 && v.rec.Seq <= s.At:
-		return r.fail(SnapshotFile, v.index-1, "verify", wrapf(ErrMalformed, "the snapshot at seq %d ends inside seq %d of run %q", s.At, v.rec.Seq, s.Run))
+		return r.fail(snapshotFile, v.index-1, "verify", wrapf(errMalformed, "the snapshot at seq %d ends inside seq %d of run %q", s.At, v.rec.Seq, s.Run))
 	}
 	return nil
 }
@@ -178,17 +183,17 @@ func (r *Reader) endRun() error {
 	count, head, err := v.log.trailer()
 	switch {
 	case err != nil:
-		return r.fail(EventsFile, v.index, "verify", r.inRun(err))
+		return r.fail(eventsFile, v.index, "verify", r.inRun(err))
 	case count != v.inRun:
-		return r.fail(EventsFile, v.index, "verify", r.inRun(wrapf(ErrTruncated, "the trailer counts %d records, the log holds %d", count, v.inRun)))
-	case head != v.chain.Head():
-		return r.fail(EventsFile, v.index, "verify", r.inRun(wrapf(ErrChain, "trailer chain head %s, computed %s", head, v.chain.Head())))
+		return r.fail(eventsFile, v.index, "verify", r.inRun(wrapf(errTruncated, "the trailer counts %d records, the log holds %d", count, v.inRun)))
+	case head != v.head():
+		return r.fail(eventsFile, v.index, "verify", r.inRun(wrapf(errChain, "trailer chain head %s, computed %s", head, v.head())))
 	case count != info.Events || head != info.Chain:
-		return r.fail(RunsFile, -1, "verify", r.inRun(wrapf(ErrChain, "runs.json says %d events with chain %s, the log holds %d with chain %s",
+		return r.fail(runsFile, -1, "verify", r.inRun(wrapf(errChain, "runs.json says %d events with chain %s, the log holds %d with chain %s",
 			info.Events, info.Chain, count, head)))
 	}
 	v.run++
-	v.inRun, v.chain, v.order = 0, events.Chainer{}, orderCheck{}
+	v.inRun, v.chain, v.order = 0, eventrec.Chainer{}, orderCheck{}
 	return nil
 }
 
@@ -196,14 +201,14 @@ func (r *Reader) endRun() error {
 func (r *Reader) finish() error {
 	v := &r.v
 	if err := v.log.atEnd(); err != nil {
-		return r.fail(EventsFile, -1, "verify", err)
+		return r.fail(eventsFile, -1, "verify", err)
 	}
-	e, _ := r.hdr.manifest.file(EventsFile)
+	e, _ := r.hdr.manifest.file(eventsFile)
 	if v.log.size != e.Size {
-		return r.fail(EventsFile, -1, "verify", wrapf(ErrDigest, "size %d, the manifest says %d", v.log.size, e.Size))
+		return r.fail(eventsFile, -1, "verify", wrapf(ErrDigest, "size %d, the manifest says %d", v.log.size, e.Size))
 	}
 	if d := v.log.digest(); d != e.Digest {
-		return r.fail(EventsFile, -1, "verify", wrapf(ErrDigest, "digest %s, the manifest says %s", d, e.Digest))
+		return r.fail(eventsFile, -1, "verify", wrapf(ErrDigest, "digest %s, the manifest says %s", d, e.Digest))
 	}
 	if v.end != nil {
 		if err := v.end(); err != nil {
@@ -211,7 +216,7 @@ func (r *Reader) finish() error {
 		}
 	}
 	// Blobs listed but never referenced are still checked.
-	if r.form == FormDir {
+	if r.form == formDir {
 		for _, f := range r.hdr.manifest.Files {
 			if d, ok := blobDigest(f.Path); ok {
 				if err := r.blobs.check(d); err != nil {
@@ -226,7 +231,7 @@ func (r *Reader) finish() error {
 // event returns the current record as step parsed it (the record is parsed
 // once); Payload aliases internal buffers or a kept blob.
 func (r *Reader) event() events.Event {
-	e := r.v.rec.EventInterned(&r.v.kinds)
+	e := tape.Event(&r.v.rec, &r.v.kinds)
 	if r.v.payload != nil {
 		e.Payload = r.v.payload
 	}

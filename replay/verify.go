@@ -14,7 +14,7 @@ import (
 // VerifyReport is what Verify found in a valid bundle.
 type VerifyReport struct {
 	Path     string        `json:"path"`
-	Form     Form          `json:"form"`
+	Form     string        `json:"form"`   // "directory" or "file"
 	Digest   events.Digest `json:"digest"` // bundle digest: blake3 of manifest.json
 	Metadata Metadata      `json:"metadata"`
 	Runs     []RunInfo     `json:"runs"`
@@ -82,7 +82,7 @@ func load(ctx context.Context, path string, o Options, mem *budget) (*Bundle, ev
 func readBundle(r *Reader) (*Bundle, error) {
 	mem := r.blobs.mem
 	if err := mem.load(r.jsonSize()); err != nil {
-		return nil, r.fail(RunsFile, -1, "read", err)
+		return nil, r.fail(runsFile, -1, "read", err)
 	}
 	infos := r.Runs()
 	b := &Bundle{Metadata: r.hdr.meta, Snapshot: r.hdr.snap, Runs: make([]Run, len(infos))}
@@ -109,7 +109,7 @@ func readBundle(r *Reader) (*Bundle, error) {
 			e.AuditEventID = cmp.Or(sameString(e.AuditEventID, prev.AuditEventID), e.AuditEventID)
 		}
 		n := int64(len(e.Kind) + len(e.Lane) + len(e.AuditEventID))
-		if len(e.Payload) < BlobThreshold { // stored inline; blobs are counted as such
+		if len(e.Payload) < blobThreshold { // stored inline; blobs are counted as such
 			n += int64(len(e.Payload))
 		}
 		if len(evs) == cap(evs) {
@@ -117,7 +117,7 @@ func readBundle(r *Reader) (*Bundle, error) {
 			n += int64(cap(evs)-len(evs)) * eventSize
 		}
 		if err := mem.load(n); err != nil {
-			return nil, r.fail(EventsFile, r.consumed-1, "read", err)
+			return nil, r.fail(eventsFile, r.consumed-1, "read", err)
 		}
 		b.Runs[run].Events = append(evs, e)
 	}
@@ -141,7 +141,7 @@ func (r *Reader) jsonSize() int64 {
 	n := int64(len(r.hdr.manifestB))
 	for _, f := range r.hdr.manifest.Files {
 		switch f.Path {
-		case MetadataFile, RunsFile, SnapshotFile:
+		case metadataFile, runsFile, snapshotFile:
 			n += f.Size
 		}
 	}

@@ -23,13 +23,13 @@ import (
 func (p *plan) streamOrder() []planFile {
 	rank := func(n string) int {
 		switch {
-		case n == MetadataFile:
+		case n == metadataFile:
 			return 0
-		case n == RunsFile:
+		case n == runsFile:
 			return 1
-		case n == SnapshotFile:
+		case n == snapshotFile:
 			return 2
-		case strings.HasPrefix(n, BlobDir+"/"):
+		case strings.HasPrefix(n, blobDir+"/"):
 			return 3
 		}
 		return 4
@@ -75,12 +75,12 @@ func (p *plan) writeDir(ctx context.Context, dir string, force bool) error {
 		return writeErr(dir, err)
 	}
 	err := atomicfile.WriteDir(dir, 0o755, func(tmp string) error {
-		if slices.ContainsFunc(p.files, func(f planFile) bool { return strings.HasPrefix(f.name, BlobDir+"/") }) {
-			if err := os.Mkdir(filepath.Join(tmp, BlobDir), 0o755); err != nil {
+		if slices.ContainsFunc(p.files, func(f planFile) bool { return strings.HasPrefix(f.name, blobDir+"/") }) {
+			if err := os.Mkdir(filepath.Join(tmp, blobDir), 0o755); err != nil {
 				return err
 			}
 		}
-		all := append(slices.Clone(p.files), planFile{name: ManifestFile, data: p.manifest})
+		all := append(slices.Clone(p.files), planFile{name: manifestFile, data: p.manifest})
 		for _, f := range all {
 			if err := writeNew(filepath.Join(tmp, filepath.FromSlash(f.name)), func(w io.Writer) error {
 				if f.data != nil {
@@ -175,7 +175,7 @@ func (p *plan) writeTar(w io.Writer) error {
 	data := func(b []byte) func(io.Writer) error {
 		return func(w io.Writer) error { _, err := w.Write(b); return err }
 	}
-	if err := entry(ManifestFile, int64(len(p.manifest)), data(p.manifest)); err != nil {
+	if err := entry(manifestFile, int64(len(p.manifest)), data(p.manifest)); err != nil {
 		return err
 	}
 	for _, f := range p.streamOrder() {

@@ -39,28 +39,28 @@ const maxBlock = 128 << 10
 
 // newFrameReader parses the frame header at the start of src. A source
 // that does not start with a zstd frame, or whose frame asks for a window
-// larger than maxWindow, is an ErrMalformed or ErrTooLarge error.
+// larger than maxWindow, is an errMalformed or errTooLarge error.
 func newFrameReader(src *bufio.Reader) (*frameReader, error) {
 	h, _ := src.Peek(6)
 	if len(h) < 4 || !bytes.Equal(h[:4], zstdMagic) {
-		return nil, wrapf(ErrMalformed, "not a bundle: neither a directory nor a zstd-compressed file")
+		return nil, wrapf(errMalformed, "not a bundle: neither a directory nor a zstd-compressed file")
 	}
 	if len(h) < 5 {
-		return nil, wrapf(ErrTruncated, "the file ends inside the zstd frame header")
+		return nil, wrapf(errTruncated, "the file ends inside the zstd frame header")
 	}
 	fhd := h[4]
 	fcsFlag, single, sum, dictFlag := fhd>>6, fhd&0x20 != 0, fhd&0x04 != 0, fhd&0x03
 	if fhd&0x08 != 0 {
-		return nil, wrapf(ErrMalformed, "zstd frame header: reserved bit set")
+		return nil, wrapf(errMalformed, "zstd frame header: reserved bit set")
 	}
 	if dictFlag != 0 {
-		return nil, wrapf(ErrMalformed, "the zstd frame needs a dictionary; bundles use none")
+		return nil, wrapf(errMalformed, "the zstd frame needs a dictionary; bundles use none")
 	}
 	n := 5
 	var window int64
 	if !single {
 		if len(h) < 6 {
-			return nil, wrapf(ErrTruncated, "the file ends inside the zstd frame header")
+			return nil, wrapf(errTruncated, "the file ends inside the zstd frame header")
 		}
 		wd := h[5]
 		base := int64(1) << (10 + wd>>3)
@@ -73,7 +73,7 @@ func newFrameReader(src *bufio.Reader) (*frameReader, error) {
 	}
 	hdr, err := src.Peek(n + fcsLen)
 	if err != nil {
-		return nil, wrapf(ErrTruncated, "the file ends inside the zstd frame header")
+		return nil, wrapf(errTruncated, "the file ends inside the zstd frame header")
 	}
 	if single {
 		var b [8]byte
@@ -87,7 +87,7 @@ func newFrameReader(src *bufio.Reader) (*frameReader, error) {
 		}
 	}
 	if window > maxWindow {
-		return nil, wrapf(ErrTooLarge, "the zstd frame asks for a %d-byte window; bundles use at most %d (decompressing it would take that much memory)", window, maxWindow)
+		return nil, wrapf(errTooLarge, "the zstd frame asks for a %d-byte window; bundles use at most %d (decompressing it would take that much memory)", window, maxWindow)
 	}
 	return &frameReader{src: src, window: window, sum: sum, left: int64(n + fcsLen), part: partHeader}, nil
 }
@@ -133,10 +133,10 @@ func (f *frameReader) nextPart() error {
 		case 1: // RLE: one byte stands for size bytes
 			size = 1
 		case 3:
-			return fmt.Errorf("%w: zstd block of reserved type", ErrMalformed)
+			return fmt.Errorf("%w: zstd block of reserved type", errMalformed)
 		}
 		if size > maxBlock {
-			return fmt.Errorf("%w: zstd block of %d bytes, at most %d", ErrMalformed, size, maxBlock)
+			return fmt.Errorf("%w: zstd block of %d bytes, at most %d", errMalformed, size, maxBlock)
 		}
 		f.part, f.left = partBlockHeader, 3
 		f.block = size
@@ -155,7 +155,7 @@ func (f *frameReader) trailing() error {
 		return nil
 	}
 	if b, _ := f.src.Peek(1); len(b) > 0 {
-		return wrapf(ErrMalformed, "the file goes on after its zstd frame (another frame or other data): a bundle is exactly one zstd frame")
+		return wrapf(errMalformed, "the file goes on after its zstd frame (another frame or other data): a bundle is exactly one zstd frame")
 	}
 	return nil
 }

@@ -78,7 +78,7 @@ func TestStopsAtTheEndOfTheTarStream(t *testing.T) {
 
 	b := rawFrame(ts, 16<<30, windowDescriptor8MiB)
 	r, err := verifyFileBytes(t, b)
-	require.ErrorIs(t, err, ErrMalformed)
+	require.ErrorIs(t, err, errMalformed)
 	require.Contains(t, err.Error(), "data follows the end of the tar stream")
 	var be *BundleError
 	require.ErrorAs(t, err, &be)
@@ -106,12 +106,12 @@ func TestOneZstdFrame(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := verifyFileBytes(t, append(bytes.Clone(file), tc.tail...))
-			require.ErrorIs(t, err, ErrMalformed)
+			require.ErrorIs(t, err, errMalformed)
 			require.Contains(t, err.Error(), "goes on after its zstd frame")
 			var be *BundleError
 			require.ErrorAs(t, err, &be)
 			require.Equal(t, "", be.File)
-			require.NotContains(t, err.Error(), EventsFile)
+			require.NotContains(t, err.Error(), eventsFile)
 		})
 	}
 }
@@ -122,9 +122,9 @@ func TestOneZstdFrame(t *testing.T) {
 func TestOversizedWindowNamesTheFrame(t *testing.T) {
 	_, ts := singleFile(t)
 	_, err := verifyFileBytes(t, rawFrame(ts, 0, 20<<3)) // 1 GiB
-	require.ErrorIs(t, err, ErrTooLarge)
+	require.ErrorIs(t, err, errTooLarge)
 	require.Contains(t, err.Error(), "zstd frame asks for a 1073741824-byte window")
-	require.NotContains(t, err.Error(), ManifestFile)
+	require.NotContains(t, err.Error(), manifestFile)
 }
 
 // TestSymlinkedBundleIsNamed: a link is refused with a message that says
@@ -134,7 +134,7 @@ func TestSymlinkedBundleIsNamed(t *testing.T) {
 	link := filepath.Join(t.TempDir(), "link"+FileExt)
 	require.NoError(t, os.Symlink(file, link))
 	_, err := Verify(context.Background(), link)
-	require.ErrorIs(t, err, ErrUnsafeName)
+	require.ErrorIs(t, err, errUnsafeName)
 	require.Contains(t, err.Error(), "a symbolic link (to \""+file+"\")")
 	require.NotContains(t, err.Error(), "L---------")
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/codegenie/codegenie/internal/ledgerdb"
 	"github.com/codegenie/codegenie/ledger"
 	"github.com/codegenie/codegenie/ledger/postgres"
 )
@@ -174,7 +175,7 @@ func (a app) install(ctx context.Context, args []string, stdout, _ io.Writer) er
 	if err := f.parse(args); err != nil {
 		return err
 	}
-	if !ledger.IsPostgres(*f.dsn) {
+	if !ledgerdb.IsPostgres(*f.dsn) {
 		return usagef("install: the embedded store needs no install; give a postgres:// URL of a role that may create tables and roles")
 	}
 	if err := postgres.Install(ctx, *f.dsn); err != nil {

@@ -119,7 +119,7 @@ func pkgArg(p string) string {
 func fromResult(r harness.Result) ledger.Entry {
 	e := ledger.Entry{
 		Kind: ledger.KindVerdict, Scenario: r.Scenario, Key: r.Key, Components: r.Pin,
-		Verdict: ledger.Verdict(r.Verdict), Runs: r.Runs, Evidence: r.Evidence,
+		Verdict: r.Verdict, Runs: r.Runs, Evidence: r.Evidence,
 		OutputDigest: r.OutputDigest.String(), ChainDigest: r.ChainDigest.String(),
 	}
 	for _, c := range r.Classes {

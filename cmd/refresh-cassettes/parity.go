@@ -120,7 +120,7 @@ func failedWhy(rep *harness.Report, err error) string {
 func dropReRecord(rep *harness.Report) {
 	kept := rep.Commands[:0]
 	for _, c := range rep.Commands {
-		if c.Purpose != harness.PurposeReRecord {
+		if c.String() != rep.ReRecordCommand {
 			kept = append(kept, c)
 		}
 	}

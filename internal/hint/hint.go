@@ -45,7 +45,7 @@ func goModDep() *debug.Module {
 	if err != nil {
 		return nil
 	}
-	root, err := moduleRoot(wd)
+	root, err := RootOf(wd)
 	if err != nil {
 		return nil
 	}
@@ -134,7 +134,7 @@ func GoTestCommand(purpose, name string, bench bool, flags ...string) Command {
 	}
 	pkg, root := ".", ""
 	if wd, err := os.Getwd(); err == nil {
-		if r, err := moduleRoot(wd); err == nil {
+		if r, err := RootOf(wd); err == nil {
 			if rel, err := filepath.Rel(r, wd); err == nil {
 				root = r
 				if rel != "." {
@@ -154,14 +154,15 @@ func ModuleRoot() string {
 	if err != nil {
 		return ""
 	}
-	r, err := moduleRoot(wd)
+	r, err := RootOf(wd)
 	if err != nil {
 		return ""
 	}
 	return r
 }
 
-func moduleRoot(dir string) (string, error) {
+// RootOf returns the directory of the go.mod at or above dir.
+func RootOf(dir string) (string, error) {
 	for d := dir; ; {
 		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
 			return d, nil

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"pgregory.net/rapid"
+
 	"github.com/codegenie/codegenie/events"
 )
 
@@ -121,3 +123,24 @@ func Payload(i, size int) []byte {
 	}
 	return append(p, `"}`...)
 }
+
+// Event generates one event on its own: any fields, a PayloadDigest that
+// matches the payload, and an EmittedAt that is either zero or any UnixNano
+// in UTC.
+var Event = rapid.Custom(func(t *rapid.T) events.Event {
+	payload := rapid.SliceOfN(rapid.Byte(), 0, 300).Draw(t, "payload")
+	seq := rapid.Uint64Range(1, 1<<40).Draw(t, "seq")
+	e := events.Event{
+		Seq:           seq,
+		Parent:        rapid.Uint64Range(0, seq-1).Draw(t, "parent"),
+		Kind:          events.Kind(rapid.StringN(1, 20, -1).Draw(t, "kind")),
+		Lane:          rapid.StringN(0, 10, -1).Draw(t, "lane"),
+		Payload:       payload,
+		PayloadDigest: events.Sum(payload),
+		AuditEventID:  rapid.String().Draw(t, "audit"),
+	}
+	if rapid.Bool().Draw(t, "stamped") {
+		e.EmittedAt = time.Unix(0, rapid.Int64().Draw(t, "nanos")).UTC()
+	}
+	return e
+})

@@ -15,7 +15,7 @@
 // trigger takes the append lock and refuses any row that is not the next
 // seq after the head with prev equal to the head's hash (on an empty
 // table, seq 1 with no prev), whose hash is not 64 hex digits, whose body
-// is not a JSON object of at most ledger.MaxEntryBytes, or whose body
+// is not a JSON object of at most 1 MiB, or whose body
 // does not state the row's seq, prev, hash, kind and scenario. So no row
 // the app role inserts can make the next honest append fail. What the
 // database cannot check is the blake3 hash of the canonical bytes: a

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/codegenie/codegenie/internal/ledgerdb"
 	"github.com/codegenie/codegenie/ledger"
 )
 
@@ -26,10 +27,10 @@ type store struct {
 }
 
 func open(ctx context.Context, dsn string) (ledger.Backend, error) {
-	red := ledger.RedactDSN(dsn)
+	red := ledgerdb.RedactDSN(dsn)
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: cannot parse it as a PostgreSQL URL", ledger.ErrBadDSN, red)
+		return nil, fmt.Errorf("%w: %s: cannot parse it as a PostgreSQL URL", ledgerdb.ErrBadDSN, red)
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
@@ -116,7 +117,7 @@ func (s *store) Scan(ctx context.Context, from, to uint64, fn func(ledger.Record
 	// substr bounds what a hostile row can make us hold: a longer body
 	// is cut and then reported as too long.
 	rows, err := s.pool.Query(ctx, "SELECT seq, prev, hash, substr(body, 1, $3) FROM "+Table+
-		" WHERE seq >= $1 AND ($2 = 0 OR seq <= $2) ORDER BY seq", int64(from), int64(to), ledger.MaxEntryBytes+1)
+		" WHERE seq >= $1 AND ($2 = 0 OR seq <= $2) ORDER BY seq", int64(from), int64(to), ledgerdb.MaxEntryBytes+1)
 	if err != nil {
 		return fmt.Errorf("ledger: read %s: %w", s.dsn, err)
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/codegenie/codegenie/ledger"
+	"github.com/codegenie/codegenie/internal/ledgerdb"
 )
 
 // The PostgreSQL objects Install creates; see the package documentation.
@@ -139,19 +139,19 @@ GRANT EXECUTE ON PROCEDURE %[1]s.codegenie_ledger_retain(bigint, bigint, text, t
 // Log-in roles get their rights by membership: GRANT codegenie_ledger_app
 // TO ci_user.
 func Install(ctx context.Context, dsn string) error {
-	if !ledger.IsPostgres(dsn) {
-		return fmt.Errorf("%w: Install needs a postgres:// URL, not %q", ledger.ErrBadDSN, ledger.RedactDSN(dsn))
+	if !ledgerdb.IsPostgres(dsn) {
+		return fmt.Errorf("%w: Install needs a postgres:// URL, not %q", ledgerdb.ErrBadDSN, ledgerdb.RedactDSN(dsn))
 	}
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
-		return fmt.Errorf("ledger: connect to %s: %w", ledger.RedactDSN(dsn), err)
+		return fmt.Errorf("ledger: connect to %s: %w", ledgerdb.RedactDSN(dsn), err)
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	var schema string
 	if err := conn.QueryRow(ctx, "SELECT current_schema()").Scan(&schema); err != nil {
 		return fmt.Errorf("ledger: install: %w", err)
 	}
-	sql := fmt.Sprintf(installSQL, pgx.Identifier{schema}.Sanitize(), appendLock, ledger.MaxEntryBytes)
+	sql := fmt.Sprintf(installSQL, pgx.Identifier{schema}.Sanitize(), appendLock, ledgerdb.MaxEntryBytes)
 	// The simple protocol runs the statements in one implicit transaction.
 	if _, err := conn.Exec(ctx, strings.TrimSpace(sql), pgx.QueryExecModeSimpleProtocol); err != nil {
 		return fmt.Errorf("ledger: install into schema %s: %w", schema, err)

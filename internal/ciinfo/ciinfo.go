@@ -1,4 +1,4 @@
-package ledger
+package ciinfo
 
 import (
 	"runtime/debug"
@@ -35,7 +35,7 @@ func revisionOf(info *debug.BuildInfo) string {
 
 // CIJob returns the CI job identity from the variables CI systems set
 // (GitHub Actions, GitLab CI, Buildkite, CircleCI, Jenkins), read through
-// getenv, or "" outside CI. It is a value for Entry.CIJob.
+// getenv, or "" outside CI. It is a value for the ledger's Entry.CIJob.
 func CIJob(getenv func(string) string) string {
 	if id := getenv("GITHUB_RUN_ID"); id != "" {
 		job := "github:" + getenv("GITHUB_REPOSITORY") + "/" + id

@@ -1,4 +1,4 @@
-package ledger
+package ciinfo
 
 import (
 	"runtime/debug"

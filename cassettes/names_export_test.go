@@ -1,0 +1,9 @@
+package cassettes
+
+// Names the external tests use.
+var (
+	ErrDigestMismatch  = errDigestMismatch
+	ErrInvalidCassette = errInvalidCassette
+	FormatAge          = formatAge
+	ParseAge           = parseAge
+)

@@ -1,0 +1,7 @@
+package events
+
+// Names the external tests use.
+var (
+	ErrJoined   = errJoined
+	CausalChain = causalChain
+)

@@ -1,0 +1,23 @@
+package harness
+
+// Names the external tests use.
+const (
+	DefaultProcesses        = defaultProcesses
+	ErrorKindCassetteUnused = errorKindCassetteUnused
+	ErrorKindPanic          = errorKindPanic
+	ErrorKindPin            = errorKindPin
+	PurposeReRecord         = purposeReRecord
+	PurposeReproduce        = purposeReproduce
+)
+
+var (
+	ErrBadResult       = errBadResult
+	ErrBelowFloor      = errBelowFloor
+	ErrConflict        = errConflict
+	ErrInvalidConfig   = errInvalidConfig
+	ErrLeak            = errLeak
+	ErrMissingScenario = errMissingScenario
+	ErrRunFailed       = errRunFailed
+	ReadResult         = readResult
+	ReproCommand       = defaultReproCommand
+)

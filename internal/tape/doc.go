@@ -1,0 +1,9 @@
+// Package tape encodes events.Event values as the records of
+// internal/eventrec, one at a time (replay bundles store them framed) or
+// back to back as a tape (a harness child process sends its run's tape to
+// the parent this way).
+//
+// A tape is the records of its events, in order, fields exactly as
+// recorded (nothing stripped), with nothing between or around them: its
+// length is the sum of its records' lengths.
+package tape

@@ -1,0 +1,9 @@
+package replay
+
+// Names the external tests use.
+var (
+	CompareRuns  = compareRuns
+	ErrTooLarge  = errTooLarge
+	ErrTruncated = errTruncated
+	MergeTapes   = mergeTapes
+)

@@ -21,7 +21,7 @@ func ExampleReadRecorded() {
 		return
 	}
 	for _, r := range recs {
-		fmt.Println(r.Method, r.URL, r.Status, r.RequestHeaders.Get("X-Api-Key"))
+		fmt.Println(r.Method, r.URL, r.Status, r.RequestHeaders.Get("Authorization"))
 	}
 	// Output: POST https://api.anthropic.com/v1/messages 200 REDACTED
 }

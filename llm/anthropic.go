@@ -18,7 +18,8 @@ var ErrTruncatedStream = errors.New("llm: stream ended before message_stop")
 // AnthropicConfig configures an Anthropic adapter. Nothing is read from the
 // environment: every value comes from here.
 type AnthropicConfig struct {
-	// APIKey is sent as the x-api-key header. Required (any non-empty value
+	// APIKey is sent as "Authorization: Bearer <key>", as
+	// anthropic-sdk-go v2 sends it. Required (any non-empty value
 	// works against a cassette or a fake server).
 	APIKey string
 	// BaseURL is the API root, e.g. "https://api.anthropic.com" (the

@@ -59,6 +59,7 @@ type childRunner struct {
 }
 
 func newChildRunner(t testingT, scenario string) (*childRunner, error) {
+	//detvet:ignore the children start in the test process's working directory
 	wd, err := os.Getwd()
 	if err != nil {
 		return nil, fmt.Errorf("harness: child processes: %w", err)
@@ -125,10 +126,12 @@ func (r *childRunner) start(ctx context.Context, rc *resolved, iters map[int]boo
 			switch {
 			case ownVariable(k), childSets(k, rc.configVar):
 			case rc.configVar(k):
+				//detvet:ignore one goroutine, started once, appends in the order of read; nothing else writes envHeld
 				b.pl.envHeld = append(b.pl.envHeld, k)
 			default:
+				//detvet:ignore one goroutine, started once, appends in the order of read; nothing else writes envRead
 				b.pl.envRead = append(b.pl.envRead, k)
-				b.pl.env[k] = os.Getenv(k)
+				b.pl.env[k] = os.Getenv(k) //detvet:ignore the perturbation varies the values the test process has
 			}
 		}
 		sem := make(chan struct{}, childParallel)
@@ -318,7 +321,7 @@ func (r *childRunner) command(ctx context.Context, base string, iter, procs int,
 			return nil, nil, err
 		}
 		env = append(env, "TMPDIR="+tmp)
-	} else if v, ok := os.LookupEnv("TMPDIR"); ok {
+	} else if v, ok := os.LookupEnv("TMPDIR"); ok { //detvet:ignore a child keeps the test process's TMPDIR unless the plan varies it
 		env = append(env, "TMPDIR="+v)
 	}
 	env = appendLocale(env, p)
@@ -347,6 +350,7 @@ func (r *childRunner) command(ctx context.Context, base string, iter, procs int,
 // the harness sets for each child, plus GOMAXPROCS.
 func childEnviron(procs int) []string {
 	var env []string
+	//detvet:ignore a child inherits the test process's environment by design
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		if !ownVariable(k) {
@@ -360,6 +364,7 @@ func childEnviron(procs int) []string {
 // process's.
 func appendLocale(env []string, p plan) []string {
 	keep := func(k string) {
+		//detvet:ignore a child keeps the test process's locale unless the plan varies it
 		if v, ok := os.LookupEnv(k); ok {
 			env = append(env, k+"="+v)
 		}
@@ -425,6 +430,7 @@ func linkedDir(base, root, wd string) (string, error) {
 
 func nonce() string {
 	var b [16]byte
+	//detvet:ignore a nonce that tells this child's report from a stale one; it is never printed
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
 }

@@ -57,6 +57,7 @@ func moduleRoot(dir string) (string, error) {
 // package there (the module path from go.mod joined with the directory
 // below the module root), or the directory again outside a module.
 func packageOf() (dir, importPath string) {
+	//detvet:ignore the reproduce command names the package in the working directory
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", ""

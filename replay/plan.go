@@ -123,6 +123,7 @@ func makePlan(b *Bundle) (*plan, error) {
 		p.files = append(p.files, planFile{name: SnapshotFile, data: snapB})
 	}
 	for d, data := range blobs {
+		//detvet:ignore p.files is sorted by name in seal, which the next line calls
 		p.files = append(p.files, planFile{name: blobName(d), data: data})
 	}
 	return p, p.seal()

@@ -72,7 +72,7 @@ func (cfg config) reviewDir(o *options) (string, error) {
 	}
 	root := cfg.reviewRoot
 	if root == "" {
-		root = os.TempDir()
+		root = os.TempDir() //detvet:ignore the default parent of a new temporary review directory, whose path is printed for the user
 	}
 	return os.MkdirTemp(root, "refresh-review-")
 }

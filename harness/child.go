@@ -126,10 +126,8 @@ func (r *childRunner) start(ctx context.Context, rc *resolved, iters map[int]boo
 			switch {
 			case ownVariable(k), childSets(k, rc.configVar):
 			case rc.configVar(k):
-				//detvet:ignore one goroutine, started once, appends in the order of read; nothing else writes envHeld
 				b.pl.envHeld = append(b.pl.envHeld, k)
 			default:
-				//detvet:ignore one goroutine, started once, appends in the order of read; nothing else writes envRead
 				b.pl.envRead = append(b.pl.envRead, k)
 				b.pl.env[k] = os.Getenv(k) //detvet:ignore the perturbation varies the values the test process has
 			}

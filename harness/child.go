@@ -428,7 +428,7 @@ func linkedDir(base, root, wd string) (string, error) {
 
 func nonce() string {
 	var b [16]byte
-	//detvet:ignore a nonce that tells this child's report from a stale one; it is never printed
+	//detvet:ignore a nonce that tells this child's report from a stale one; it is only compared, never printed or digested
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
 }

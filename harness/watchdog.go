@@ -94,7 +94,7 @@ func watch(limit time.Duration, why string, iter, procs int, done <-chan outcome
 // 0 outside one.
 func bubbleID() int {
 	buf := make([]byte, 512)
-	//detvet:ignore the bubble id tells a run's goroutines from others; it is never printed
+	//detvet:ignore the bubble id tells a run's goroutines from others; it is only compared
 	header, _, _ := strings.Cut(string(buf[:runtime.Stack(buf, false)]), "\n")
 	return parseBubble(header)
 }

@@ -3,6 +3,7 @@ package cassettes
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -53,8 +54,8 @@ func (w withoutLane) RoundTrip(req *http.Request) (*http.Response, error) {
 // recordedLane returns the laneHeader value of the request h holds ("" for
 // none), whatever case the cassette spells the header name in.
 func recordedLane(h http.Header) string {
-	for name, vs := range h {
-		if strings.EqualFold(name, laneHeader) && len(vs) > 0 {
+	for _, name := range slices.Sorted(maps.Keys(h)) {
+		if vs := h[name]; strings.EqualFold(name, laneHeader) && len(vs) > 0 {
 			return vs[0]
 		}
 	}

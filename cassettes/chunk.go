@@ -55,5 +55,6 @@ func (b *replayBody) due() bool {
 		return false
 	}
 	p := b.pace
+	//detvet:ignore replay paces frames on the clock it runs on (a synctest bubble's under TimingAuto); this decides only where a Read ends, never the bytes or their order
 	return p == nil || !p.atStart || p.frame >= len(p.offsets) || !time.Now().Before(p.start.Add(p.offsets[p.frame]))
 }

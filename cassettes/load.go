@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"sync"
 
 	"github.com/codegenie/codegenie/events"
@@ -180,9 +182,9 @@ func canonicalKeys(h http.Header) http.Header {
 	for k := range h {
 		if http.CanonicalHeaderKey(k) != k {
 			out := make(http.Header, len(h))
-			for k, v := range h {
+			for _, k := range slices.Sorted(maps.Keys(h)) {
 				ck := http.CanonicalHeaderKey(k)
-				out[ck] = append(out[ck], v...)
+				out[ck] = append(out[ck], h[k]...)
 			}
 			return out
 		}

@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -69,11 +70,11 @@ func (p *parsed) decodeBodies() (int, error) {
 // they were applied, without identity; nil for none.
 func contentCodings(h http.Header) []string {
 	var out []string
-	for name, vs := range h {
+	for _, name := range slices.Sorted(maps.Keys(h)) {
 		if !strings.EqualFold(name, "Content-Encoding") {
 			continue
 		}
-		for _, v := range vs {
+		for _, v := range h[name] {
 			for c := range strings.SplitSeq(v, ",") {
 				if c = strings.ToLower(strings.TrimSpace(c)); c != "" && c != "identity" {
 					out = append(out, c)

@@ -223,6 +223,7 @@ func pacerFor(offsets []time.Duration, timing Timing, scale float64) *pacer {
 		}
 		offsets = scaled
 	}
+	//detvet:ignore the pacer starts on the clock replay paces by (a synctest bubble's fake clock under TimingAuto)
 	return &pacer{start: time.Now(), offsets: offsets, atStart: true, done: make(chan struct{})}
 }
 
@@ -254,6 +255,7 @@ func (c *Cassette) latencyOf(i int) (wait time.Duration, scale float64) {
 func sleepContext(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
+	//detvet:ignore a wait for a recorded latency or the request's end; the cases are ready together only when the context ends at the instant the latency does
 	select {
 	case <-t.C:
 		return nil

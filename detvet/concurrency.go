@@ -304,9 +304,12 @@ func (c *checker) checkGoMethod(cur inspector.Cursor, call *ast.CallExpr) {
 
 // checkGoroutine flags appends, inside a goroutine's function literal, to a
 // slice declared outside it, unless the enclosing function sorts that slice
-// after starting the goroutine.
+// after starting the goroutine, or the goroutine is started once (not in a
+// loop) and is the only code of the enclosing function that appends to the
+// slice: its appends then follow its own program order.
 func (c *checker) checkGoroutine(cur inspector.Cursor, lit *ast.FuncLit, after token.Pos) {
 	body := enclosingBody(cur)
+	once := !inLoop(cur)
 	ast.Inspect(lit.Body, func(n ast.Node) bool {
 		s, ok := n.(*ast.AssignStmt)
 		if !ok || s.Tok != token.ASSIGN {
@@ -329,10 +332,49 @@ func (c *checker) checkGoroutine(cur inspector.Cursor, lit *ast.FuncLit, after t
 			if c.sortedAfter(name, body, after) || !c.reachesOutput(body, s.Lhs[i]) {
 				continue
 			}
+			if once && !c.appendsOutside(body, lit, name) {
+				continue
+			}
 			c.report(call, catGoAppend, "goroutine appends to shared slice %s: the order depends on scheduling; write results by index (%s[i] = ...) or sort %s after the goroutines finish", name, name, name)
 		}
 		return true
 	})
+}
+
+// inLoop reports whether the statement at cur runs in a for or range loop
+// of its enclosing function.
+func inLoop(cur inspector.Cursor) bool {
+	for e := range cur.Enclosing((*ast.ForStmt)(nil), (*ast.RangeStmt)(nil), (*ast.FuncDecl)(nil), (*ast.FuncLit)(nil)) {
+		switch e.Node().(type) {
+		case *ast.ForStmt, *ast.RangeStmt:
+			return true
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// appendsOutside reports whether body, outside lit, assigns an append to
+// the slice spelt name.
+func (c *checker) appendsOutside(body *ast.BlockStmt, lit *ast.FuncLit, name string) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		if found || n == lit {
+			return false
+		}
+		s, ok := n.(*ast.AssignStmt)
+		if !ok {
+			return true
+		}
+		for i, rhs := range s.Rhs {
+			if call, ok := ast.Unparen(rhs).(*ast.CallExpr); ok && c.isBuiltin(call, "append") && i < len(s.Lhs) && types.ExprString(s.Lhs[i]) == name {
+				found = true
+			}
+		}
+		return true
+	})
+	return found
 }
 
 // checkCollect flags slices.Collect and slices.AppendSeq over maps.Keys,

@@ -89,7 +89,10 @@
 //   - goappend: a goroutine (a function literal started with go, or passed
 //     to a method named Go such as sync.WaitGroup.Go or errgroup.Group.Go)
 //     that appends to a slice declared outside it, unless the enclosing
-//     function sorts that slice after starting the goroutine.
+//     function sorts that slice after starting the goroutine, or the
+//     goroutine is started once (not in a loop) and nothing else in the
+//     enclosing function appends to that slice (the appends then follow
+//     the goroutine's own order).
 //   - ignore: a //detvet:ignore directive without a reason.
 //
 // # Outputs

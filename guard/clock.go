@@ -17,6 +17,7 @@ func WallClock(ctx context.Context) (func() time.Time, error) {
 	if err := check(ctx, OpWallClock, "the wall clock was requested"); err != nil {
 		return nil, err
 	}
+	//detvet:ignore WallClock is the wall clock outside replay mode by design; replay mode refuses it
 	return time.Now, nil
 }
 

@@ -60,6 +60,7 @@ type childRunner struct {
 }
 
 func newChildRunner(t testingT, scenario string) (*childRunner, error) {
+	//detvet:ignore the children start in the test process's working directory
 	wd, err := os.Getwd()
 	if err != nil {
 		return nil, fmt.Errorf("harness: child processes: %w", err)
@@ -129,7 +130,7 @@ func (r *childRunner) start(ctx context.Context, rc *resolved, iters map[int]boo
 				b.pl.envHeld = append(b.pl.envHeld, k)
 			default:
 				b.pl.envRead = append(b.pl.envRead, k)
-				b.pl.env[k] = os.Getenv(k)
+				b.pl.env[k] = os.Getenv(k) //detvet:ignore the perturbation varies the values the test process has
 			}
 		}
 		sem := make(chan struct{}, childParallel)
@@ -319,7 +320,7 @@ func (r *childRunner) command(ctx context.Context, base string, iter, procs int,
 			return nil, nil, err
 		}
 		env = append(env, "TMPDIR="+tmp)
-	} else if v, ok := os.LookupEnv("TMPDIR"); ok {
+	} else if v, ok := os.LookupEnv("TMPDIR"); ok { //detvet:ignore a child keeps the test process's TMPDIR unless the plan varies it
 		env = append(env, "TMPDIR="+v)
 	}
 	env = appendLocale(env, p)
@@ -348,6 +349,7 @@ func (r *childRunner) command(ctx context.Context, base string, iter, procs int,
 // the harness sets for each child, plus GOMAXPROCS.
 func childEnviron(procs int) []string {
 	var env []string
+	//detvet:ignore a child inherits the test process's environment by design
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		if !ownVariable(k) {
@@ -361,6 +363,7 @@ func childEnviron(procs int) []string {
 // process's.
 func appendLocale(env []string, p plan) []string {
 	keep := func(k string) {
+		//detvet:ignore a child keeps the test process's locale unless the plan varies it
 		if v, ok := os.LookupEnv(k); ok {
 			env = append(env, k+"="+v)
 		}
@@ -426,6 +429,7 @@ func linkedDir(base, root, wd string) (string, error) {
 
 func nonce() string {
 	var b [16]byte
+	//detvet:ignore a nonce that tells this child's report from a stale one; it is only compared, never printed or digested
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
 }

@@ -72,6 +72,7 @@ var (
 // a gate, nil when it was not.
 func thisChild() (*childSpec, error) {
 	childOnce.Do(func() {
+		//detvet:ignore the child's spec comes in its environment
 		raw, ok := os.LookupEnv(childVar)
 		if !ok {
 			return
@@ -133,12 +134,15 @@ func (c Config) checkAsChild(t testing.TB, spec *childSpec, name string, s Scena
 
 // observe reads the values of the environment a child may have been given.
 func observe(run int) Process {
+	// The values below are observed, to name the variation that changes
+	// an outcome; comparing them is their purpose.
+	//detvet:ignore observed, as above
 	p := Process{Run: run, PID: os.Getpid(), GOMAXPROCS: runtime.GOMAXPROCS(0), NumCPU: runtime.NumCPU(), TempDir: os.TempDir()}
-	p.Dir, _ = os.Getwd()
-	name, off := time.Now().Zone()
-	p.Zone = fmt.Sprintf("%q (%s, UTC%+03d:%02d)", os.Getenv("TZ"), name, off/3600, abs(off%3600)/60)
-	p.Locale = fmt.Sprintf("LANG=%q LC_ALL=%q", os.Getenv("LANG"), os.Getenv("LC_ALL"))
-	p.Hostname, _ = os.Hostname()
+	p.Dir, _ = os.Getwd()                                                                             //detvet:ignore observed, as above
+	name, off := time.Now().Zone()                                                                    //detvet:ignore observed, as above
+	p.Zone = fmt.Sprintf("%q (%s, UTC%+03d:%02d)", os.Getenv("TZ"), name, off/3600, abs(off%3600)/60) //detvet:ignore observed, as above
+	p.Locale = fmt.Sprintf("LANG=%q LC_ALL=%q", os.Getenv("LANG"), os.Getenv("LC_ALL"))               //detvet:ignore observed, as above
+	p.Hostname, _ = os.Hostname()                                                                     //detvet:ignore observed, as above
 	observeMore(&p)
 	return p
 }

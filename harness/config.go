@@ -264,6 +264,7 @@ func (c Config) resolve() (resolved, error) {
 		r.Latency = defaultLatency
 	}
 	if r.Now == nil {
+		//detvet:ignore the default of Config.Now, which a caller injects
 		r.Now = time.Now
 	}
 	if r.ReproCommand != "" {

@@ -55,6 +55,7 @@ func gateFlags() (gateConfig, error) {
 			if f != nil && *f != "" {
 				return *f
 			}
+			//detvet:ignore a gate flag's value may come from its environment variable by design
 			return os.Getenv(env)
 		}
 		v := gateFlagValues

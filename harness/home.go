@@ -61,6 +61,7 @@ type homeLink struct{ rel, target string }
 // sdkConfigLinks lists the SDK configuration entries present under the
 // test process's home, where the fresh home must link them.
 func sdkConfigLinks() []homeLink {
+	//detvet:ignore the SDK configuration the fresh home links is found in the test process's home
 	home, _ := os.UserHomeDir()
 	var out []homeLink
 	add := func(rel, target string) {
@@ -75,6 +76,7 @@ func sdkConfigLinks() []homeLink {
 		add(".aws", filepath.Join(home, ".aws"))
 	}
 	if runtime.GOOS == "windows" {
+		//detvet:ignore the SDK configuration the fresh home links is found in the test process's APPDATA
 		if d := os.Getenv("APPDATA"); d != "" {
 			add(filepath.Join("AppData", "Roaming", "Anthropic"), filepath.Join(d, "Anthropic"))
 			add(filepath.Join("AppData", "Roaming", "gcloud"), filepath.Join(d, "gcloud"))
@@ -85,6 +87,7 @@ func sdkConfigLinks() []homeLink {
 		add(filepath.Join(".config", "gcloud"), filepath.Join(home, ".config", "gcloud"))
 	}
 	if _, set := os.LookupEnv("ANTHROPIC_CONFIG_DIR"); !set {
+		//detvet:ignore the SDK configuration the fresh home links is found under XDG_CONFIG_HOME
 		cfg := os.Getenv("XDG_CONFIG_HOME")
 		if cfg == "" && home != "" {
 			cfg = filepath.Join(home, ".config")
@@ -167,9 +170,9 @@ func toolchainDirs() []string {
 		}
 		env = append(env, k+"="+filepath.Join(append([]string{dir}, elem...)...))
 	}
-	home, _ := os.UserHomeDir()
-	cache, _ := os.UserCacheDir()
-	config, _ := os.UserConfigDir()
+	home, _ := os.UserHomeDir()     //detvet:ignore the Go toolchain's directories stay the test process's in a child with a fresh home
+	cache, _ := os.UserCacheDir()   //detvet:ignore as above
+	config, _ := os.UserConfigDir() //detvet:ignore as above
 	pin("GOPATH", home, "go")
 	pin("GOCACHE", cache, "go-build")
 	pin("GOENV", config, "go", "env")
@@ -185,6 +188,7 @@ func extraPath(base string) (string, error) {
 		return "", err
 	}
 	v := d
+	//detvet:ignore the extra PATH entry comes before the test process's PATH by design
 	if old := os.Getenv(pathVar()); old != "" {
 		v += string(os.PathListSeparator) + old
 	}
@@ -195,6 +199,7 @@ func extraPath(base string) (string, error) {
 // hard link, else a copy, with the same base name; the caller removes it
 // when the child has ended.
 func linkedExecutable(base, exe string) (string, error) {
+	//detvet:ignore the test binary is linked to another path per child by design
 	src, err := os.Executable()
 	if err != nil {
 		src = exe

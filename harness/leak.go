@@ -138,6 +138,7 @@ func descendants(all []Goroutine, root int) []Goroutine {
 // goroutineID returns the calling goroutine's id, from its stack header.
 func goroutineID() int {
 	buf := make([]byte, 64)
+	//detvet:ignore the goroutine id tells the run's goroutines from others; it is only compared
 	s, _ := strings.CutPrefix(string(buf[:runtime.Stack(buf, false)]), "goroutine ")
 	id, _, _ := strings.Cut(s, " ")
 	n, _ := strconv.Atoi(id)

@@ -19,6 +19,7 @@ type moduleRoots struct {
 }
 
 var roots = sync.OnceValue(func() moduleRoots {
+	//detvet:ignore paths are made relative to the module root found from the working directory
 	wd, err := os.Getwd()
 	if err != nil {
 		return moduleRoots{}
@@ -43,6 +44,7 @@ var roots = sync.OnceValue(func() moduleRoots {
 // wherever the process runs.
 func stablePath(path string) string {
 	r := roots()
+	//detvet:ignore paths are made relative to the working directory, the same in every process of a gate
 	wd, err := os.Getwd()
 	if !filepath.IsAbs(path) || err != nil || r.seen == "" {
 		return path

@@ -65,7 +65,9 @@ func (p Process) environment() string {
 func observeMore(p *Process) {
 	p.Domain = domainName()
 	p.Umask = umaskText()
+	//detvet:ignore the home whose SDK configuration a fresh home links
 	p.Home, _ = os.UserHomeDir()
+	//detvet:ignore the test binary each child runs, linked to another path by design
 	p.Executable, _ = os.Executable()
 }
 
@@ -296,6 +298,7 @@ func (p *planner) full(j int) plan {
 func perturbedValue(old string, j int) string {
 	v := fmt.Sprintf("codegenie-child-%d", j)
 	if filepath.IsAbs(old) {
+		//detvet:ignore a perturbed path is another absolute path under the temporary directory by design
 		v = filepath.Join(os.TempDir(), v)
 	}
 	if v == old {

@@ -42,6 +42,7 @@ func runPattern(name string) string {
 // package there (the module path from go.mod joined with the directory
 // below the module root), or the directory again outside a module.
 func packageOf() (dir, importPath string) {
+	//detvet:ignore the reproduce command names the package in the working directory
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", ""

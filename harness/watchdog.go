@@ -54,7 +54,9 @@ func runLimit(rc *resolved, deadline time.Time) (time.Duration, string) {
 		limit = 0
 	}
 	if !deadline.IsZero() {
+		//detvet:ignore a run's time limit is what is left of go test's -timeout, on the real clock by design
 		d := max(time.Until(deadline)-deadlineMargin, time.Second)
+		//detvet:ignore the limit is a safety net; it decides only when a hung run is abandoned
 		if limit == 0 || d < limit {
 			limit, why = d, fmt.Sprintf("what was left of go test's -timeout, less %v for the report", deadlineMargin)
 		}
@@ -71,6 +73,7 @@ func watch(limit time.Duration, why string, iter, procs int, done <-chan outcome
 	}
 	t := time.NewTimer(limit)
 	defer t.Stop()
+	//detvet:ignore a run's outcome against its time limit, a safety net far beyond a run's duration
 	select {
 	case o := <-done:
 		return o
@@ -91,6 +94,7 @@ func watch(limit time.Duration, why string, iter, procs int, done <-chan outcome
 // 0 outside one.
 func bubbleID() int {
 	buf := make([]byte, 512)
+	//detvet:ignore the bubble id tells a run's goroutines from others; it is only compared
 	header, _, _ := strings.Cut(string(buf[:runtime.Stack(buf, false)]), "\n")
 	return parseBubble(header)
 }

@@ -92,6 +92,7 @@ func (c Config) now() func() time.Time {
 	if c.Now != nil {
 		return c.Now
 	}
+	//detvet:ignore the default of Config.Now, which a caller injects
 	return time.Now
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -243,7 +244,8 @@ func checkRunInfos(runs []RunInfo) error {
 		if i > 0 && runs[i-1].ID >= r.ID {
 			return wrapf(errMalformed, "runs[%d] %q is not sorted after %q or is a duplicate", i, r.ID, runs[i-1].ID)
 		}
-		for k, v := range r.Pin {
+		for _, k := range slices.Sorted(maps.Keys(r.Pin)) {
+			v := r.Pin[k]
 			if err := checkString(fmt.Sprintf("run %q: pin name", r.ID), k); err != nil {
 				return err
 			}

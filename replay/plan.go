@@ -125,6 +125,7 @@ func makePlan(b *Bundle) (*plan, error) {
 		p.files = append(p.files, planFile{name: snapshotFile, data: snapB})
 	}
 	for d, data := range blobs {
+		//detvet:ignore p.files is sorted by name in seal, which the next line calls
 		p.files = append(p.files, planFile{name: blobName(d), data: data})
 	}
 	return p, p.seal()

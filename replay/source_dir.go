@@ -3,8 +3,10 @@ package replay
 import (
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // The directory form: every file is read from the bundle directory,
@@ -85,7 +87,7 @@ func (r *Reader) walkDir() error {
 			}
 		}
 	}
-	for name := range present {
+	for _, name := range slices.Sorted(maps.Keys(present)) {
 		if _, ok := r.hdr.manifest.file(name); !ok && name != manifestFile {
 			return r.fail(name, -1, "open", wrapf(errUnsafeName, "present in the bundle but not listed in the manifest"))
 		}

@@ -152,6 +152,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 // directory when it is below it, deduplicated (a file can belong to a
 // package and its test variant) and sorted by position.
 func collect(g *checker.Graph) ([]string, error) {
+	//detvet:ignore findings name files relative to the directory detvet runs in, as go vet does
 	wd, _ := os.Getwd()
 	type finding struct {
 		file      string

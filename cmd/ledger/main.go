@@ -88,6 +88,7 @@ type app struct {
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	//detvet:ignore main wires the real environment and clock; app.run takes them injected
 	a := app{getenv: os.Getenv, now: time.Now, evaluator: goTestEvaluator, revision: gitRevision}
 	return a.run(ctx, args, stdout, stderr)
 }

@@ -201,3 +201,19 @@ func TestExpired(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, stdout, "no cassette in "+dir+` matching -run "" is past its maximum age`)
 }
+
+// When neither review file can be written, the refresh fails on the
+// first, review.md, every time.
+func TestReviewWriteFailsOnTheFirstFile(t *testing.T) {
+	base, cfg := fakeAPI(t)
+	out := t.TempDir()
+	for _, name := range []string{"review.md", "review.json"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(out, name, "in-the-way"), 0o755))
+	}
+	for range 12 {
+		_, stderr, code := runCmd(t, cfg, "-dir", t.TempDir(), "-base-url", base, "-run", "npm-lodash/happy", "-review", out)
+		require.NotEqual(t, 0, code)
+		require.Contains(t, stderr, "review.md")
+		require.NotContains(t, stderr, "review.json")
+	}
+}

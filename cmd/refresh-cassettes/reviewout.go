@@ -50,8 +50,11 @@ func (cfg config) writeReview(ctx context.Context, o *options, stage string, rec
 	if err := rev.WriteJSON(&js); err != nil {
 		return nil, err
 	}
-	for name, data := range map[string][]byte{"review.md": md.Bytes(), "review.json": js.Bytes()} {
-		if err := atomicfile.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+	for _, f := range []struct {
+		name string
+		data []byte
+	}{{"review.md", md.Bytes()}, {"review.json", js.Bytes()}} {
+		if err := atomicfile.WriteFile(filepath.Join(dir, f.name), f.data, 0o644); err != nil {
 			return nil, err
 		}
 	}
@@ -69,7 +72,7 @@ func (cfg config) reviewDir(o *options) (string, error) {
 	}
 	root := cfg.reviewRoot
 	if root == "" {
-		root = os.TempDir()
+		root = os.TempDir() //detvet:ignore the default parent of a new temporary review directory, whose path is printed for the user
 	}
 	return os.MkdirTemp(root, "refresh-review-")
 }

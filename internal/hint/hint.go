@@ -41,6 +41,7 @@ func toolArgv(name string, args ...string) []string {
 // goModDep returns Module as the go.mod above the working directory
 // requires (and maybe replaces) it, or nil when it does not.
 func goModDep() *debug.Module {
+	//detvet:ignore the hint names the go.mod above the working directory
 	wd, err := os.Getwd()
 	if err != nil {
 		return nil
@@ -133,6 +134,7 @@ func GoTestCommand(purpose, name string, bench bool, flags ...string) Command {
 		kind = "-bench"
 	}
 	pkg, root := ".", ""
+	//detvet:ignore the printed command names the package in the working directory, as go test does
 	if wd, err := os.Getwd(); err == nil {
 		if r, err := RootOf(wd); err == nil {
 			if rel, err := filepath.Rel(r, wd); err == nil {
@@ -150,6 +152,7 @@ func GoTestCommand(purpose, name string, bench bool, flags ...string) Command {
 // ModuleRoot returns the module root above the working directory, ""
 // when there is none.
 func ModuleRoot() string {
+	//detvet:ignore the module root is found from the working directory
 	wd, err := os.Getwd()
 	if err != nil {
 		return ""

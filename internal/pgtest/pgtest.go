@@ -1,6 +1,7 @@
 package pgtest
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -55,7 +56,7 @@ func Find() (string, error) {
 		}
 	}
 	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
-	slices.SortFunc(dirs, func(a, b string) int { return version(b) - version(a) })
+	slices.SortFunc(dirs, func(a, b string) int { return cmp.Or(version(b)-version(a), cmp.Compare(a, b)) })
 	for _, d := range dirs {
 		if _, err := os.Stat(filepath.Join(d, "initdb")); err == nil {
 			return d, nil
@@ -108,6 +109,7 @@ func StartServer(ctx context.Context, cfg Config) (*Server, error) {
 func (s *Server) command(ctx context.Context, cred *runAs, name string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = s.Dir
+	//detvet:ignore the server's tools are found on the test process's PATH
 	cmd.Env = []string{"LC_ALL=C", "TZ=UTC", "PATH=" + os.Getenv("PATH")}
 	cmd.SysProcAttr = sysProcAttr(cred)
 	return cmd
@@ -177,6 +179,7 @@ func (s *Server) waitReady(ctx context.Context) error {
 		if err == nil {
 			return c.Close(ctx)
 		}
+		//detvet:ignore a readiness poll: a done context ends it at this poll or the next
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("not ready: %w", err)
@@ -218,6 +221,7 @@ func (s *Server) halt() error {
 	var err error
 	if s.cmd != nil {
 		s.cmd.Process.Signal(syscall.SIGINT)
+		//detvet:ignore a shutdown: the server's exit, or a kill after 30 s and then its exit
 		select {
 		case err = <-s.done:
 		case <-time.After(30 * time.Second):

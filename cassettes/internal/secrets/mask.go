@@ -1,6 +1,7 @@
 package secrets
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 )
@@ -49,7 +50,7 @@ func maskOnce(text, repl string, literals []string) string {
 	if len(spans) == 0 {
 		return text
 	}
-	slices.SortFunc(spans, func(a, b span) int { return a.start - b.start })
+	slices.SortFunc(spans, func(a, b span) int { return cmp.Or(a.start-b.start, a.end-b.end) })
 	var b strings.Builder
 	pos := 0
 	for _, s := range spans {

@@ -1,6 +1,7 @@
 package secrets
 
 import (
+	"cmp"
 	_ "embed"
 	"encoding/json"
 	"fmt"
@@ -267,10 +268,8 @@ func scan(text string, windowed bool) []Finding {
 		}
 	}
 	slices.SortFunc(out, func(a, b Finding) int {
-		if a.Start != b.Start {
-			return a.Start - b.Start
-		}
-		return a.End - b.End
+		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.End, b.End), cmp.Compare(a.Rule, b.Rule),
+			cmp.Compare(a.matchStart, b.matchStart), cmp.Compare(a.matchEnd, b.matchEnd))
 	})
 	return out
 }

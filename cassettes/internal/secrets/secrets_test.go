@@ -183,3 +183,25 @@ func TestWindowedScanOnCommittedCassettes(t *testing.T) {
 		require.Equal(t, scan(text, false), scan(text, true), f)
 	}
 }
+
+// Findings are in a total order: rules that match the same bytes come out
+// by rule id, whatever order the sort algorithm leaves ties in.
+func TestScanOrdersTiesByRule(t *testing.T) {
+	var text strings.Builder
+	for range 3 {
+		for _, c := range caught {
+			text.WriteString(c.text + "\n")
+		}
+	}
+	fs := Scan(text.String())
+	ties := 0
+	for i := 1; i < len(fs); i++ {
+		a, b := fs[i-1], fs[i]
+		require.LessOrEqual(t, a.Start, b.Start)
+		if a.Start == b.Start && a.End == b.End {
+			ties++
+			require.Less(t, a.Rule, b.Rule, "findings %d and %d cover the same bytes", i-1, i)
+		}
+	}
+	require.Positive(t, ties, "the text holds no secret two rules find")
+}

@@ -201,3 +201,55 @@ func goLocalAppend(xs []int, done chan<- []int) {
 		done <- local
 	}()
 }
+
+func goOnceAppends(xs []string) []string {
+	var out []string
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for _, x := range xs {
+			out = append(out, x) // tn: one goroutine, started once, appends in its own order
+		}
+	}()
+	<-done
+	return out
+}
+
+func goTwiceAppends(xs []string) []string {
+	var (
+		mu  sync.Mutex
+		wg  sync.WaitGroup
+		out []string
+	)
+	wg.Go(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		out = append(out, xs[0]) // want `goroutine appends to shared slice out`
+	})
+	wg.Go(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		out = append(out, xs[1]) // want `goroutine appends to shared slice out`
+	})
+	wg.Wait()
+	return out
+}
+
+func goOnceWithCaller(xs []string) []string {
+	var (
+		mu  sync.Mutex
+		out []string
+	)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		mu.Lock()
+		defer mu.Unlock()
+		out = append(out, xs...) // want `goroutine appends to shared slice out`
+	}()
+	mu.Lock()
+	out = append(out, "caller")
+	mu.Unlock()
+	<-done
+	return out
+}

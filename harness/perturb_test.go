@@ -139,3 +139,17 @@ func TestFreshHomeKeepsSDKConfiguration(t *testing.T) {
 	_, err = os.Lstat(filepath.Join(fresh, ".mytool"))
 	require.ErrorIs(t, err, os.ErrNotExist, "only SDK configuration is linked")
 }
+
+// TestHeldHomeIsNotVaried: a Config that holds HOME (USERPROFILE on
+// Windows) as configuration keeps every child's home, and the report
+// says so.
+func TestHeldHomeIsNotVaried(t *testing.T) {
+	main := "HOME"
+	if runtime.GOOS == "windows" {
+		main = "USERPROFILE"
+	}
+	vars := append(DefaultConfigVars(), ConfigVar{Name: main, Reason: "our pipeline's own configuration lives in the home"})
+	rep := Config{Iterations: 8, Floor: 8, Processes: 2, ConfigVars: vars}.check(t, "held-home", noteScenario(func() (string, error) { return os.UserHomeDir() }), false)
+	require.Equal(t, Pass, rep.Verdict, "%s", rep)
+	require.Contains(t, rep.Processes.NotVaried, "HOME and XDG directories: "+main+" is held as configuration (Config.ConfigVars)")
+}

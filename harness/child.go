@@ -194,6 +194,9 @@ func (b *childBatch) summary() *ProcessSummary {
 	defer b.mu.Unlock()
 	s := &ProcessSummary{Runs: len(b.out), Parent: observe(-1), EnvRead: b.pl.envRead, EnvHeld: b.pl.envHeld}
 	s.NotVaried = append(s.NotVaried, b.pl.notes...)
+	if why := umaskNote(); why != "" && len(b.pl.umasks) > 0 {
+		s.NotVaried = append(s.NotVaried, "umask: "+why)
+	}
 	if host, why := hostnameSupport(); !host && b.pl.hostname {
 		s.NotVaried = append(s.NotVaried, "hostname and domain name: "+why)
 	}

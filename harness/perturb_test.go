@@ -55,7 +55,7 @@ func TestReprotestPerturbationsCatch(t *testing.T) {
 		note    func() (string, error)
 		skip    func() string
 	}{
-		{"umask", dimUmask, createdMode, func() string { return umaskNote }},
+		{"umask", dimUmask, createdMode, umaskNote},
 		{"executable", dimExe, func() (string, error) { return os.Executable() }, nil},
 		{"home", dimHome, func() (string, error) { return os.UserHomeDir() }, nil},
 		{"config-dir", dimHome, func() (string, error) { return os.UserConfigDir() }, nil},

@@ -70,8 +70,23 @@ func domainName() string {
 	return unix.ByteSliceToString(u.Domainname[:])
 }
 
-// umaskNote is empty: children's umask is varied.
-const umaskNote = ""
+// umaskRefused says why the kernel refused a thread of its own for a
+// child's umask ("" while it never did); unshareFS makes one.
+var (
+	umaskRefused struct {
+		sync.Mutex
+		why string
+	}
+	unshareFS = func() error { return unix.Unshare(unix.CLONE_FS) }
+)
+
+// umaskNote says why children's umask is not varied: "" unless the
+// kernel refused (a seccomp profile may forbid unshare).
+func umaskNote() string {
+	umaskRefused.Lock()
+	defer umaskRefused.Unlock()
+	return umaskRefused.why
+}
 
 // processUmask is the test process's umask, read from /proc (Linux 4.7
 // and later); -1 when unknown. Reading it with umask(2) would change it
@@ -143,6 +158,8 @@ func sysProcAttr(mode utsMode) *syscall.SysProcAttr {
 // then exits with its goroutine, so no other goroutine ever runs on it;
 // the umask after the thread stopped sharing its file system attributes
 // with the others (unshare CLONE_FS), so the test process keeps its own.
+// Where the kernel refuses that, the child keeps the test process's
+// umask, and umaskNote says why.
 func startChild(cmd *exec.Cmd, cpus []int, umask int, wantHost bool, setEnv func(newUTS bool)) error {
 	modes := []utsMode{0}
 	if wantHost {
@@ -215,11 +232,13 @@ func startPinned(cmd *exec.Cmd, cpus []int, umask int) error {
 		// its changed mask and umask never run anything else.
 		runtime.LockOSThread()
 		if umask != 0 {
-			if err := unix.Unshare(unix.CLONE_FS); err != nil {
-				done <- fmt.Errorf("harness: a thread of its own for the umask (unshare CLONE_FS): %w", err)
-				return
+			if err := unshareFS(); err != nil {
+				umaskRefused.Lock()
+				umaskRefused.why = "the kernel refused the starting thread a umask of its own (unshare CLONE_FS): " + err.Error()
+				umaskRefused.Unlock()
+			} else {
+				unix.Umask(umask)
 			}
-			unix.Umask(umask)
 		}
 		if cpus == nil {
 			done <- cmd.Start()

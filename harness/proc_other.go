@@ -22,12 +22,12 @@ func setChildHostname(spec *childSpec) error {
 func domainName() string { return "" }
 
 // umaskNote says why children's umask is not varied here.
-var umaskNote = func() string {
+func umaskNote() string {
 	if runtime.GOOS == "windows" {
 		return "Windows has no umask"
 	}
 	return "set only on Linux, where the thread that starts a child can have a umask of its own (elsewhere the umask is the whole test process's)"
-}()
+}
 
 func processUmask() int { return -1 }
 

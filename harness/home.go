@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 )
 
 // A child's fresh home: HOME (USERPROFILE, APPDATA and LOCALAPPDATA on
@@ -189,6 +190,33 @@ func extraPath(base string) (string, error) {
 		v += string(os.PathListSeparator) + old
 	}
 	return pathVar() + "=" + v, nil
+}
+
+// linkExecutable is linkedExecutable; the harness's own tests replace it.
+var linkExecutable = linkedExecutable
+
+// exeRefused says why a child ran the test binary at its own path after
+// all ("" while none did).
+var exeRefused refusal
+
+// refusal is the first reason a perturbation could not be made.
+type refusal struct {
+	mu  sync.Mutex
+	why string
+}
+
+func (r *refusal) note(why string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.why == "" {
+		r.why = why
+	}
+}
+
+func (r *refusal) get() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.why
 }
 
 // linkedExecutable gives the test binary exe another path under base, a

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -152,4 +153,30 @@ func TestHeldHomeIsNotVaried(t *testing.T) {
 	rep := Config{Iterations: 8, Floor: 8, Processes: 2, ConfigVars: vars}.check(t, "held-home", noteScenario(func() (string, error) { return os.UserHomeDir() }), false)
 	require.Equal(t, Pass, rep.Verdict, "%s", rep)
 	require.Contains(t, rep.Processes.NotVaried, "HOME and XDG directories: "+main+" is held as configuration (Config.ConfigVars)")
+}
+
+// TestExecutableRefusedDegrades: where the child's directory does not
+// allow running the test binary (a noexec temporary directory), the child
+// runs it at its own path and the report says the executable path was
+// not varied, and why; no child fails to start.
+func TestExecutableRefusedDegrades(t *testing.T) {
+	if runtime.GOOS == "windows" && !inChild() {
+		t.Skip("a file without execute bits still runs on Windows")
+	}
+	if !inChild() {
+		old := linkExecutable
+		linkExecutable = func(base, exe string) (string, error) {
+			p := filepath.Join(base, filepath.Base(exe))
+			return p, os.WriteFile(p, []byte("not to be run"), 0o600)
+		}
+		t.Cleanup(func() { linkExecutable, exeRefused = old, refusal{} })
+	}
+	rep := Config{Iterations: 8, Floor: 8, Processes: 2}.check(t, "executable-refused", noteScenario(func() (string, error) { return os.Executable() }), false)
+	require.Equal(t, Pass, rep.Verdict, "%s", rep)
+	require.Len(t, rep.Processes.NotVaried, 1+len(newPlanner(true, "", func(string) bool { return false }).notes), "%s", rep)
+	found := false
+	for _, n := range rep.Processes.NotVaried {
+		found = found || strings.HasPrefix(n, "executable path: the test binary could not be run from the temporary directory: ")
+	}
+	require.True(t, found, "%s", rep)
 }

@@ -33,10 +33,13 @@ func processUmask() int { return -1 }
 
 func umaskText() string { return "" }
 
-func startChild(cmd *exec.Cmd, _ []int, _ int, _ bool, setEnv func(newUTS bool)) error {
+func startChild(mk func(newUTS bool) *exec.Cmd, _ []int, _ int, _ bool) (*exec.Cmd, error) {
+	cmd := mk(false)
 	cmd.SysProcAttr = groupAttr()
-	setEnv(false)
-	return cmd.Start()
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	return cmd, nil
 }
 
 func hostnameSupport() (bool, string) {

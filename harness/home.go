@@ -19,9 +19,9 @@ import (
 // AWS shared config, credentials and SSO cache in .aws, the Anthropic
 // config directory, the gcloud directory with Gemini's application
 // default credentials). A link is not a copy: no secret is written.
-// The Go toolchain's own directories (GOPATH, GOCACHE, GOENV) keep the
-// test process's values when it does not set them, so a pipeline that
-// runs the go command finds its module and build caches.
+// The Go toolchain's own directories (GOENV, GOPATH, GOCACHE) keep what
+// the test process's home gives them, so a pipeline that runs the go
+// command finds its settings and its module and build caches.
 
 // homeVars lists the variables the home perturbation sets.
 func homeVars() []string {
@@ -158,23 +158,51 @@ func freshHome(base string) ([]string, error) {
 	return append(env, toolchainDirs()...), nil
 }
 
-// toolchainDirs pins GOPATH, GOCACHE and GOENV to the defaults the test
-// process's home gives them, each unless the test process sets it.
+// toolchainDirs pins GOENV, GOPATH and GOCACHE to what the test
+// process's home gives them, each unless the test process's environment
+// sets it or (GOPATH and GOCACHE) its go env file does, which the child
+// then reads through GOENV.
 func toolchainDirs() []string {
 	var env []string
+	home, _ := os.UserHomeDir()
+	cache, _ := os.UserCacheDir()
+	config, _ := os.UserConfigDir()
+	goenv, set := os.LookupEnv("GOENV")
+	if !set && config != "" {
+		goenv = filepath.Join(config, "go", "env")
+		env = append(env, "GOENV="+goenv)
+	}
+	inFile := goEnvKeys(goenv)
 	pin := func(k, dir string, elem ...string) {
-		if _, set := os.LookupEnv(k); set || dir == "" {
+		if _, set := os.LookupEnv(k); set || inFile[k] || dir == "" {
 			return
 		}
 		env = append(env, k+"="+filepath.Join(append([]string{dir}, elem...)...))
 	}
-	home, _ := os.UserHomeDir()
-	cache, _ := os.UserCacheDir()
-	config, _ := os.UserConfigDir()
 	pin("GOPATH", home, "go")
 	pin("GOCACHE", cache, "go-build")
-	pin("GOENV", config, "go", "env")
 	return env
+}
+
+// goEnvKeys lists the variables a go env file (go env -w) sets; only
+// their names are read.
+func goEnvKeys(path string) map[string]bool {
+	keys := map[string]bool{}
+	if path == "" || path == "off" {
+		return keys
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return keys
+	}
+	defer f.Close()
+	b, _ := io.ReadAll(io.LimitReader(f, 1<<20))
+	for _, l := range strings.Split(string(b), "\n") {
+		if k, _, ok := strings.Cut(l, "="); ok {
+			keys[strings.TrimSpace(k)] = true
+		}
+	}
+	return keys
 }
 
 // extraPath makes an empty directory under base and returns the PATH

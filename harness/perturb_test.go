@@ -126,6 +126,14 @@ func TestFreshHomeKeepsSDKConfiguration(t *testing.T) {
 	require.Contains(t, env, "HOME="+fresh)
 	require.Contains(t, env, "XDG_CONFIG_HOME="+filepath.Join(fresh, ".config"))
 	require.Contains(t, env, "GOPATH="+filepath.Join(home, "go"), "the Go toolchain keeps its directories")
+	require.Contains(t, env, "GOENV="+filepath.Join(home, ".config", "go", "env"))
+
+	// A GOPATH set with go env -w is read from the go env file, never
+	// overridden by the default.
+	write(".config/go/env", "GOPATH=/srv/go\n")
+	env = toolchainDirs()
+	require.NotContains(t, env, "GOPATH="+filepath.Join(home, "go"))
+	require.Contains(t, env, "GOENV="+filepath.Join(home, ".config", "go", "env"))
 	for _, rel := range []string{".aws/config", ".config/anthropic/active_config"} {
 		b, err := os.ReadFile(filepath.Join(fresh, rel))
 		require.NoError(t, err, rel)

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"os/exec"
@@ -196,6 +197,12 @@ func (b *childBatch) summary() *ProcessSummary {
 	defer b.mu.Unlock()
 	s := &ProcessSummary{Runs: len(b.out), Parent: observe(-1), EnvRead: b.pl.envRead, EnvHeld: b.pl.envHeld}
 	s.NotVaried = append(s.NotVaried, b.pl.notes...)
+	if why := umaskNote(); why != "" && len(b.pl.umasks) > 0 {
+		s.NotVaried = append(s.NotVaried, "umask: "+why)
+	}
+	if why := exeRefused.get(); why != "" {
+		s.NotVaried = append(s.NotVaried, "executable path: "+why)
+	}
 	if host, why := hostnameSupport(); !host && b.pl.hostname {
 		s.NotVaried = append(s.NotVaried, "hostname and domain name: "+why)
 	}
@@ -227,21 +234,36 @@ func (r *childRunner) run(ctx context.Context, rc *resolved, iter int, p plan, d
 	}
 	tctx, cancel := context.WithTimeout(ctx, rc.ChildTimeout)
 	defer cancel()
-	cmd, spec, err := r.command(tctx, base, iter, procs, p, discover, rc)
+	tmpl, spec, err := r.command(tctx, base, iter, procs, p, discover, rc)
 	if err != nil {
 		return fail(&childError{Reason: "start", Detail: err.Error()})
 	}
 	out := &tailBuffer{max: maxChildOutput}
-	cmd.WaitDelay = time.Second
-	cmd.Cancel = func() error { return killGroup(cmd) }
-	env := cmd.Env
-	werr, left, err := runInGroup(cmd, out, func() error {
-		return startChild(cmd, p.cpus, p.umask, p.hostname != "" || p.domain != "", func(newUTS bool) { cmd.Env = specEnv(env, spec, newUTS) })
+	// A Cmd starts once: each try (a UTS namespace refused, the linked
+	// binary refused) starts a new one made from tmpl.
+	path := tmpl.Path
+	cmd, werr, left, err := runInGroup(out, func(w *os.File) (*exec.Cmd, error) {
+		mk := func(newUTS bool) *exec.Cmd {
+			c := exec.CommandContext(tctx, path, tmpl.Args[1:]...)
+			c.Dir, c.Env, c.Stdout, c.Stderr = tmpl.Dir, specEnv(tmpl.Env, spec, newUTS), w, w
+			c.WaitDelay = time.Second
+			c.Cancel = func() error { return killGroup(c) }
+			return c
+		}
+		c, err := startChild(mk, p.cpus, p.umask, p.hostname != "" || p.domain != "")
+		if err != nil && p.exe && errors.Is(err, fs.ErrPermission) {
+			// The temporary directory does not allow executing (noexec):
+			// the child runs the test binary where it is.
+			exeRefused.note("the test binary could not be run from the temporary directory: " + err.Error())
+			path = r.exe
+			c, err = startChild(mk, p.cpus, p.umask, p.hostname != "" || p.domain != "")
+		}
+		return c, err
 	})
 	if p.exe {
 		// The child has ended: its copy of the test binary goes now, not
 		// with the test's temporary directory.
-		os.Remove(cmd.Path)
+		os.Remove(tmpl.Path)
 	}
 	if err != nil {
 		return fail(&childError{Reason: "start", Detail: err.Error()})
@@ -300,7 +322,7 @@ func (r *childRunner) command(ctx context.Context, base string, iter, procs int,
 	exe := r.exe
 	if p.exe {
 		var err error
-		if exe, err = linkedExecutable(base, r.exe); err != nil {
+		if exe, err = linkExecutable(base, r.exe); err != nil {
 			return nil, nil, err
 		}
 	}

@@ -9,23 +9,23 @@ import (
 	"time"
 )
 
-// runInGroup starts cmd with start, which starts it as the leader of its
-// own process group where the OS has groups (see groupAttr), copies its
-// stdout and stderr to out, waits for it, and then kills what is left of
-// its group: no process the child started outlives it. left describes
-// those processes (nil when none was left); werr is cmd.Wait's error and
-// err says the child did not start.
-func runInGroup(cmd *exec.Cmd, out io.Writer, start func() error) (werr error, left []string, err error) {
+// runInGroup starts a child with start, which starts it with its stdout
+// and stderr on w as the leader of its own process group where the OS
+// has groups (see groupAttr), copies its output to out, waits for it, and
+// then kills what is left of its group: no process the child started
+// outlives it. cmd is the child started; left describes those processes
+// (nil when none was left); werr is cmd.Wait's error and err says the
+// child did not start.
+func runInGroup(out io.Writer, start func(w *os.File) (*exec.Cmd, error)) (cmd *exec.Cmd, werr error, left []string, err error) {
 	pr, pw, err := os.Pipe()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	cmd.Stdout, cmd.Stderr = pw, pw
-	err = start()
+	cmd, err = start(pw)
 	pw.Close()
 	if err != nil {
 		pr.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	copied := make(chan struct{})
 	go func() {
@@ -49,7 +49,7 @@ func runInGroup(cmd *exec.Cmd, out io.Writer, start func() error) (werr error, l
 	t.Stop()
 	pr.Close()
 	<-copied
-	return werr, left, nil
+	return cmd, werr, left, nil
 }
 
 // leftText is the detail of a child that left processes running.

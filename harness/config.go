@@ -112,7 +112,8 @@ type Config struct {
 	// entries as with Allowlist; every entry needs a Reason. A variable
 	// the pipeline itself reads to decide what to do is an input: leave
 	// it out, so a child varies it and the report names it when it
-	// changes the outcome.
+	// changes the outcome. Holding HOME (USERPROFILE on Windows) or PATH
+	// keeps children from getting a fresh home or an extra PATH entry.
 	ConfigVars []ConfigVar
 	// Recorder configures the recorder each Run hands out (clock and ID
 	// source of the allowlisted fields). The zero value leaves them empty.

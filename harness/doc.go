@@ -101,9 +101,20 @@
 //     and LC_ALL, GOMAXPROCS (the schedule's value for the run);
 //   - the CPU affinity mask (so runtime.NumCPU differs), set on the thread
 //     that forks the child;
-//   - the hostname, in a new UTS namespace where the kernel allows one
-//     (CLONE_NEWUTS, else with a new user namespace); the report says when
-//     it was not varied and why;
+//   - the hostname and the domain name, in a new UTS namespace where the
+//     kernel allows one (CLONE_NEWUTS, else with a new user namespace);
+//   - the umask (002 or 077 against the usual 022, Linux: set on the
+//     forking thread after unshare(CLONE_FS), so the test process keeps
+//     its own);
+//   - HOME and the XDG base directories (USERPROFILE, APPDATA and
+//     LOCALAPPDATA on Windows): fresh directories, in which the
+//     configuration entries the official SDKs read under the test
+//     process's home (.aws, the Anthropic and gcloud configuration
+//     directories) are symbolic links to the originals; GOPATH, GOCACHE
+//     and GOENV keep the test process's defaults;
+//   - PATH, with an empty directory first;
+//   - the executable's path: the test binary hard-linked (else copied)
+//     into the child's directory, removed when the child ends;
 //   - the environment variables the scenario reads: the first child runs
 //     with -test.testlogfile, and every later child sets each variable it
 //     logged (set or not in the test process) to another value, except
@@ -112,6 +123,8 @@
 //     profile, region, proxy and configuration-directory variables),
 //     which the report names once;
 //   - and the process id.
+//
+// The report lists what could not be varied on the machine, and why.
 //
 // A child reports its run to the test process in a file the test process
 // checks strictly (docs/FORMATS.md specifies it). A child that exits
@@ -127,11 +140,17 @@
 // own processes are neither found nor killed, and the report says so.
 //
 // When every run in the test process agrees and only child runs differ,
-// the first differing child run is made again in fresh processes: once
-// with nothing perturbed (if that differs too, the outcome depends on the
-// process itself: its pid, start time or addresses), then once per
-// perturbation alone; the report names each that changes the outcome
-// (Report.Causes).
+// the first differing child run is made again in fresh processes: three
+// times with nothing perturbed (if all three differ too, the outcome
+// depends on the process itself: its pid, start time, addresses or state
+// the test process carries; if some do, on state random per process, and
+// nothing is blamed), then three times per perturbation alone; the report
+// names each whose three tries all change the outcome, unless some
+// perturbation's tries disagree (Report.Causes). When the first run of
+// each process (run 0 and every child) differs from the later runs of the
+// test process, the report says state is carried across runs and names
+// the fresh-process class (Report.FreshClass). Main shuffles the tests
+// as go test -shuffle does and the reports name the seed.
 //
 // # Classes and the verdict
 //

@@ -94,3 +94,32 @@ func TestProcessRandomStateBlamesNoPerturbation(t *testing.T) {
 		})
 	}
 }
+
+// TestStateLeftByAnEarlierScenario: one scenario fills a package-level
+// cache that a later scenario of the same process reads. The later
+// scenario's runs in the test process all agree; its children, which run
+// it alone, do not, and the fresh processes made to trace the cause say
+// state is carried across runs rather than blaming a perturbation.
+func TestStateLeftByAnEarlierScenario(t *testing.T) {
+	resetToyCache()
+	t.Cleanup(resetToyCache)
+	fill := func(ctx context.Context, run *Run) ([]byte, error) {
+		toyCacheMu.Lock()
+		toyCache = map[string]bool{"lodash": true}
+		toyCacheMu.Unlock()
+		return toyPipeline{}.run(ctx, run)
+	}
+	cfg := Config{Iterations: 12, Floor: 12, Processes: 2}
+	first := cfg.check(t, "fills-the-cache", fill, false)
+	if first != nil && !inChild() {
+		require.Equal(t, Pass, first.Verdict, "%s", first)
+	}
+	rep := cfg.check(t, "reads-the-cache", toyPipeline{bug: "cache"}.run, false)
+	require.Equal(t, Nondeterministic, rep.Verdict, "%s", rep)
+	require.Equal(t, 10, rep.Classes[0].InProcess, "every run in the test process saw the cache filled")
+	require.NotNil(t, rep.Causes, "%s", rep)
+	require.True(t, rep.Causes.Carried, "%s", rep)
+	require.Empty(t, rep.Causes.Depends)
+	require.Equal(t, 2, rep.FreshClass)
+	require.Contains(t, rep.String(), "state is carried across runs: 3 fresh processes")
+}

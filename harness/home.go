@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 )
 
 // A child's fresh home: HOME (USERPROFILE, APPDATA and LOCALAPPDATA on
@@ -18,9 +19,9 @@ import (
 // AWS shared config, credentials and SSO cache in .aws, the Anthropic
 // config directory, the gcloud directory with Gemini's application
 // default credentials). A link is not a copy: no secret is written.
-// The Go toolchain's own directories (GOPATH, GOCACHE, GOENV) keep the
-// test process's values when it does not set them, so a pipeline that
-// runs the go command finds its module and build caches.
+// The Go toolchain's own directories (GOENV, GOPATH, GOCACHE) keep what
+// the test process's home gives them, so a pipeline that runs the go
+// command finds its settings and its module and build caches.
 
 // homeVars lists the variables the home perturbation sets.
 func homeVars() []string {
@@ -61,8 +62,7 @@ type homeLink struct{ rel, target string }
 // sdkConfigLinks lists the SDK configuration entries present under the
 // test process's home, where the fresh home must link them.
 func sdkConfigLinks() []homeLink {
-	//detvet:ignore the SDK configuration the fresh home links is found in the test process's home
-	home, _ := os.UserHomeDir()
+	home, _ := os.UserHomeDir() //detvet:ignore the test process's home, whose SDK configuration entries a child's fresh home links to
 	var out []homeLink
 	add := func(rel, target string) {
 		if target == "" || !filepath.IsAbs(target) {
@@ -76,8 +76,7 @@ func sdkConfigLinks() []homeLink {
 		add(".aws", filepath.Join(home, ".aws"))
 	}
 	if runtime.GOOS == "windows" {
-		//detvet:ignore the SDK configuration the fresh home links is found in the test process's APPDATA
-		if d := os.Getenv("APPDATA"); d != "" {
+		if d := os.Getenv("APPDATA"); d != "" { //detvet:ignore where the SDKs' configuration lives on Windows, linked into a child's fresh home
 			add(filepath.Join("AppData", "Roaming", "Anthropic"), filepath.Join(d, "Anthropic"))
 			add(filepath.Join("AppData", "Roaming", "gcloud"), filepath.Join(d, "gcloud"))
 		}
@@ -87,8 +86,7 @@ func sdkConfigLinks() []homeLink {
 		add(filepath.Join(".config", "gcloud"), filepath.Join(home, ".config", "gcloud"))
 	}
 	if _, set := os.LookupEnv("ANTHROPIC_CONFIG_DIR"); !set {
-		//detvet:ignore the SDK configuration the fresh home links is found under XDG_CONFIG_HOME
-		cfg := os.Getenv("XDG_CONFIG_HOME")
+		cfg := os.Getenv("XDG_CONFIG_HOME") //detvet:ignore where the SDKs' configuration lives, linked into a child's fresh home
 		if cfg == "" && home != "" {
 			cfg = filepath.Join(home, ".config")
 		}
@@ -160,23 +158,51 @@ func freshHome(base string) ([]string, error) {
 	return append(env, toolchainDirs()...), nil
 }
 
-// toolchainDirs pins GOPATH, GOCACHE and GOENV to the defaults the test
-// process's home gives them, each unless the test process sets it.
+// toolchainDirs pins GOENV, GOPATH and GOCACHE to what the test
+// process's home gives them, each unless the test process's environment
+// sets it or (GOPATH and GOCACHE) its go env file does, which the child
+// then reads through GOENV.
 func toolchainDirs() []string {
 	var env []string
+	home, _ := os.UserHomeDir()     //detvet:ignore the Go toolchain's directories stay the test process's in a child with a fresh home
+	cache, _ := os.UserCacheDir()   //detvet:ignore as above
+	config, _ := os.UserConfigDir() //detvet:ignore as above
+	goenv, set := os.LookupEnv("GOENV")
+	if !set && config != "" {
+		goenv = filepath.Join(config, "go", "env")
+		env = append(env, "GOENV="+goenv)
+	}
+	inFile := goEnvKeys(goenv)
 	pin := func(k, dir string, elem ...string) {
-		if _, set := os.LookupEnv(k); set || dir == "" {
+		if _, set := os.LookupEnv(k); set || inFile[k] || dir == "" {
 			return
 		}
 		env = append(env, k+"="+filepath.Join(append([]string{dir}, elem...)...))
 	}
-	home, _ := os.UserHomeDir()     //detvet:ignore the Go toolchain's directories stay the test process's in a child with a fresh home
-	cache, _ := os.UserCacheDir()   //detvet:ignore as above
-	config, _ := os.UserConfigDir() //detvet:ignore as above
 	pin("GOPATH", home, "go")
 	pin("GOCACHE", cache, "go-build")
-	pin("GOENV", config, "go", "env")
 	return env
+}
+
+// goEnvKeys lists the variables a go env file (go env -w) sets; only
+// their names are read.
+func goEnvKeys(path string) map[string]bool {
+	keys := map[string]bool{}
+	if path == "" || path == "off" {
+		return keys
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return keys
+	}
+	defer f.Close()
+	b, _ := io.ReadAll(io.LimitReader(f, 1<<20))
+	for _, l := range strings.Split(string(b), "\n") {
+		if k, _, ok := strings.Cut(l, "="); ok {
+			keys[strings.TrimSpace(k)] = true
+		}
+	}
+	return keys
 }
 
 // extraPath makes an empty directory under base and returns the PATH
@@ -188,19 +214,44 @@ func extraPath(base string) (string, error) {
 		return "", err
 	}
 	v := d
-	//detvet:ignore the extra PATH entry comes before the test process's PATH by design
-	if old := os.Getenv(pathVar()); old != "" {
+	if old := os.Getenv(pathVar()); old != "" { //detvet:ignore the test process's PATH, which a child's PATH extends
 		v += string(os.PathListSeparator) + old
 	}
 	return pathVar() + "=" + v, nil
+}
+
+// linkExecutable is linkedExecutable; the harness's own tests replace it.
+var linkExecutable = linkedExecutable
+
+// exeRefused says why a child ran the test binary at its own path after
+// all ("" while none did).
+var exeRefused refusal
+
+// refusal is the first reason a perturbation could not be made.
+type refusal struct {
+	mu  sync.Mutex
+	why string
+}
+
+func (r *refusal) note(why string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.why == "" {
+		r.why = why
+	}
+}
+
+func (r *refusal) get() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.why
 }
 
 // linkedExecutable gives the test binary exe another path under base, a
 // hard link, else a copy, with the same base name; the caller removes it
 // when the child has ended.
 func linkedExecutable(base, exe string) (string, error) {
-	//detvet:ignore the test binary is linked to another path per child by design
-	src, err := os.Executable()
+	src, err := os.Executable() //detvet:ignore the test binary, linked or copied to another path for a child
 	if err != nil {
 		src = exe
 	}

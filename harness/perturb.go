@@ -241,8 +241,8 @@ func newPlanner(hostname bool, hostnameWhy string, held func(string) bool) *plan
 	if p.links, why = symlinkSupport(); !p.links {
 		p.notes = append(p.notes, "working directory: "+why)
 	}
-	if umaskNote != "" {
-		p.notes = append(p.notes, "umask: "+umaskNote)
+	if why := umaskNote(); why != "" {
+		p.notes = append(p.notes, "umask: "+why)
 	} else {
 		own := processUmask()
 		for _, m := range childUmasks {

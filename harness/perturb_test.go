@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -55,7 +56,7 @@ func TestReprotestPerturbationsCatch(t *testing.T) {
 		note    func() (string, error)
 		skip    func() string
 	}{
-		{"umask", dimUmask, createdMode, func() string { return umaskNote }},
+		{"umask", dimUmask, createdMode, umaskNote},
 		{"executable", dimExe, func() (string, error) { return os.Executable() }, nil},
 		{"home", dimHome, func() (string, error) { return os.UserHomeDir() }, nil},
 		{"config-dir", dimHome, func() (string, error) { return os.UserConfigDir() }, nil},
@@ -125,6 +126,14 @@ func TestFreshHomeKeepsSDKConfiguration(t *testing.T) {
 	require.Contains(t, env, "HOME="+fresh)
 	require.Contains(t, env, "XDG_CONFIG_HOME="+filepath.Join(fresh, ".config"))
 	require.Contains(t, env, "GOPATH="+filepath.Join(home, "go"), "the Go toolchain keeps its directories")
+	require.Contains(t, env, "GOENV="+filepath.Join(home, ".config", "go", "env"))
+
+	// A GOPATH set with go env -w is read from the go env file, never
+	// overridden by the default.
+	write(".config/go/env", "GOPATH=/srv/go\n")
+	env = toolchainDirs()
+	require.NotContains(t, env, "GOPATH="+filepath.Join(home, "go"))
+	require.Contains(t, env, "GOENV="+filepath.Join(home, ".config", "go", "env"))
 	for _, rel := range []string{".aws/config", ".config/anthropic/active_config"} {
 		b, err := os.ReadFile(filepath.Join(fresh, rel))
 		require.NoError(t, err, rel)
@@ -138,4 +147,44 @@ func TestFreshHomeKeepsSDKConfiguration(t *testing.T) {
 	}
 	_, err = os.Lstat(filepath.Join(fresh, ".mytool"))
 	require.ErrorIs(t, err, os.ErrNotExist, "only SDK configuration is linked")
+}
+
+// TestHeldHomeIsNotVaried: a Config that holds HOME (USERPROFILE on
+// Windows) as configuration keeps every child's home, and the report
+// says so.
+func TestHeldHomeIsNotVaried(t *testing.T) {
+	main := "HOME"
+	if runtime.GOOS == "windows" {
+		main = "USERPROFILE"
+	}
+	vars := append(DefaultConfigVars(), ConfigVar{Name: main, Reason: "our pipeline's own configuration lives in the home"})
+	rep := Config{Iterations: 8, Floor: 8, Processes: 2, ConfigVars: vars}.check(t, "held-home", noteScenario(func() (string, error) { return os.UserHomeDir() }), false)
+	require.Equal(t, Pass, rep.Verdict, "%s", rep)
+	require.Contains(t, rep.Processes.NotVaried, "HOME and XDG directories: "+main+" is held as configuration (Config.ConfigVars)")
+}
+
+// TestExecutableRefusedDegrades: where the child's directory does not
+// allow running the test binary (a noexec temporary directory), the child
+// runs it at its own path and the report says the executable path was
+// not varied, and why; no child fails to start.
+func TestExecutableRefusedDegrades(t *testing.T) {
+	if runtime.GOOS == "windows" && !inChild() {
+		t.Skip("a file without execute bits still runs on Windows")
+	}
+	if !inChild() {
+		old := linkExecutable
+		linkExecutable = func(base, exe string) (string, error) {
+			p := filepath.Join(base, filepath.Base(exe))
+			return p, os.WriteFile(p, []byte("not to be run"), 0o600)
+		}
+		t.Cleanup(func() { linkExecutable, exeRefused = old, refusal{} })
+	}
+	rep := Config{Iterations: 8, Floor: 8, Processes: 2}.check(t, "executable-refused", noteScenario(func() (string, error) { return os.Executable() }), false)
+	require.Equal(t, Pass, rep.Verdict, "%s", rep)
+	require.Len(t, rep.Processes.NotVaried, 1+len(newPlanner(true, "", func(string) bool { return false }).notes), "%s", rep)
+	found := false
+	for _, n := range rep.Processes.NotVaried {
+		found = found || strings.HasPrefix(n, "executable path: the test binary could not be run from the temporary directory: ")
+	}
+	require.True(t, found, "%s", rep)
 }

@@ -70,8 +70,16 @@ func domainName() string {
 	return unix.ByteSliceToString(u.Domainname[:])
 }
 
-// umaskNote is empty: children's umask is varied.
-const umaskNote = ""
+// umaskRefused says why the kernel refused a thread of its own for a
+// child's umask ("" while it never did); unshareFS makes one.
+var (
+	umaskRefused refusal
+	unshareFS    = func() error { return unix.Unshare(unix.CLONE_FS) }
+)
+
+// umaskNote says why children's umask is not varied: "" unless the
+// kernel refused (a seccomp profile may forbid unshare).
+func umaskNote() string { return umaskRefused.get() }
 
 // processUmask is the test process's umask, read from /proc (Linux 4.7
 // and later); -1 when unknown. Reading it with umask(2) would change it
@@ -137,34 +145,37 @@ func sysProcAttr(mode utsMode) *syscall.SysProcAttr {
 
 // startChild starts cmd with the CPU affinity cpus (nil: unchanged), the
 // umask (0: unchanged) and, when wantHost, in a new UTS namespace if the
-// kernel allows one; setEnv sets cmd.Env for the way the child is started
-// (newUTS: it has its own UTS namespace). The affinity and the umask are
+// kernel allows one, and returns it. mk makes the command for each try
+// (newUTS: the child has its own UTS namespace), since a Cmd starts
+// once. The affinity and the umask are
 // set on a locked thread that forks the child (which inherits both) and
 // then exits with its goroutine, so no other goroutine ever runs on it;
 // the umask after the thread stopped sharing its file system attributes
 // with the others (unshare CLONE_FS), so the test process keeps its own.
-func startChild(cmd *exec.Cmd, cpus []int, umask int, wantHost bool, setEnv func(newUTS bool)) error {
+// Where the kernel refuses that, the child keeps the test process's
+// umask, and umaskNote says why.
+func startChild(mk func(newUTS bool) *exec.Cmd, cpus []int, umask int, wantHost bool) (*exec.Cmd, error) {
 	modes := []utsMode{0}
 	if wantHost {
 		modes = utsModes()
 	}
 	var err error
 	for _, m := range modes {
+		cmd := mk(m == utsPlain || m == utsUser)
 		cmd.SysProcAttr = sysProcAttr(m)
-		setEnv(m == utsPlain || m == utsUser)
-		err = startPinned(cmd, cpus, umask)
+		err = startPinnedFn(cmd, cpus, umask)
 		if err == nil {
 			if wantHost {
 				noteUTS(m, "")
 			}
-			return nil
+			return cmd, nil
 		}
 		if m == 0 || !(errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOSPC)) {
-			return err
+			return nil, err
 		}
 		noteUTS(utsUnknown, err.Error())
 	}
-	return err
+	return nil, err
 }
 
 // utsModes lists the ways to try, best first, from what earlier children
@@ -205,6 +216,9 @@ func hostnameSupport() (bool, string) {
 	return uts.mode != utsNone, uts.why
 }
 
+// startPinnedFn is startPinned; the harness's own tests replace it.
+var startPinnedFn = startPinned
+
 func startPinned(cmd *exec.Cmd, cpus []int, umask int) error {
 	if cpus == nil && umask == 0 {
 		return cmd.Start()
@@ -215,11 +229,11 @@ func startPinned(cmd *exec.Cmd, cpus []int, umask int) error {
 		// its changed mask and umask never run anything else.
 		runtime.LockOSThread()
 		if umask != 0 {
-			if err := unix.Unshare(unix.CLONE_FS); err != nil {
-				done <- fmt.Errorf("harness: a thread of its own for the umask (unshare CLONE_FS): %w", err)
-				return
+			if err := unshareFS(); err != nil {
+				umaskRefused.note("the kernel refused the starting thread a umask of its own (unshare CLONE_FS): " + err.Error())
+			} else {
+				unix.Umask(umask)
 			}
-			unix.Umask(umask)
 		}
 		if cpus == nil {
 			done <- cmd.Start()

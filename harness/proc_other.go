@@ -22,21 +22,24 @@ func setChildHostname(spec *childSpec) error {
 func domainName() string { return "" }
 
 // umaskNote says why children's umask is not varied here.
-var umaskNote = func() string {
+func umaskNote() string {
 	if runtime.GOOS == "windows" {
 		return "Windows has no umask"
 	}
 	return "set only on Linux, where the thread that starts a child can have a umask of its own (elsewhere the umask is the whole test process's)"
-}()
+}
 
 func processUmask() int { return -1 }
 
 func umaskText() string { return "" }
 
-func startChild(cmd *exec.Cmd, _ []int, _ int, _ bool, setEnv func(newUTS bool)) error {
+func startChild(mk func(newUTS bool) *exec.Cmd, _ []int, _ int, _ bool) (*exec.Cmd, error) {
+	cmd := mk(false)
 	cmd.SysProcAttr = groupAttr()
-	setEnv(false)
-	return cmd.Start()
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	return cmd, nil
 }
 
 func hostnameSupport() (bool, string) {

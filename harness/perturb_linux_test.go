@@ -1,0 +1,62 @@
+package harness
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestUmaskRefusedDegrades: where the kernel refuses the thread that
+// starts a child a umask of its own (a seccomp profile may forbid
+// unshare), children keep the test process's umask and the report says
+// the umask was not varied, and why; no child fails to start.
+func TestUmaskRefusedDegrades(t *testing.T) {
+	if !inChild() {
+		old := unshareFS
+		unshareFS = func() error { return syscall.EPERM }
+		t.Cleanup(func() {
+			unshareFS = old
+			umaskRefused = refusal{}
+		})
+	}
+	rep := Config{Iterations: 8, Floor: 8, Processes: 2}.check(t, "umask-refused", noteScenario(createdMode), false)
+	require.Equal(t, Pass, rep.Verdict, "%s", rep)
+	require.Contains(t, rep.Processes.NotVaried, "umask: the kernel refused the starting thread a umask of its own (unshare CLONE_FS): operation not permitted")
+}
+
+// TestUTSRefusedDegrades: where the kernel refuses every new UTS
+// namespace, each child is started again without one (a new command: a
+// Cmd starts once), keeps the machine's hostname and domain name, and the
+// report says why they were not varied.
+func TestUTSRefusedDegrades(t *testing.T) {
+	if !inChild() {
+		old := startPinnedFn
+		startPinnedFn = func(cmd *exec.Cmd, cpus []int, umask int) error {
+			if cmd.SysProcAttr.Cloneflags&syscall.CLONE_NEWUTS != 0 {
+				// Fails inside Start, with EPERM, as a refused clone
+				// does: no process group of that id exists.
+				cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pgid: 1<<22 - 1}
+				return cmd.Start()
+			}
+			return old(cmd, cpus, umask)
+		}
+		resetUTS := func() {
+			uts.Lock()
+			uts.mode, uts.why = utsUnknown, ""
+			uts.Unlock()
+		}
+		resetUTS()
+		t.Cleanup(func() { startPinnedFn = old; resetUTS() })
+	}
+	rep := Config{Iterations: 8, Floor: 8, Processes: 2}.check(t, "uts-refused", noteScenario(func() (string, error) { return os.Hostname() }), false)
+	require.Equal(t, Pass, rep.Verdict, "%s", rep)
+	found := false
+	for _, n := range rep.Processes.NotVaried {
+		found = found || strings.HasPrefix(n, "hostname and domain name: the kernel refused a new UTS namespace: ") && strings.HasSuffix(n, "operation not permitted")
+	}
+	require.True(t, found, "%s", rep)
+}

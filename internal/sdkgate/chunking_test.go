@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/anthropics/anthropic-sdk-go"
-	"github.com/anthropics/anthropic-sdk-go/option"
+	"github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
 	"github.com/openai/openai-go/v3"
 	openaiopt "github.com/openai/openai-go/v3/option"
 	"github.com/stretchr/testify/require"
@@ -48,7 +48,7 @@ func anthropicCalls(ctx context.Context, hc *http.Client, key string) (string, e
 	client := anthropic.NewClient(option.WithHTTPClient(hc), option.WithAPIKey(key), option.WithBaseURL("https://api.anthropic.com/"), option.WithMaxRetries(0))
 	params := func(prompt string) anthropic.MessageNewParams {
 		return anthropic.MessageNewParams{
-			Model: "claude-sonnet-4-5", MaxTokens: 512, Temperature: anthropic.Float(0),
+			Model: "claude-sonnet-4-5", MaxTokens: 512,
 			Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock(prompt))},
 		}
 	}

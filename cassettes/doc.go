@@ -202,7 +202,7 @@
 // testing/synctest bubble does not fake, so a stream recorded inside a
 // bubble keeps its real cadence (on other systems a bubble's recording
 // keeps offsets of 0). The offsets are kept in one response
-// header, X-Codegenie-Frame-Offsets (FrameOffsetsHeader), "1000,1010,...",
+// header, X-Codegenie-Frame-Offsets, "1000,1010,...",
 // one per frame, non-decreasing, at most 24 h: the cassette stays a plain
 // go-vcr cassette, and the cassette digest covers the timing. A cassette
 // whose header does not fit its stream is an invalid cassette. Replay

@@ -157,7 +157,7 @@ type respTemplate struct {
 	framing         framing
 	status          string
 	contentLength   int64
-	// offsets are the recorded frame offsets (FrameOffsetsHeader, which
+	// offsets are the recorded frame offsets (frameOffsetsHeader, which
 	// header no longer holds).
 	offsets []time.Duration
 	// err says why the response cannot be served: a stream that cannot be

@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// FrameOffsetsHeader is the response header in which recording keeps when
+// frameOffsetsHeader is the response header in which recording keeps when
 // each frame of a stream arrived (server-sent events, NDJSON, a streamed
 // JSON array or an AWS event stream): one offset per frame, in
 // milliseconds since the request was sent, comma-separated, in order.
@@ -19,7 +19,7 @@ import (
 // (go-vcr replays it as a header no client reads) and the cassette digest
 // covers it; this package's replay removes it from the response and uses
 // it to pace the frames (see Options.Timing).
-const FrameOffsetsHeader = "X-Codegenie-Frame-Offsets"
+const frameOffsetsHeader = "X-Codegenie-Frame-Offsets"
 
 // Timing says when replay delivers the frames of a recorded stream.
 type Timing int
@@ -46,7 +46,7 @@ const durationHeader = "X-Codegenie-Measured-Duration"
 
 // timedTransport is what recording sends requests through: it reads the
 // whole body (go-vcr's recorder reads it whole anyway), noting when each
-// read returned, and for a stream (see framingOf) adds FrameOffsetsHeader;
+// read returned, and for a stream (see framingOf) adds frameOffsetsHeader;
 // it measures the duration (until the headers, or until the end of a
 // stream) into durationHeader. Both are measured on realNow,
 // real time even inside a synctest bubble, where go-vcr's own measure
@@ -99,7 +99,7 @@ func (t timedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cassettes: the response to %s %s cannot be recorded: %w", req.Method, redactURL(req.URL.String()), err)
 	}
-	out.Header.Set(FrameOffsetsHeader, formatOffsets(offs))
+	out.Header.Set(frameOffsetsHeader, formatOffsets(offs))
 	out.Header.Set(durationHeader, strconv.FormatInt(int64(realNow()-start), 10))
 	return &out, nil
 }
@@ -129,7 +129,7 @@ func formatOffsets(offs []time.Duration) string {
 	return strings.Join(parts, ",")
 }
 
-// parseOffsets reads a FrameOffsetsHeader value for body, split by f: one
+// parseOffsets reads a frameOffsetsHeader value for body, split by f: one
 // offset per frame, non-decreasing, each at most maxOffset.
 func parseOffsets(v, body string, f framing) ([]time.Duration, error) {
 	frames, err := f.count(body)
@@ -141,44 +141,44 @@ func parseOffsets(v, body string, f framing) ([]time.Duration, error) {
 	}
 	parts := strings.Split(v, ",")
 	if len(parts) != frames {
-		return nil, fmt.Errorf("%s has %d offsets for %d frames", FrameOffsetsHeader, len(parts), frames)
+		return nil, fmt.Errorf("%s has %d offsets for %d frames", frameOffsetsHeader, len(parts), frames)
 	}
 	out := make([]time.Duration, len(parts))
 	for i, p := range parts {
 		ms, err := strconv.ParseInt(strings.TrimSpace(p), 10, 64)
 		if err != nil || ms < 0 || time.Duration(ms)*time.Millisecond > maxOffset {
-			return nil, fmt.Errorf("%s: offset %d (%q) is not a number of milliseconds between 0 and %d", FrameOffsetsHeader, i, p, maxOffset.Milliseconds())
+			return nil, fmt.Errorf("%s: offset %d (%q) is not a number of milliseconds between 0 and %d", frameOffsetsHeader, i, p, maxOffset.Milliseconds())
 		}
 		out[i] = time.Duration(ms) * time.Millisecond
 		if i > 0 && out[i] < out[i-1] {
-			return nil, fmt.Errorf("%s: offset %d (%d ms) is before the one before it", FrameOffsetsHeader, i, ms)
+			return nil, fmt.Errorf("%s: offset %d (%d ms) is before the one before it", frameOffsetsHeader, i, ms)
 		}
 	}
 	return out, nil
 }
 
-// takeOffsets removes FrameOffsetsHeader from h (a template's own copy)
+// takeOffsets removes frameOffsetsHeader from h (a template's own copy)
 // and parses it for body, which must be a stream (f not opaque).
 func takeOffsets(h http.Header, body string, f framing) ([]time.Duration, error) {
-	v, ok := h[FrameOffsetsHeader]
+	v, ok := h[frameOffsetsHeader]
 	if !ok {
 		return nil, nil
 	}
-	delete(h, FrameOffsetsHeader)
+	delete(h, frameOffsetsHeader)
 	if f == opaque {
-		return nil, fmt.Errorf("%s on a response that is not a stream", FrameOffsetsHeader)
+		return nil, fmt.Errorf("%s on a response that is not a stream", frameOffsetsHeader)
 	}
 	if len(v) != 1 {
-		return nil, fmt.Errorf("%s appears %d times", FrameOffsetsHeader, len(v))
+		return nil, fmt.Errorf("%s appears %d times", frameOffsetsHeader, len(v))
 	}
 	return parseOffsets(v[0], body, f)
 }
 
 // FrameOffsets returns when each frame of a recorded stream arrived, since
-// the request was sent (see FrameOffsetsHeader), or nil when the response
+// the request was sent (see frameOffsetsHeader), or nil when the response
 // is no stream or was recorded without them.
 func (r Recorded) FrameOffsets() []time.Duration {
-	v := r.ResponseHeaders.Get(FrameOffsetsHeader)
+	v := r.ResponseHeaders.Get(frameOffsetsHeader)
 	if v == "" {
 		return nil
 	}

@@ -69,19 +69,19 @@ type Field uint8
 
 // The strippable fields. Their names are the Event struct field names.
 const (
-	FieldEmittedAt Field = 1 << iota
-	FieldAuditEventID
+	fieldEmittedAt Field = 1 << iota
+	fieldAuditEventID
 )
 
 // Nondeterministic is the set of every strippable field.
-const Nondeterministic = FieldEmittedAt | FieldAuditEventID
+const Nondeterministic = fieldEmittedAt | fieldAuditEventID
 
 var fieldNames = []struct {
 	f    Field
 	name string
 }{
-	{FieldEmittedAt, "EmittedAt"},
-	{FieldAuditEventID, "AuditEventID"},
+	{fieldEmittedAt, "EmittedAt"},
+	{fieldAuditEventID, "AuditEventID"},
 }
 
 // String returns the Event struct field name of f, or a list joined by "|"
@@ -116,10 +116,10 @@ func FieldByName(name string) (Field, error) {
 
 // Strip returns a copy of e with the fields in fs set to their zero values.
 func (e Event) Strip(fs Field) Event {
-	if fs&FieldEmittedAt != 0 {
+	if fs&fieldEmittedAt != 0 {
 		e.EmittedAt = time.Time{}
 	}
-	if fs&FieldAuditEventID != 0 {
+	if fs&fieldAuditEventID != 0 {
 		e.AuditEventID = ""
 	}
 	return e

@@ -107,7 +107,7 @@
 // tokens are moved from input to cache reads, Gemini's thinking and
 // tool-use prompt tokens count as output and input. Tool-call arguments
 // are shown as canonical JSON when they parse.
-// A stream recorded with frame offsets (cassettes.FrameOffsetsHeader) gets
+// A stream recorded with frame offsets (the X-Codegenie-Frame-Offsets header) gets
 // the arrival of its first and last frame; timing is shown, never drift
 // (the header is not part of the shape or of the body compared).
 // Every text the review keeps (URLs, request bodies, folded texts, tool
@@ -121,7 +121,7 @@
 // common subsequence of words as go-udiff's lcs package finds it (Myers'
 // algorithm with a bounded search: linear in the words for texts that
 // differ little, never a table of old times new words).
-// Unchanged stretches longer than 3*ContextBytes keep ContextBytes on each
+// Unchanged stretches longer than 480 bytes keep 160 bytes on each
 // side. Markdown renders it as git's plain word diff: [-old-]{+new+}.
 //
 // # Price table
@@ -174,7 +174,7 @@
 // Markdown writes a summary (classes, tokens, cost), a table of cassettes,
 // the golden files and their command, then each interaction that is not
 // unchanged: its facts, the request diff, the word diff of the answer and
-// changed tool calls. It fits Config.MaxMarkdown bytes (DefaultMaxMarkdown,
+// changed tool calls. It fits Config.MaxMarkdown bytes (60000 by default,
 // under GitHub's comment limit): sections that do not fit are counted in a
 // closing line pointing at the JSON form. Text from cassettes is written in
 // code spans and fenced blocks whose fences are longer than any run of

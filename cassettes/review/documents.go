@@ -52,14 +52,14 @@ func documents(r cassettes.Recorded, api string) (docs []doc, streamed bool, fra
 		}
 		return docs, true, len(msgs)
 	case mt == "application/x-ndjson" || mt == "application/ndjson" || mt == "application/jsonl" || mt == "application/x-jsonlines" ||
-		api == APIOllama && strings.Count(strings.TrimSpace(body), "\n") > 0:
+		api == apiOllama && strings.Count(strings.TrimSpace(body), "\n") > 0:
 		for line := range strings.Lines(body) {
 			if line = strings.TrimSpace(line); line != "" {
 				docs = append(docs, doc{data: []byte(line)})
 			}
 		}
 		return docs, true, len(docs)
-	case api == APIGemini && strings.HasPrefix(strings.TrimSpace(body), "["):
+	case api == apiGemini && strings.HasPrefix(strings.TrimSpace(body), "["):
 		dec := json.NewDecoder(strings.NewReader(body))
 		if _, err := dec.Token(); err != nil {
 			break

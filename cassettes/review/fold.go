@@ -13,19 +13,21 @@ import (
 
 // The APIs a response is folded for, named by the request URL's path.
 const (
-	APIAnthropic = "anthropic-messages" // POST .../v1/messages
-	APIOpenAI    = "openai-chat"        // POST .../chat/completions
-	APIResponses = "openai-responses"   // POST .../responses
-	APIGemini    = "gemini"             // POST .../models/M:generateContent or :streamGenerateContent
-	APIBedrock   = "bedrock-converse"   // POST .../model/M/converse or /converse-stream
-	APIOllama    = "ollama-chat"        // POST .../api/chat
+	apiAnthropic = "anthropic-messages" // POST .../v1/messages
+	apiOpenAI    = "openai-chat"        // POST .../chat/completions
+	apiResponses = "openai-responses"   // POST .../responses
+	apiGemini    = "gemini"             // POST .../models/M:generateContent or :streamGenerateContent
+	apiBedrock   = "bedrock-converse"   // POST .../model/M/converse or /converse-stream
+	apiOllama    = "ollama-chat"        // POST .../api/chat
 )
 
 // Message is a response folded into what a reviewer reads: the final
 // message a client accumulates from a JSON body or from every frame of a
 // server-sent-events stream.
 type Message struct {
-	// API is one of the API constants, or "" for a request of none.
+	// API is the API spoken: "anthropic-messages", "openai-chat",
+	// "openai-responses", "gemini", "bedrock-converse" or "ollama-chat";
+	// "" for a request of none.
 	API string `json:"api,omitempty"`
 	// Status is the HTTP status.
 	Status int `json:"status"`
@@ -86,20 +88,20 @@ func apiOf(url string) string {
 	path, _, _ := strings.Cut(url, "?")
 	switch {
 	case strings.HasSuffix(path, "/messages"):
-		return APIAnthropic
+		return apiAnthropic
 	case strings.HasSuffix(path, "/chat/completions"):
-		return APIOpenAI
+		return apiOpenAI
 	case strings.HasSuffix(path, "/responses"):
-		return APIResponses
+		return apiResponses
 	case strings.Contains(path, "/models/") && (strings.HasSuffix(path, ":generateContent") || strings.HasSuffix(path, ":streamGenerateContent")):
-		return APIGemini
+		return apiGemini
 	case strings.Contains(path, "/model/") && (strings.HasSuffix(path, "/converse") || strings.HasSuffix(path, "/converse-stream")):
-		return APIBedrock
+		return apiBedrock
 	case strings.Contains(path, "/model/") && (strings.HasSuffix(path, "/invoke") || strings.HasSuffix(path, "/invoke-with-response-stream")) &&
 		strings.Contains(bedrockModel(path), "anthropic."):
-		return APIAnthropic // Bedrock's InvokeModel of a Claude model speaks Anthropic Messages
+		return apiAnthropic // Bedrock's InvokeModel of a Claude model speaks Anthropic Messages
 	case strings.HasSuffix(path, "/api/chat"):
-		return APIOllama
+		return apiOllama
 	}
 	return ""
 }
@@ -140,13 +142,13 @@ func fold(r cassettes.Recorded) Message {
 	m := Message{API: apiOf(r.URL), Status: r.Status}
 	var acc accumulator
 	switch m.API {
-	case APIResponses:
+	case apiResponses:
 		acc = &responsesFolder{m: &m, items: map[int]*respItem{}}
-	case APIGemini:
+	case apiGemini:
 		acc = &geminiFolder{m: &m}
-	case APIBedrock:
+	case apiBedrock:
 		acc = &bedrockFolder{m: &m, blocks: map[int]*bedrockBlock{}}
-	case APIOllama:
+	case apiOllama:
 		acc = &ollamaFolder{m: &m}
 	default:
 		acc = &folder{m: &m, blocks: map[int]*block{}, calls: map[int]*chunkedCall{}}
@@ -190,11 +192,11 @@ func canonicalCalls(calls []ToolCall) []ToolCall {
 func urlModel(api, rawURL string) string {
 	path, _, _ := strings.Cut(rawURL, "?")
 	switch {
-	case api == APIGemini:
+	case api == apiGemini:
 		_, after, _ := strings.Cut(path, "/models/")
 		m, _, _ := strings.Cut(after, ":")
 		return m
-	case api == APIBedrock || api == APIAnthropic && strings.Contains(path, "/model/"):
+	case api == apiBedrock || api == apiAnthropic && strings.Contains(path, "/model/"):
 		return bedrockModel(path)
 	}
 	return ""

@@ -63,7 +63,7 @@ func TestFoldProviders(t *testing.T) {
 			`event: response.output_text.delta`+"\n"+`data: {"type":"response.output_text.delta","output_index":0,"delta":"draft"}`,
 			`event: response.output_item.done`+"\n"+`data: {"type":"response.output_item.done","output_index":0,"item":{"type":"message","content":[{"type":"output_text","text":"whole"}]}}`,
 			`event: response.completed`+"\n"+`data: {"type":"response.completed","response":{"model":"o4-mini","status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"output":[{"type":"reasoning","summary":[]},{"type":"message","content":[{"type":"output_text","text":"final"},{"type":"refusal","refusal":"no"}]},{"type":"custom_tool_call","call_id":"c1","name":"sh","input":"ls"}],"usage":{"input_tokens":9,"output_tokens":4}}}`)),
-		want: Message{API: APIResponses, Status: 200, Streamed: true, Frames: 4, Model: "o4-mini", Text: "final",
+		want: Message{API: apiResponses, Status: 200, Streamed: true, Frames: 4, Model: "o4-mini", Text: "final",
 			ToolCalls: []ToolCall{{ID: "c1", Name: "sh", Arguments: "ls"}}, StopReason: "max_output_tokens", Usage: Usage{Input: 9, Output: 4}},
 	}, {
 		name: "responses: a stream cut before its items are done: the deltas",
@@ -74,78 +74,78 @@ func TestFoldProviders(t *testing.T) {
 			`event: response.output_item.added`+"\n"+`data: {"type":"response.output_item.added","output_index":1,"item":{"type":"function_call","call_id":"c2","name":"f","arguments":""}}`,
 			`event: response.function_call_arguments.delta`+"\n"+`data: {"type":"response.function_call_arguments.delta","output_index":1,"delta":"{\"x\":"}`,
 			`event: response.function_call_arguments.delta`+"\n"+`data: {"type":"response.function_call_arguments.delta","output_index":1,"delta":"1}"}`)),
-		want: Message{API: APIResponses, Status: 200, Streamed: true, Frames: 6, Text: "Hello",
+		want: Message{API: apiResponses, Status: 200, Streamed: true, Frames: 6, Text: "Hello",
 			ToolCalls: []ToolCall{{ID: "c2", Name: "f", Arguments: `{"x":1}`}}},
 	}, {
 		name: "responses: an error event",
 		in: recorded(responsesURL, "text/event-stream", sse(
 			`data: {"type":"error","code":"server_error","message":"boom","sequence_number":3}`)),
-		want: Message{API: APIResponses, Status: 200, Streamed: true, Frames: 1, ErrorType: "server_error", ErrorMessage: "boom"},
+		want: Message{API: apiResponses, Status: 200, Streamed: true, Frames: 1, ErrorType: "server_error", ErrorMessage: "boom"},
 	}, {
 		name: "responses: an error body",
 		in: withStatus(recorded(responsesURL, "application/json",
 			`{"error":{"message":"No such model","type":"invalid_request_error","param":"model","code":"model_not_found"}}`), 404),
-		want: Message{API: APIResponses, Status: 404, ErrorType: "invalid_request_error", ErrorMessage: "No such model"},
+		want: Message{API: apiResponses, Status: 404, ErrorType: "invalid_request_error", ErrorMessage: "No such model"},
 	}, {
 		name: "gemini: thoughts are not text; an error body",
 		in: withStatus(recorded(geminiURL, "application/json",
 			`{"error":{"code":429,"message":"Quota exceeded","status":"RESOURCE_EXHAUSTED"}}`), 429),
-		want: Message{API: APIGemini, Status: 429, Model: "gemini-2.5-pro", ErrorType: "RESOURCE_EXHAUSTED", ErrorMessage: "Quota exceeded"},
+		want: Message{API: apiGemini, Status: 429, Model: "gemini-2.5-pro", ErrorType: "RESOURCE_EXHAUSTED", ErrorMessage: "Quota exceeded"},
 	}, {
 		name: "gemini: thought parts are skipped, the model comes from the URL",
 		in: recorded(geminiURL, "application/json", `{"candidates":[{"content":{"parts":[{"text":"hmm","thought":true},{"text":"Yes."}]},"finishReason":"MAX_TOKENS"},
 			{"index":1,"content":{"parts":[{"text":"other candidate"}]}}],"usageMetadata":{"promptTokenCount":10,"candidatesTokenCount":2,"thoughtsTokenCount":7}}`),
-		want: Message{API: APIGemini, Status: 200, Model: "gemini-2.5-pro", Text: "Yes.", StopReason: "MAX_TOKENS", Usage: Usage{Input: 10, Output: 9}},
+		want: Message{API: apiGemini, Status: 200, Model: "gemini-2.5-pro", Text: "Yes.", StopReason: "MAX_TOKENS", Usage: Usage{Input: 10, Output: 9}},
 	}, {
 		name: "gemini: a JSON array ending in an error",
 		in: recorded(strings.Replace(geminiURL, ":generateContent", ":streamGenerateContent", 1), "application/json",
 			`[{"candidates":[{"content":{"parts":[{"text":"Hel"}]}}]},`+"\n"+`{"error":{"code":503,"message":"overloaded","status":"UNAVAILABLE"}}]`),
-		want: Message{API: APIGemini, Status: 200, Streamed: true, Frames: 2, Model: "gemini-2.5-pro", Text: "Hel", ErrorType: "UNAVAILABLE", ErrorMessage: "overloaded"},
+		want: Message{API: apiGemini, Status: 200, Streamed: true, Frames: 2, Model: "gemini-2.5-pro", Text: "Hel", ErrorType: "UNAVAILABLE", ErrorMessage: "overloaded"},
 	}, {
 		name: "bedrock: an exception mid-stream, the model of an inference-profile ARN",
 		in: recorded(bedrockURL, "application/vnd.amazon.eventstream",
 			esEvent("messageStart", `{"role":"assistant"}`)+
 				esEvent("contentBlockDelta", `{"contentBlockIndex":0,"delta":{"text":"Par"}}`)+
 				esMessage(`{"message":"Too many requests"}`, ":exception-type", "throttlingException", ":content-type", "application/json", ":message-type", "exception")),
-		want: Message{API: APIBedrock, Status: 200, Streamed: true, Frames: 3, Model: "eu.amazon.nova-pro-v1:0", Text: "Par",
+		want: Message{API: apiBedrock, Status: 200, Streamed: true, Frames: 3, Model: "eu.amazon.nova-pro-v1:0", Text: "Par",
 			ErrorType: "throttlingException", ErrorMessage: "Too many requests"},
 	}, {
 		name: "bedrock: a corrupt frame ends the stream",
 		in: recorded(bedrockURL, "application/vnd.amazon.eventstream",
 			esEvent("contentBlockDelta", `{"contentBlockIndex":0,"delta":{"text":"ok"}}`)+
 				strings.Replace(esEvent("contentBlockDelta", `{"contentBlockIndex":0,"delta":{"text":"bad"}}`), "bad", "BAD", 1)),
-		want: Message{API: APIBedrock, Status: 200, Streamed: true, Frames: 1, Model: "eu.amazon.nova-pro-v1:0", Text: "ok"},
+		want: Message{API: apiBedrock, Status: 200, Streamed: true, Frames: 1, Model: "eu.amazon.nova-pro-v1:0", Text: "ok"},
 	}, {
 		name: "bedrock: an error answer",
 		in: withStatus(recorded(strings.TrimSuffix(bedrockURL, "-stream"), "application/json", `{"message":"Malformed input request"}`), 400,
 			"X-Amzn-Errortype", "ValidationException:http://internal.amazon.com/coral/com.amazon.bedrock/"),
-		want: Message{API: APIBedrock, Status: 400, Model: "eu.amazon.nova-pro-v1:0", ErrorType: "ValidationException", ErrorMessage: "Malformed input request"},
+		want: Message{API: apiBedrock, Status: 400, Model: "eu.amazon.nova-pro-v1:0", ErrorType: "ValidationException", ErrorMessage: "Malformed input request"},
 	}, {
 		name: "bedrock invoke of claude: chunks hold Anthropic events; an error message ends it",
 		in: recorded(invokeURL+"-with-response-stream", "application/vnd.amazon.eventstream",
 			esEvent("chunk", `{"bytes":"`+base64.StdEncoding.EncodeToString([]byte(`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":"Hi"}}`))+`"}`)+
 				esMessage("", ":error-code", "InternalFailure", ":error-message", "Something broke", ":message-type", "error")),
-		want: Message{API: APIAnthropic, Status: 200, Streamed: true, Frames: 2, Model: "anthropic.claude-haiku-4-5-20251001-v1:0", Text: "Hi",
+		want: Message{API: apiAnthropic, Status: 200, Streamed: true, Frames: 2, Model: "anthropic.claude-haiku-4-5-20251001-v1:0", Text: "Hi",
 			ErrorType: "InternalFailure", ErrorMessage: "Something broke"},
 	}, {
 		name: "bedrock invoke of claude: an error answer",
 		in: withStatus(recorded(invokeURL, "application/json", `{"Message":"Rate exceeded"}`), 429,
 			"X-Amzn-Errortype", "ThrottlingException:http://internal.amazon.com/coral/com.amazon.bedrock/"),
-		want: Message{API: APIAnthropic, Status: 429, Model: "anthropic.claude-haiku-4-5-20251001-v1:0", ErrorType: "ThrottlingException", ErrorMessage: "Rate exceeded"},
+		want: Message{API: apiAnthropic, Status: 429, Model: "anthropic.claude-haiku-4-5-20251001-v1:0", ErrorType: "ThrottlingException", ErrorMessage: "Rate exceeded"},
 	}, {
 		name: "bedrock: an error body with __type",
 		in:   withStatus(recorded(strings.TrimSuffix(bedrockURL, "-stream"), "application/json", `{"__type":"com.amazon.coral.validate#ValidationException","message":"bad"}`), 400),
-		want: Message{API: APIBedrock, Status: 400, Model: "eu.amazon.nova-pro-v1:0", ErrorType: "ValidationException", ErrorMessage: "bad"},
+		want: Message{API: apiBedrock, Status: 400, Model: "eu.amazon.nova-pro-v1:0", ErrorType: "ValidationException", ErrorMessage: "bad"},
 	}, {
 		name: "bedrock: cache reads and writes",
 		in: recorded(strings.TrimSuffix(bedrockURL, "-stream"), "application/json", `{"output":{"message":{"content":[{"text":"a"},{"reasoningContent":{}},{"text":"b"}]}},
 			"stopReason":"end_turn","usage":{"inputTokens":3,"outputTokens":4,"cacheReadInputTokens":5,"cacheWriteInputTokens":6}}`),
-		want: Message{API: APIBedrock, Status: 200, Model: "eu.amazon.nova-pro-v1:0", Text: "ab", StopReason: "end_turn",
+		want: Message{API: apiBedrock, Status: 200, Model: "eu.amazon.nova-pro-v1:0", Text: "ab", StopReason: "end_turn",
 			Usage: Usage{Input: 3, Output: 4, CacheRead: 5, CacheWrite: 6}},
 	}, {
 		name: "ollama: an error line mid-stream, without a content type",
 		in:   recorded(ollamaURL, "", `{"model":"qwen3:8b","message":{"role":"assistant","content":"Hi"},"done":false}`+"\n"+`{"error":"model runner stopped"}`+"\n"),
-		want: Message{API: APIOllama, Status: 200, Streamed: true, Frames: 2, Model: "qwen3:8b", Text: "Hi", ErrorType: "error", ErrorMessage: "model runner stopped"},
+		want: Message{API: apiOllama, Status: 200, Streamed: true, Frames: 2, Model: "qwen3:8b", Text: "Hi", ErrorType: "error", ErrorMessage: "model runner stopped"},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

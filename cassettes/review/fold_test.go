@@ -38,7 +38,7 @@ func TestFold(t *testing.T) {
 		in: recorded(anthropicURL, "application/json", `{"type":"message","model":"claude-sonnet-4-5-20250929",
 			"content":[{"type":"text","text":"Let me look."},{"type":"tool_use","id":"toolu_1","name":"read","input":{"path":"a.go","n":1}}],
 			"stop_reason":"tool_use","usage":{"input_tokens":10,"output_tokens":20,"cache_read_input_tokens":5,"cache_creation_input_tokens":7}}`),
-		want: Message{API: APIAnthropic, Status: 200, Model: "claude-sonnet-4-5-20250929", Text: "Let me look.",
+		want: Message{API: apiAnthropic, Status: 200, Model: "claude-sonnet-4-5-20250929", Text: "Let me look.",
 			ToolCalls:  []ToolCall{{ID: "toolu_1", Name: "read", Arguments: `{"n":1,"path":"a.go"}`}},
 			StopReason: "tool_use", Usage: Usage{Input: 10, Output: 20, CacheRead: 5, CacheWrite: 7}},
 	}, {
@@ -54,20 +54,20 @@ func TestFold(t *testing.T) {
 			`event: content_block_delta`+"\n"+`data: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"\"x\"}"}}`,
 			`event: message_delta`+"\n"+`data: {"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":33}}`,
 			`event: message_stop`+"\n"+`data: {"type":"message_stop"}`)),
-		want: Message{API: APIAnthropic, Status: 200, Streamed: true, Frames: 10, Model: "claude-haiku-4-5", Text: "Hello",
+		want: Message{API: apiAnthropic, Status: 200, Streamed: true, Frames: 10, Model: "claude-haiku-4-5", Text: "Hello",
 			ToolCalls:  []ToolCall{{ID: "toolu_2", Name: "grep", Arguments: `{"q":"x"}`}},
 			StopReason: "tool_use", Usage: Usage{Input: 12, Output: 33}},
 	}, {
 		name: "anthropic error event in a stream",
 		in: recorded(anthropicURL, "text/event-stream", sse(
 			`event: error`+"\n"+`data: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`)),
-		want: Message{API: APIAnthropic, Status: 200, Streamed: true, Frames: 1, ErrorType: "overloaded_error", ErrorMessage: "Overloaded"},
+		want: Message{API: apiAnthropic, Status: 200, Streamed: true, Frames: 1, ErrorType: "overloaded_error", ErrorMessage: "Overloaded"},
 	}, {
 		name: "openai json with tool calls and cached tokens",
 		in: recorded(openaiURL, "application/json", `{"object":"chat.completion","model":"gpt-4o-mini-2024-07-18",
 			"choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"f","arguments":"{\"b\": 2, \"a\": 1}"}}]},"finish_reason":"tool_calls"}],
 			"usage":{"prompt_tokens":100,"completion_tokens":9,"prompt_tokens_details":{"cached_tokens":64}}}`),
-		want: Message{API: APIOpenAI, Status: 200, Model: "gpt-4o-mini-2024-07-18",
+		want: Message{API: apiOpenAI, Status: 200, Model: "gpt-4o-mini-2024-07-18",
 			ToolCalls:  []ToolCall{{ID: "call_1", Name: "f", Arguments: `{"a":1,"b":2}`}},
 			StopReason: "tool_calls", Usage: Usage{Input: 36, Output: 9, CacheRead: 64}},
 	}, {
@@ -81,7 +81,7 @@ func TestFold(t *testing.T) {
 			`data: {"object":"chat.completion.chunk","model":"gpt-4.1","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`,
 			`data: {"object":"chat.completion.chunk","model":"gpt-4.1","choices":[],"usage":{"prompt_tokens":7,"completion_tokens":4}}`,
 			`data: [DONE]`)),
-		want: Message{API: APIOpenAI, Status: 200, Streamed: true, Frames: 8, Model: "gpt-4.1", Text: "Hi there",
+		want: Message{API: apiOpenAI, Status: 200, Streamed: true, Frames: 8, Model: "gpt-4.1", Text: "Hi there",
 			ToolCalls:  []ToolCall{{ID: "call_9", Name: "look", Arguments: `{"k":3}`}},
 			StopReason: "stop", Usage: Usage{Input: 7, Output: 4}},
 	}, {
@@ -91,7 +91,7 @@ func TestFold(t *testing.T) {
 			r.Status = 429
 			return r
 		}(),
-		want: Message{API: APIOpenAI, Status: 429, ErrorType: "rate_limit_exceeded", ErrorMessage: "Rate limit"},
+		want: Message{API: apiOpenAI, Status: 429, ErrorType: "rate_limit_exceeded", ErrorMessage: "Rate limit"},
 	}, {
 		name: "a body of neither API",
 		in:   recorded("https://example.com/v1/thing", "text/plain", "hello"),

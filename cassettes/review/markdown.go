@@ -34,7 +34,7 @@ const maxDiffRender = 4000
 func (r *Review) Markdown(w io.Writer) error {
 	limit := r.maxMarkdown
 	if limit <= 0 {
-		limit = DefaultMaxMarkdown
+		limit = defaultMaxMarkdown
 	}
 	var b mdBuilder
 	b.limit = limit - 200 // room for the closing line

@@ -65,7 +65,7 @@ func TestMarkdownIsBounded(t *testing.T) {
 		var md bytes.Buffer
 		require.NoError(t, rev.Markdown(&md))
 		if limit == 0 {
-			limit = DefaultMaxMarkdown
+			limit = defaultMaxMarkdown
 		}
 		require.LessOrEqual(t, md.Len(), limit)
 		require.Contains(t, md.String(), "more drifted interactions are not shown here")

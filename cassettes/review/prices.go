@@ -13,8 +13,8 @@ import (
 	"strings"
 )
 
-// PricesFormat is the format version of a price table file.
-const PricesFormat = 1
+// pricesFormat is the format version of a price table file.
+const pricesFormat = 1
 
 // ErrInvalidPrices is wrapped by every error about a price table.
 var ErrInvalidPrices = errors.New("invalid price table")
@@ -102,8 +102,8 @@ func parsePrices(name string, b []byte) (*Prices, error) {
 	if dec.More() {
 		return nil, bad("data after the JSON object")
 	}
-	if f.Format != PricesFormat {
-		return nil, bad("format %d, want %d", f.Format, PricesFormat)
+	if f.Format != pricesFormat {
+		return nil, bad("format %d, want %d", f.Format, pricesFormat)
 	}
 	if f.Unit != "per million tokens" {
 		return nil, bad(`unit %q, want "per million tokens"`, f.Unit)

@@ -13,17 +13,17 @@ import (
 	"github.com/codegenie/codegenie/internal/excerpt"
 )
 
-// Format is the format name of a review's JSON form.
-const Format = "codegenie-cassette-review/1"
+// reviewFormat is the format name of a review's JSON form.
+const reviewFormat = "codegenie-cassette-review/1"
 
 // Defaults for a zero Config.
 const (
-	// DefaultMaxMarkdown bounds the Markdown form, in bytes: it fits a
+	// defaultMaxMarkdown bounds the Markdown form, in bytes: it fits a
 	// GitHub pull-request comment (65536 characters) with room to spare.
-	DefaultMaxMarkdown = 60000
-	// DefaultMaxText bounds each folded text and tool-call argument kept in
+	defaultMaxMarkdown = 60000
+	// defaultMaxText bounds each folded text and tool-call argument kept in
 	// the review, in bytes.
-	DefaultMaxText = 16 << 10
+	defaultMaxText = 16 << 10
 )
 
 // Config configures a review. The zero value uses the built-in prices,
@@ -40,10 +40,10 @@ type Config struct {
 	// printed with them. Empty prints none.
 	GoldenCommand string
 	// MaxMarkdown bounds the Markdown form in bytes; 0 means
-	// DefaultMaxMarkdown.
+	// 60000, under GitHub's comment limit.
 	MaxMarkdown int
 	// MaxText bounds each text and tool-call argument kept in the review;
-	// 0 means DefaultMaxText. Diffs are computed on the whole texts.
+	// 0 means 16 KiB. Diffs are computed on the whole texts.
 	MaxText int
 	// APIKey is the key the cassettes were recorded with (as in
 	// cassettes.Options): masked wherever it would appear in the review,
@@ -201,17 +201,17 @@ func (c Config) Files(ctx context.Context, dir, stage string, names []string) (*
 	if prices == nil {
 		prices = DefaultPrices()
 	}
-	r := &Review{Format: Format, Counts: map[Class]int{}, Prices: prices.Source, Currency: prices.Currency,
+	r := &Review{Format: reviewFormat, Counts: map[Class]int{}, Prices: prices.Source, Currency: prices.Currency,
 		GoldenCommand: c.GoldenCommand, maxMarkdown: c.MaxMarkdown}
 	for _, cl := range severity {
 		r.Counts[cl] = 0
 	}
 	if r.maxMarkdown <= 0 {
-		r.maxMarkdown = DefaultMaxMarkdown
+		r.maxMarkdown = defaultMaxMarkdown
 	}
 	maxText := c.MaxText
 	if maxText <= 0 {
-		maxText = DefaultMaxText
+		maxText = defaultMaxText
 	}
 	names = slices.Sorted(slices.Values(names))
 	for _, name := range names {

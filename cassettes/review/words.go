@@ -15,7 +15,7 @@ import (
 // "=" and "-" spans gives the old text, the "=" and "+" spans the new,
 // but for elisions.
 //
-// A long "=" span keeps only its first and last ContextBytes bytes (cut
+// A long "=" span keeps only its first and last 160 bytes (cut
 // at rune boundaries) joined by "…"; Elided counts the bytes left out.
 type Span struct {
 	Op     string `json:"op"`
@@ -23,9 +23,9 @@ type Span struct {
 	Elided int    `json:"elided,omitempty"`
 }
 
-// ContextBytes is how much of an unchanged stretch a word diff keeps on
+// contextBytes is how much of an unchanged stretch a word diff keeps on
 // each side of an elision.
-const ContextBytes = 160
+const contextBytes = 160
 
 // words splits s into words and the runs of space between them, so that
 // joining the pieces gives s back.
@@ -113,9 +113,9 @@ func (d *spanBuilder) result() []Span {
 	}
 	flush()
 	for i, s := range out {
-		if s.Op == "=" && len(s.Text) > 3*ContextBytes {
-			head := excerpt.Head(s.Text, ContextBytes)
-			tail := tailOf(s.Text, ContextBytes)
+		if s.Op == "=" && len(s.Text) > 3*contextBytes {
+			head := excerpt.Head(s.Text, contextBytes)
+			tail := tailOf(s.Text, contextBytes)
 			out[i] = Span{Op: "=", Text: head + "…" + tail, Elided: len(s.Text) - len(head) - len(tail)}
 		}
 	}

@@ -1,0 +1,4 @@
+package review
+
+// Names the external tests use.
+const Format = reviewFormat

@@ -53,11 +53,11 @@
 // Bundles come from other machines, so what a read holds and hands out is
 // bounded whatever a bundle holds ([Options]; the zero value uses the
 // defaults): the blobs kept in memory total at most MaxBufferedBlobs
-// (DefaultMaxBufferedBlobs, 128 MiB; Diff counts both bundles together),
+// (128 MiB by default; Diff counts both bundles together),
 // and the payloads Next hands out total at most MaxPayloadBytes
-// (DefaultMaxPayloadBytes, 1 GiB), counting a blob once per event that
+// (1 GiB by default), counting a blob once per event that
 // refers to it; the bundles held whole (Load, Diff, Merge) total at most
-// MaxLoadedBytes (DefaultMaxLoadedBytes, 64 MiB): every event's fixed size,
+// MaxLoadedBytes (64 MiB by default): every event's fixed size,
 // kind, lane, audit ID and inline payload, and the metadata, runs and
 // snapshot files, so strings repeated on every event count every time,
 // however well they compress. A blob's bytes are shared by every event (and output)

@@ -1,15 +1,9 @@
 package replay
 
-import "fmt"
+import (
+	"fmt"
 
-// Defaults of Options.
-const (
-	// DefaultMaxBufferedBlobs is the default of Options.MaxBufferedBlobs.
-	DefaultMaxBufferedBlobs = 128 << 20
-	// DefaultMaxPayloadBytes is the default of Options.MaxPayloadBytes.
-	DefaultMaxPayloadBytes = 1 << 30
-	// DefaultMaxLoadedBytes is the default of Options.MaxLoadedBytes.
-	DefaultMaxLoadedBytes = 64 << 20
+	"github.com/codegenie/codegenie/internal/replaylimits"
 )
 
 // Options bounds the memory and work a read of an untrusted bundle may
@@ -21,12 +15,12 @@ type Options struct {
 	// log), in the directory form every blob read so far (each is read
 	// once and shared by the events that refer to it). Diff counts both
 	// bundles together. Verify holds none. Zero means
-	// DefaultMaxBufferedBlobs.
+	// 128 MiB.
 	MaxBufferedBlobs int64
 	// MaxPayloadBytes bounds the total size of the payloads a Reader hands
 	// out, counting a shared blob once per event that refers to it: it
 	// bounds what a caller does with the events, whatever few bytes they
-	// were stored in. Zero means DefaultMaxPayloadBytes.
+	// were stored in. Zero means 1 GiB.
 	MaxPayloadBytes int64
 	// MaxLoadedBytes bounds the memory of the bundles a read holds whole
 	// (Load, Diff, Merge): for every event its fixed size, its kind, lane,
@@ -34,7 +28,7 @@ type Options struct {
 	// snapshot files, which hold its other strings. Strings repeated on
 	// every event count every time, however well they compress. Diff and
 	// Merge count all their bundles together; blobs count against
-	// MaxBufferedBlobs instead. Zero means DefaultMaxLoadedBytes.
+	// MaxBufferedBlobs instead. Zero means 64 MiB.
 	MaxLoadedBytes int64
 }
 
@@ -42,16 +36,16 @@ func (o Options) maxPayload() int64 {
 	if o.MaxPayloadBytes > 0 {
 		return o.MaxPayloadBytes
 	}
-	return DefaultMaxPayloadBytes
+	return replaylimits.MaxPayloadBytes
 }
 
 func (o Options) newBudget() *budget {
 	b := &budget{limit: o.MaxBufferedBlobs, loadLimit: o.MaxLoadedBytes}
 	if b.limit <= 0 {
-		b.limit = DefaultMaxBufferedBlobs
+		b.limit = replaylimits.MaxBufferedBlobs
 	}
 	if b.loadLimit <= 0 {
-		b.loadLimit = DefaultMaxLoadedBytes
+		b.loadLimit = replaylimits.MaxLoadedBytes
 	}
 	return b
 }

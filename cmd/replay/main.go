@@ -43,6 +43,7 @@ import (
 	"strings"
 
 	"github.com/codegenie/codegenie/internal/excerpt"
+	"github.com/codegenie/codegenie/internal/replaylimits"
 	"github.com/codegenie/codegenie/replay"
 )
 
@@ -176,9 +177,9 @@ var limitFlagNames = map[string]string{"MaxBufferedBlobs": "max-blob-memory", "M
 // limitFlags registers the flags that raise the bounds of a read.
 func limitFlags(fs *flag.FlagSet) *replay.Options {
 	o := &replay.Options{}
-	fs.Int64Var(&o.MaxBufferedBlobs, limitFlagNames["MaxBufferedBlobs"], replay.DefaultMaxBufferedBlobs, "bytes of blobs held in memory at most")
-	fs.Int64Var(&o.MaxPayloadBytes, limitFlagNames["MaxPayloadBytes"], replay.DefaultMaxPayloadBytes, "bytes of payloads read at most")
-	fs.Int64Var(&o.MaxLoadedBytes, limitFlagNames["MaxLoadedBytes"], replay.DefaultMaxLoadedBytes, "bytes of bundles held whole (diff, merge) at most: events and their strings")
+	fs.Int64Var(&o.MaxBufferedBlobs, limitFlagNames["MaxBufferedBlobs"], replaylimits.MaxBufferedBlobs, "bytes of blobs held in memory at most")
+	fs.Int64Var(&o.MaxPayloadBytes, limitFlagNames["MaxPayloadBytes"], replaylimits.MaxPayloadBytes, "bytes of payloads read at most")
+	fs.Int64Var(&o.MaxLoadedBytes, limitFlagNames["MaxLoadedBytes"], replaylimits.MaxLoadedBytes, "bytes of bundles held whole (diff, merge) at most: events and their strings")
 	return o
 }
 

@@ -116,7 +116,7 @@ type Cassette struct {
 	opts   Options
 	hint   string
 	mode   Mode
-	tr     *Transport
+	tr     *cassetteTransport
 	client *http.Client
 
 	mu     sync.Mutex
@@ -132,16 +132,16 @@ type Cassette struct {
 	rec *recording
 }
 
-// Transport is the cassette's http.RoundTripper. CassetteID lets code that
-// only holds an *http.Client discover which cassette serves it.
-type Transport struct{ c *Cassette }
+// cassetteTransport is the cassette's http.RoundTripper. CassetteID lets
+// code that only holds an *http.Client discover which cassette serves it.
+type cassetteTransport struct{ c *Cassette }
 
 // CassetteID returns the cassette's digest (cassette_id): in Replay mode
 // from Open on, in Record mode once Close has saved it ("" before).
-func (t *Transport) CassetteID() string { return t.c.ID() }
+func (t *cassetteTransport) CassetteID() string { return t.c.ID() }
 
 // RoundTrip replays or records one request.
-func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+func (t *cassetteTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if t.c.mode == Record {
 		return t.c.record(req)
 	}
@@ -167,7 +167,7 @@ func Open(path string, opts Options) (*Cassette, error) {
 		return nil, newErr(path, 0, "open", err)
 	}
 	c := &Cassette{path: path, opts: opts, mode: mode, hint: rerecordHint(path, opts)}
-	c.tr = &Transport{c: c}
+	c.tr = &cassetteTransport{c: c}
 	c.client = &http.Client{Transport: c.tr}
 	switch mode {
 	case Replay:
@@ -225,7 +225,7 @@ func (c *Cassette) Path() string { return c.path }
 // Mode returns the mode the cassette was opened in, after the test flags.
 func (c *Cassette) Mode() Mode { return c.mode }
 
-// ID returns the cassette_id (see Transport.CassetteID).
+// ID returns the cassette_id, as the transport's CassetteID method does.
 func (c *Cassette) ID() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -245,7 +245,9 @@ func (c *Cassette) Notes() []string {
 // Client returns an *http.Client whose transport is the cassette.
 func (c *Cassette) Client() *http.Client { return c.client }
 
-// Transport returns the cassette's RoundTripper (a *Transport).
+// Transport returns the cassette's RoundTripper. Its CassetteID() string
+// method returns the cassette's digest (cassette_id): in Replay mode from
+// Open on, in Record mode once Close has saved it ("" before).
 func (c *Cassette) Transport() http.RoundTripper { return c.tr }
 
 // Interactions returns the number of interactions: recorded in the file in

@@ -298,8 +298,9 @@
 //
 // The cassette_id ([Digest]) is the blake3-256 of the cassette's decoded
 // content, bodies included by digest: it depends on content, not on YAML
-// layout. [Transport.CassetteID] reports it, so code that only holds an
-// *http.Client can pin a run to its cassette.
+// layout. The cassette's transport reports it through a CassetteID() string
+// method, so code that only holds an *http.Client can pin a run to its
+// cassette.
 //
 // # Manifest
 //

@@ -11,8 +11,8 @@ import (
 // one fixture scenario: "<scenario>.<path>.yaml".
 func FileName(scenario, path string) string { return scenario + "." + path + ".yaml" }
 
-// Usage is token usage summed over a cassette's responses.
-type Usage struct {
+// tokenUsage is token usage summed over responses.
+type tokenUsage struct {
 	InputTokens  int64
 	OutputTokens int64
 }
@@ -24,7 +24,8 @@ type Change struct {
 	Added, Removed, Changed, Same    int
 	TextChanged                      bool
 	Model                            string
-	OldUsage, NewUsage               Usage
+	OldInputTokens, OldOutputTokens  int64 // summed over the responses
+	NewInputTokens, NewOutputTokens  int64
 	OldInteractions, NewInteractions int
 }
 
@@ -50,8 +51,8 @@ func Compare(oldPath, newPath string) (*Change, error) {
 			oldByKey[k] = append(oldByKey[k], i)
 			info := responseInfo(op.c.Interactions[i].Response.Body, op.c.Interactions[i].Response.Headers)
 			oldText.WriteString(info.text + "\x00")
-			ch.OldUsage.InputTokens += info.usage.InputTokens
-			ch.OldUsage.OutputTokens += info.usage.OutputTokens
+			ch.OldInputTokens += info.usage.InputTokens
+			ch.OldOutputTokens += info.usage.OutputTokens
 		}
 	}
 	for i, k := range np.keys {
@@ -61,8 +62,8 @@ func Compare(oldPath, newPath string) (*Change, error) {
 			ch.Model = info.model // modelOf(np), from the pass we make anyway
 		}
 		newText.WriteString(info.text + "\x00")
-		ch.NewUsage.InputTokens += info.usage.InputTokens
-		ch.NewUsage.OutputTokens += info.usage.OutputTokens
+		ch.NewInputTokens += info.usage.InputTokens
+		ch.NewOutputTokens += info.usage.OutputTokens
 		q := oldByKey[k]
 		if len(q) == 0 {
 			ch.Added++
@@ -95,7 +96,7 @@ func modelOf(p *parsed) string {
 type respInfo struct {
 	model string
 	text  string
-	usage Usage
+	usage tokenUsage
 }
 
 // responseInfo extracts model, text and usage from an Anthropic or OpenAI

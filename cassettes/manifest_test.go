@@ -260,8 +260,8 @@ func TestCompare(t *testing.T) {
 	require.Equal(t, 0, ch.Removed)
 	require.True(t, ch.TextChanged)
 	require.Equal(t, "claude-test", ch.Model)
-	require.Equal(t, Usage{InputTokens: 15, OutputTokens: 3}, ch.OldUsage)
-	require.Equal(t, Usage{InputTokens: 16, OutputTokens: 6}, ch.NewUsage)
+	require.Equal(t, [2]int64{15, 3}, [2]int64{ch.OldInputTokens, ch.OldOutputTokens})
+	require.Equal(t, [2]int64{16, 6}, [2]int64{ch.NewInputTokens, ch.NewOutputTokens})
 	require.NotEqual(t, ch.OldDigest, ch.NewDigest)
 
 	ch, err = Compare(filepath.Join(dir, "absent.yaml"), oldP)
@@ -281,7 +281,7 @@ func TestResponseInfoSSE(t *testing.T) {
 		"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"lo\"}}\n\n" +
 		"event: message_delta\ndata: {\"type\":\"message_delta\",\"usage\":{\"output_tokens\":4}}\n\n"
 	info := responseInfo(body, map[string][]string{"Content-Type": {"text/event-stream; charset=utf-8"}})
-	require.Equal(t, respInfo{model: "claude-s", text: "hello", usage: Usage{InputTokens: 7, OutputTokens: 4}}, info)
+	require.Equal(t, respInfo{model: "claude-s", text: "hello", usage: tokenUsage{InputTokens: 7, OutputTokens: 4}}, info)
 }
 
 func TestManifestParsedStrictly(t *testing.T) {

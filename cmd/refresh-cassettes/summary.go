@@ -18,7 +18,7 @@ func summary(o *options, recs []recorded, stdout io.Writer) {
 		changed++
 		if ch.OldDigest == "" {
 			fmt.Fprintf(stdout, "  %s: new: %d interactions, model %s, tokens in %d out %d, digest %s\n",
-				key, ch.NewInteractions, ch.Model, ch.NewUsage.InputTokens, ch.NewUsage.OutputTokens, ch.NewDigest)
+				key, ch.NewInteractions, ch.Model, ch.NewInputTokens, ch.NewOutputTokens, ch.NewDigest)
 			continue
 		}
 		text := "response text unchanged"
@@ -27,7 +27,7 @@ func summary(o *options, recs []recorded, stdout io.Writer) {
 		}
 		fmt.Fprintf(stdout, "  %s: changed: %d added, %d removed, %d changed, %d same; %s; model %s; tokens in %d -> %d, out %d -> %d; digest %s -> %s\n",
 			key, ch.Added, ch.Removed, ch.Changed, ch.Same, text, ch.Model,
-			ch.OldUsage.InputTokens, ch.NewUsage.InputTokens, ch.OldUsage.OutputTokens, ch.NewUsage.OutputTokens,
+			ch.OldInputTokens, ch.NewInputTokens, ch.OldOutputTokens, ch.NewOutputTokens,
 			ch.OldDigest, ch.NewDigest)
 	}
 	if changed > 0 {

@@ -78,7 +78,7 @@
 //     mime.FormatMediaType writes them, other values trimmed) and its
 //     content ("text" when UTF-8, else "base64"): boundary, preamble and
 //     epilogue mean nothing; one that is not well-formed stays bytes.
-//     Else "json" and the canonical JSON of events.CanonicalizeJSON (keys
+//     Else "json" and the canonical JSON of events.Canonical (keys
 //     sorted, no insignificant whitespace, numbers normalised), or, when
 //     the body is empty or not JSON, "bytes" and the body.
 //

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/binary"
+	"encoding/json"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -154,7 +155,7 @@ func (c *canonRequest) canonicalBody(body []byte, budget *int64) ([]byte, string
 		}
 	}
 	if len(body) > 0 {
-		if cb, err := events.CanonicalizeJSON(body); err == nil {
+		if cb, err := events.Canonical(json.RawMessage(body)); err == nil {
 			return cb, kindJSON, false
 		}
 	}

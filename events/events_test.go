@@ -54,7 +54,7 @@ func TestCanonicalRejects(t *testing.T) {
 	require.Error(t, err)
 	_, err = events.Canonical(json.RawMessage(`{"a":1} {"b":2}`))
 	require.ErrorContains(t, err, "trailing data")
-	_, err = events.CanonicalizeJSON([]byte(`{"a":`))
+	_, err = events.Canonical(json.RawMessage(`{"a":`))
 	require.Error(t, err)
 }
 
@@ -79,7 +79,7 @@ func TestCanonicalMapOrderProperty(t *testing.T) {
 		cb, err := events.Canonical(b)
 		require.NoError(t, err)
 		require.Equal(t, ca, cb)
-		again, err := events.CanonicalizeJSON(ca)
+		again, err := events.Canonical(json.RawMessage(ca))
 		require.NoError(t, err)
 		require.Equal(t, ca, again, "canonical form must be a fixed point")
 	})

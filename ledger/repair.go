@@ -3,6 +3,7 @@ package ledger
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -137,7 +138,7 @@ func wholeEntry(tail []byte, headSeq uint64, headHash string) (Entry, bool) {
 	if err != nil || unknown || checkFields(e) != nil || e.Seq != headSeq+1 || e.Prev != headHash {
 		return Entry{}, false
 	}
-	if canon, err := events.CanonicalizeJSON(tail); err != nil || !bytes.Equal(canon, tail) {
+	if canon, err := events.Canonical(json.RawMessage(tail)); err != nil || !bytes.Equal(canon, tail) {
 		return Entry{}, false
 	}
 	if h, err := hashBody(tail); err != nil || h != e.Hash {

@@ -234,7 +234,7 @@ func (v *verifier) record(r Record) {
 // intact checks the entry's stored bytes against its hash; a failure is
 // reported at the entry's place.
 func (v *verifier) intact(r Record, e Entry, place uint64) bool {
-	if canon, err := events.CanonicalizeJSON(r.Body); err != nil || !bytes.Equal(canon, r.Body) {
+	if canon, err := events.Canonical(json.RawMessage(r.Body)); err != nil || !bytes.Equal(canon, r.Body) {
 		v.problem(place, r.Line, "the stored bytes are not in canonical form: they were edited")
 		return false
 	}

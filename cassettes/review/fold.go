@@ -180,7 +180,7 @@ func canonicalCalls(calls []ToolCall) []ToolCall {
 	for i, c := range calls {
 		if c.Arguments == "" {
 			calls[i].Arguments = "{}"
-		} else if canon, err := events.CanonicalizeJSON([]byte(c.Arguments)); err == nil {
+		} else if canon, err := events.Canonical(json.RawMessage(c.Arguments)); err == nil {
 			calls[i].Arguments = string(canon)
 		}
 	}

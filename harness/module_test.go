@@ -341,14 +341,14 @@ func evidencePath(t *testing.T, out, what string) string {
 }
 
 // reportCommands returns the commands a gate report prints (after
-// "reproduce: ", "compare the two runs: ", "re-record ...: " and
+// "reproduce: ", "compare the two runs in full: ", "re-record ...: " and
 // "re-record with: ").
 func reportCommands(out string) []string {
 	var cmds []string
 	seen := map[string]bool{}
 	for _, l := range strings.Split(out, "\n") {
 		l = strings.TrimSpace(l)
-		for _, p := range []string{"reproduce: ", "compare the two runs: ", "re-record with: ", "re-record it: "} {
+		for _, p := range []string{"reproduce: ", "compare the two runs in full: ", "re-record with: ", "re-record it: "} {
 			if _, c, ok := strings.Cut(l, p); ok && !seen[c] {
 				seen[c] = true
 				cmds = append(cmds, c)

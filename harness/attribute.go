@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"sync"
+
+	"github.com/codegenie/codegenie/internal/childproc"
 )
 
 // Causes traces a difference that only child processes showed back to
@@ -88,8 +90,8 @@ func (b *childBatch) attribute(ctx context.Context, g *grouper, classes []*group
 	baseKey := g.keyOf(base.first)
 	cs := &Causes{Run: run, Class: targetClass}
 	// try makes run once more in a fresh process perturbed by q.
-	try := func(q plan) attempt {
-		o, _ := b.r.run(ctx, b.rc, run, q, false)
+	try := func(q childproc.Plan) attempt {
+		o, _ := b.run(ctx, run, q, false)
 		switch {
 		case o == nil:
 			return attempt{fail: "not run: the gate was stopped"}
@@ -99,7 +101,7 @@ func (b *childBatch) attribute(ctx context.Context, g *grouper, classes []*group
 		k := g.keyOf(o)
 		return attempt{differs: k != baseKey, key: k}
 	}
-	controls := tryEach([]plan{{}}, try)[0]
+	controls := tryEach([]childproc.Plan{{}}, try)[0]
 	for _, a := range controls {
 		if a.fail != "" {
 			cs.Failed = append(cs.Failed, "fresh process: "+firstLine(a.fail))
@@ -121,14 +123,14 @@ func (b *childBatch) attribute(ctx context.Context, g *grouper, classes []*group
 	case cs.ControlsDiffered > 0:
 		return cs
 	}
-	dims := p.dims()
+	dims := p.Dims()
 	if len(dims) > maxAttribution {
 		dims = dims[:maxAttribution]
 	}
 	cs.Tried = dims
-	plans := make([]plan, len(dims))
+	plans := make([]childproc.Plan, len(dims))
 	for i, d := range dims {
-		plans[i] = p.only(d)
+		plans[i] = p.Only(d)
 	}
 	var depends []string
 	for i, as := range tryEach(plans, try) {
@@ -166,7 +168,7 @@ type attempt struct {
 
 // tryEach makes attributionTries tries of each plan, childParallel at a
 // time, and returns them by plan.
-func tryEach(plans []plan, try func(plan) attempt) [][]attempt {
+func tryEach(plans []childproc.Plan, try func(childproc.Plan) attempt) [][]attempt {
 	out := make([][]attempt, len(plans))
 	for i := range out {
 		out[i] = make([]attempt, attributionTries)

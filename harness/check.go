@@ -5,6 +5,8 @@ import (
 	"flag"
 	"sync"
 	"testing"
+
+	"github.com/codegenie/codegenie/internal/childproc"
 )
 
 // Check runs the gate on s with the zero Config (see Config.Check): 50
@@ -45,7 +47,7 @@ func (c Config) Check(t testing.TB, name string, s Scenario) *Report {
 // harness's own tests of failing gates).
 func (c Config) check(t testing.TB, name string, s Scenario, fail bool) *Report {
 	t.Helper()
-	if spec, err := thisChild(); err != nil {
+	if spec, err := childproc.Self(); err != nil {
 		t.Fatal(err)
 	} else if spec != nil {
 		return c.checkAsChild(t, spec, name, s)
@@ -106,7 +108,7 @@ func (c Config) checkEnv(t testing.TB, rc *resolved, name string, s Scenario) en
 	e.isolation = "synctest bubble per run"
 	e.run = b.run
 	if rc.Processes > 0 {
-		kids, err := newChildRunner(tt, name)
+		kids, err := childproc.NewRunner(tt.Name(), name, tt.TempDir, rc.ChildTimeout)
 		if err != nil {
 			t.Fatalf("harness.Check %s: %v", name, err)
 		}

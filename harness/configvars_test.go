@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/codegenie/codegenie/cassettes"
+	"github.com/codegenie/codegenie/internal/childproc"
 )
 
 // sdkLikeScenario reads OPENAI_BASE_URL as the official SDKs read their
@@ -60,7 +61,7 @@ func TestSDKConfigurationIsHeld(t *testing.T) {
 		rep := Config{Iterations: 12, Floor: 10, Processes: 3, Cassette: cas, ConfigVars: []ConfigVar{}}.check(t, "sdk-varied", sdkLikeScenario, false)
 		require.Equal(t, Nondeterministic, rep.Verdict, "%s", rep)
 		require.Equal(t, []string{"OPENAI_BASE_URL"}, rep.Processes.EnvRead)
-		require.Contains(t, rep.Causes.Depends, dimEnvPre+"OPENAI_BASE_URL", "%s", rep)
+		require.Contains(t, rep.Causes.Depends, childproc.DimEnvPre+"OPENAI_BASE_URL", "%s", rep)
 	})
 }
 

@@ -90,54 +90,30 @@
 //
 // # Child processes
 //
-// Under Check, Config.Processes runs (default 4, spread evenly, never run
-// 0) are made in child processes of the test binary (os.Args[0] with
-// -test.run anchored to the current test), which differ from the test
-// process in what one process cannot vary for itself:
+// Under Check, [Config.Processes] runs (default 4, spread evenly, never
+// run 0) are made in child processes of the test binary, each running
+// the current test again alone (a test that calls Check twice gives each
+// call its own name). A child differs from the test process in what one
+// process cannot vary for itself: the working directory (a symbolic link
+// to the module root, so relative paths resolve as before), TMPDIR, TZ,
+// LANG and LC_ALL, GOMAXPROCS, the CPU affinity mask (so runtime.NumCPU
+// differs), the hostname and domain name, the umask, HOME and the XDG
+// directories (fresh, with the official SDKs' configuration entries
+// linked in; Go's own directories unchanged), PATH, the executable's
+// path, the process id, and each environment variable the scenario reads
+// (found by the first child; later ones set it to another value), except
+// those held as configuration ([Config.ConfigVars], by default the
+// official SDKs' client configuration), which the report names once.
+// The CPU mask, hostname, domain name and umask are varied on Linux
+// only; the report lists what could not be varied on the machine, and
+// why.
 //
-//   - the working directory: a symbolic link to the module root, so
-//     relative paths resolve as before while os.Getwd differs;
-//   - TMPDIR (a fresh directory), TZ (zones with unusual offsets), LANG
-//     and LC_ALL, GOMAXPROCS (the schedule's value for the run);
-//   - the CPU affinity mask (so runtime.NumCPU differs), set on the thread
-//     that forks the child;
-//   - the hostname and the domain name, in a new UTS namespace where the
-//     kernel allows one (CLONE_NEWUTS, else with a new user namespace);
-//   - the umask (002 or 077 against the usual 022, Linux: set on the
-//     forking thread after unshare(CLONE_FS), so the test process keeps
-//     its own);
-//   - HOME and the XDG base directories (USERPROFILE, APPDATA and
-//     LOCALAPPDATA on Windows): fresh directories, in which the
-//     configuration entries the official SDKs read under the test
-//     process's home (.aws, the Anthropic and gcloud configuration
-//     directories) are symbolic links to the originals; GOPATH, GOCACHE
-//     and GOENV keep the test process's defaults;
-//   - PATH, with an empty directory first;
-//   - the executable's path: the test binary hard-linked (else copied)
-//     into the child's directory, removed when the child ends;
-//   - the environment variables the scenario reads: the first child runs
-//     with -test.testlogfile, and every later child sets each variable it
-//     logged (set or not in the test process) to another value, except
-//     those held as configuration (Config.ConfigVars, by default the
-//     official SDKs' base URL, credential, organisation, project,
-//     profile, region, proxy and configuration-directory variables),
-//     which the report names once;
-//   - and the process id.
-//
-// The report lists what could not be varied on the machine, and why.
-//
-// A child reports its run to the test process in a file the test process
-// checks strictly (docs/FORMATS.md specifies it). A child that exits
-// without a report, outlives Config.ChildTimeout (killed with its process
-// group) or writes anything else is a failed run with an error naming the
-// child; it can never hang or pass the gate.
-//
-// A child is the leader of its own process group (Unix). When it ends,
-// what is left of its group, the processes its scenario started and did
-// not wait for, is killed, and the run fails with an error naming the child
-// ("leaked", naming them on Linux). A process that leaves the group
-// (setsid) escapes this. Windows has no process groups: there a child's
-// own processes are neither found nor killed, and the report says so.
+// A child that exits without a report, outlives [Config.ChildTimeout],
+// writes anything but a well-formed report, or leaves a process it
+// started running is a failed run with an error naming the child: it can
+// never hang or pass the gate. A child's leftover processes are killed
+// with its process group, except on Windows, which has none (the report
+// says so).
 //
 // When every run in the test process agrees and only child runs differ,
 // the first differing child run is made again in fresh processes: three

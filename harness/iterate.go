@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+
+	"github.com/codegenie/codegenie/internal/childproc"
 )
 
 // procsMu serialises gate runs in a process: GOMAXPROCS is process-wide,
@@ -17,7 +19,7 @@ type env struct {
 	// run makes one run in the test process.
 	run func(ctx context.Context, iter, procs int) outcome
 	// children makes runs in child processes; nil for none.
-	children *childRunner
+	children *childproc.Runner
 	// artifactDir is the default evidence directory.
 	artifactDir func() (string, error)
 	// noEvidence skips writing evidence (the harness's own rate
@@ -92,7 +94,7 @@ func iterate(ctx context.Context, rc *resolved, rep *Report, s Scenario, e env) 
 		if kids == nil && len(inChild) > 0 && (i == 1 || inChild[0]) {
 			// After run 0, which may have recorded the cassettes the
 			// children replay.
-			kids = e.children.start(ctx, rc, inChild)
+			kids = startChildren(ctx, e.children, rc, inChild)
 		}
 		if inChild[i] {
 			continue

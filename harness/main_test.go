@@ -27,7 +27,7 @@ func runVerified(m *testing.M) int {
 func TestMain(m *testing.M) {
 	// The sharding tests run this binary with the variables set on
 	// purpose (HARNESS_SHARD_SUITE), as do gates' child processes.
-	if os.Getenv(childVar) == "" && os.Getenv("HARNESS_SHARD_SUITE") == "" {
+	if !inChild() && os.Getenv("HARNESS_SHARD_SUITE") == "" {
 		for _, k := range []string{"CODEGENIE_GATE_SHARD", "CODEGENIE_GATE_RESULTS", "CODEGENIE_LEDGER", "CODEGENIE_GATE_SUMMARY"} {
 			os.Unsetenv(k)
 		}

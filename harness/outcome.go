@@ -9,6 +9,7 @@ import (
 
 	"github.com/codegenie/codegenie/cassettes"
 	"github.com/codegenie/codegenie/events"
+	"github.com/codegenie/codegenie/internal/childproc"
 )
 
 // Error kinds: the third part of a class's identity (Class.ErrorKind). A
@@ -25,7 +26,7 @@ const (
 	errorKindHung           = "hung"            // the run outlived Config.RunTimeout
 	errorKindLeak           = "leak"            // the run left goroutines running
 	errorKindCanceled       = "canceled"        // the run's context was cancelled
-	errorKindChild          = "child"           // a child process crashed, hung or answered garbage (see childError)
+	errorKindChild          = "child"           // a child process crashed, hung or answered garbage (see childproc.Error)
 	errorKindPin            = "pin-conflict"    // a name pinned to two values
 	errorKindError          = "error"           // any other error, followed by its Go type
 )
@@ -56,7 +57,7 @@ func (o *outcome) setErr(err error) {
 
 // errorKind classifies a run's error; see the ErrorKind constants.
 func errorKind(err error) string {
-	var ce *childError
+	var ce *childproc.Error
 	var pe *panicError
 	switch {
 	case errors.As(err, &ce):

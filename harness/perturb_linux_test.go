@@ -2,12 +2,12 @@ package harness
 
 import (
 	"os"
-	"os/exec"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/codegenie/codegenie/internal/childproc"
 )
 
 // TestUmaskRefusedDegrades: where the kernel refuses the thread that
@@ -16,12 +16,7 @@ import (
 // the umask was not varied, and why; no child fails to start.
 func TestUmaskRefusedDegrades(t *testing.T) {
 	if !inChild() {
-		old := unshareFS
-		unshareFS = func() error { return syscall.EPERM }
-		t.Cleanup(func() {
-			unshareFS = old
-			umaskRefused = refusal{}
-		})
+		t.Cleanup(childproc.Inject(childproc.Faults{NoUnshare: true}))
 	}
 	rep := Config{Iterations: 8, Floor: 8, Processes: 2}.check(t, "umask-refused", noteScenario(createdMode), false)
 	require.Equal(t, Pass, rep.Verdict, "%s", rep)
@@ -34,23 +29,7 @@ func TestUmaskRefusedDegrades(t *testing.T) {
 // report says why they were not varied.
 func TestUTSRefusedDegrades(t *testing.T) {
 	if !inChild() {
-		old := startPinnedFn
-		startPinnedFn = func(cmd *exec.Cmd, cpus []int, umask int) error {
-			if cmd.SysProcAttr.Cloneflags&syscall.CLONE_NEWUTS != 0 {
-				// Fails inside Start, with EPERM, as a refused clone
-				// does: no process group of that id exists.
-				cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pgid: 1<<22 - 1}
-				return cmd.Start()
-			}
-			return old(cmd, cpus, umask)
-		}
-		resetUTS := func() {
-			uts.Lock()
-			uts.mode, uts.why = utsUnknown, ""
-			uts.Unlock()
-		}
-		resetUTS()
-		t.Cleanup(func() { startPinnedFn = old; resetUTS() })
+		t.Cleanup(childproc.Inject(childproc.Faults{NoUTS: true}))
 	}
 	rep := Config{Iterations: 8, Floor: 8, Processes: 2}.check(t, "uts-refused", noteScenario(func() (string, error) { return os.Hostname() }), false)
 	require.Equal(t, Pass, rep.Verdict, "%s", rep)

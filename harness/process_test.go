@@ -14,10 +14,28 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/codegenie/codegenie/internal/childproc"
 )
 
 // inChild reports whether this test binary is a gate's child process.
-func inChild() bool { return os.Getenv(childVar) != "" }
+func inChild() bool {
+	spec, _ := childproc.Self()
+	return spec != nil
+}
+
+// cannotVary is the note that says why what it names is not varied in
+// child processes here ("umask: ...", "CPU count: ..."), as a gate's
+// report lists it; "" when it is varied.
+func cannotVary(prefix string) string {
+	_, _, notes := childproc.NewPlanner(func(string) bool { return false }).Summary()
+	for _, n := range notes {
+		if strings.HasPrefix(n, prefix) {
+			return n
+		}
+	}
+	return ""
+}
 
 // TestProcessRunsCatch: a pipeline whose output reads something constant
 // within one process (an environment variable unset here, the pid, the
@@ -33,23 +51,23 @@ func TestProcessRunsCatch(t *testing.T) {
 		bug     string
 		depends string // "" for the process itself
 	}{
-		{"env", dimEnvPre + toyEnvVar},
+		{"env", childproc.DimEnvPre + toyEnvVar},
 		{"pid", ""},
-		{"tmpdir", dimTempDir},
-		{"tz", dimTZ},
-		{"numcpu", dimCPUs},
-		{"hostname", dimHostname},
+		{"tmpdir", childproc.DimTempDir},
+		{"tz", childproc.DimTZ},
+		{"numcpu", childproc.DimCPUs},
+		{"hostname", childproc.DimHostname},
 	}
 	for i, tt := range tests {
 		t.Run(tt.bug, func(t *testing.T) {
 			if raceEnabled && i%2 == 1 && !inChild() {
 				t.Skip("every other case under -race, where child processes start slowly")
 			}
-			if tt.bug == "numcpu" && len(affinity()) < 2 && !inChild() {
-				t.Skip("one CPU: no child can see another count")
+			if why := cannotVary("CPU count: "); tt.bug == "numcpu" && why != "" && !inChild() {
+				t.Skip(why)
 			}
-			if host, why := hostnameSupport(); tt.bug == "hostname" && !host && !inChild() {
-				t.Skip("hostname cannot be varied here: " + why)
+			if why := cannotVary("hostname and domain name: "); tt.bug == "hostname" && why != "" && !inChild() {
+				t.Skip(why)
 			}
 			rep := Config{Iterations: 20, Processes: 4}.check(t, "toy-"+tt.bug, toyPipeline{bug: tt.bug}.run, false)
 			require.Equal(t, Nondeterministic, rep.Verdict, "%s", rep)
@@ -125,8 +143,8 @@ func leftoverMarker(testPID int) string { return fmt.Sprintf("%d.25", 3600+testP
 // the process is killed with the child's process group, so nothing the
 // gate started outlives it.
 func TestChildLeavesProcess(t *testing.T) {
-	if !groupsSupported && !inChild() {
-		t.Skip("no process groups on " + runtime.GOOS)
+	if why := cannotVary("processes a child starts: "); why != "" && !inChild() {
+		t.Skip(why)
 	}
 	sleep, err := exec.LookPath("sleep")
 	if err != nil {

@@ -28,16 +28,6 @@ func reproCommand(t testing.TB) Command {
 	return Command(hint.GoTestCommand(purposeReproduce, t.Name(), bench))
 }
 
-// runPattern is the -test.run pattern that selects exactly the test
-// named name (t.Name(), subtests included).
-func runPattern(name string) string {
-	parts := strings.Split(name, "/")
-	for i, p := range parts {
-		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
-	}
-	return strings.Join(parts, "/")
-}
-
 // packageOf returns the working directory and the import path of the
 // package there (the module path from go.mod joined with the directory
 // below the module root), or the directory again outside a module.

@@ -4,6 +4,8 @@ import (
 	"flag"
 	"strconv"
 	"time"
+
+	"github.com/codegenie/codegenie/internal/childproc"
 )
 
 // shuffleTests puts go test's -test.shuffle in force with a seed of its
@@ -19,7 +21,7 @@ func shuffleTests() {
 	if f == nil {
 		return
 	}
-	if spec, _ := thisChild(); spec != nil {
+	if spec, _ := childproc.Self(); spec != nil {
 		return
 	}
 	if !flag.Parsed() {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/codegenie/codegenie/internal/childproc"
 )
 
 // WriteSummary writes the one-screen gate summary of rs to w: the gate's
@@ -91,7 +93,7 @@ func processResults() []Result {
 func Main(m *testing.M) int {
 	shuffleTests()
 	code := m.Run()
-	if spec, _ := thisChild(); spec != nil {
+	if spec, _ := childproc.Self(); spec != nil {
 		return code
 	}
 	rs := processResults()

@@ -1,6 +1,6 @@
 //go:build linux
 
-package harness
+package childproc
 
 import (
 	"errors"
@@ -41,9 +41,9 @@ func utsNamespace() string {
 	return s
 }
 
-// setChildHostname renames the host and sets its domain name inside the
-// child's own UTS namespace, never in the test process's.
-func setChildHostname(spec *childSpec) error {
+// SetHostname renames the host and sets its domain name, as spec asks,
+// inside the child's own UTS namespace, never in the test process's.
+func (spec *Spec) SetHostname() error {
 	if spec.Hostname == "" && spec.Domain == "" {
 		return nil
 	}
@@ -61,8 +61,8 @@ func setChildHostname(spec *childSpec) error {
 	return nil
 }
 
-// domainName is the NIS domain name of the process's UTS namespace.
-func domainName() string {
+// DomainName is the NIS domain name of the process's UTS namespace.
+func DomainName() string {
 	var u unix.Utsname
 	if err := unix.Uname(&u); err != nil {
 		return ""
@@ -99,8 +99,8 @@ func processUmask() int {
 	return -1
 }
 
-// umaskText renders the process umask for a report ("" when unknown).
-func umaskText() string {
+// UmaskText renders the process umask in octal ("" when unknown).
+func UmaskText() string {
 	if m := processUmask(); m >= 0 {
 		return fmt.Sprintf("%04o", m)
 	}
@@ -216,7 +216,7 @@ func hostnameSupport() (bool, string) {
 	return uts.mode != utsNone, uts.why
 }
 
-// startPinnedFn is startPinned; the harness's own tests replace it.
+// startPinnedFn is startPinned; Inject replaces it.
 var startPinnedFn = startPinned
 
 func startPinned(cmd *exec.Cmd, cpus []int, umask int) error {

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package harness
+package childproc
 
 import (
 	"os/exec"
@@ -12,14 +12,17 @@ func affinity() []int { return nil }
 // affinityNote says why children's CPU count is not varied here.
 const affinityNote = "CPU affinity is set only on Linux"
 
-func setChildHostname(spec *childSpec) error {
+// SetHostname fails when spec asks for a hostname: new UTS namespaces
+// exist only on Linux.
+func (spec *Spec) SetHostname() error {
 	if spec.Hostname == "" && spec.Domain == "" {
 		return nil
 	}
 	return errNotNewUTS
 }
 
-func domainName() string { return "" }
+// DomainName is the NIS domain name, known only on Linux.
+func DomainName() string { return "" }
 
 // umaskNote says why children's umask is not varied here.
 func umaskNote() string {
@@ -31,7 +34,8 @@ func umaskNote() string {
 
 func processUmask() int { return -1 }
 
-func umaskText() string { return "" }
+// UmaskText renders the process umask, known only on Linux.
+func UmaskText() string { return "" }
 
 func startChild(mk func(newUTS bool) *exec.Cmd, _ []int, _ int, _ bool) (*exec.Cmd, error) {
 	cmd := mk(false)
@@ -42,6 +46,8 @@ func startChild(mk func(newUTS bool) *exec.Cmd, _ []int, _ int, _ bool) (*exec.C
 	return cmd, nil
 }
 
+// hostnameSupport says children cannot get their own hostname here, and
+// why.
 func hostnameSupport() (bool, string) {
 	return false, "new UTS namespaces exist only on Linux"
 }

@@ -1,113 +1,36 @@
-package harness
+package childproc
 
 import (
 	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
 )
 
-// Process is one run made in a child process of the test binary, with the
-// values its environment had, as the child observed them.
-type Process struct {
-	Run int `json:"run"`
-	PID int `json:"pid"`
-	// Dir is the working directory (os.Getwd) and TempDir os.TempDir().
-	Dir     string `json:"dir"`
-	TempDir string `json:"tmpdir"`
-	// Zone is TZ with the zone name and offset time.Local gives now.
-	Zone string `json:"zone"`
-	// Locale is LANG and LC_ALL.
-	Locale     string `json:"locale"`
-	GOMAXPROCS int    `json:"gomaxprocs"`
-	// NumCPU is runtime.NumCPU: the CPUs in the child's affinity mask.
-	NumCPU   int    `json:"numcpu"`
-	Hostname string `json:"hostname"`
-	// Domain is the NIS domain name (Linux), Umask the process umask in
-	// octal (Linux), Home os.UserHomeDir and Executable os.Executable.
-	Domain     string `json:"domain,omitempty"`
-	Umask      string `json:"umask,omitempty"`
-	Home       string `json:"home,omitempty"`
-	Executable string `json:"executable,omitempty"`
-	// Env lists the variables the pipeline reads that the child set to
-	// other values than the test process has.
-	Env map[string]string `json:"env,omitempty"`
-}
-
-// String renders p on one line.
-func (p Process) String() string {
-	return fmt.Sprintf("run %d in child pid %d: %s", p.Run, p.PID, p.environment())
-}
-
-// environment renders the values p observed.
-func (p Process) environment() string {
-	if p.Dir == "" {
-		return "(no report)"
-	}
-	s := fmt.Sprintf("dir %s, TMPDIR %s, TZ %s, %s, GOMAXPROCS %d, NumCPU %d, hostname %s",
-		p.Dir, p.TempDir, p.Zone, p.Locale, p.GOMAXPROCS, p.NumCPU, p.Hostname)
-	for _, kv := range [][2]string{{"domain", p.Domain}, {"umask", p.Umask}, {"home", p.Home}, {"executable", p.Executable}} {
-		if kv[1] != "" {
-			s += ", " + kv[0] + " " + kv[1]
-		}
-	}
-	for _, k := range slices.Sorted(maps.Keys(p.Env)) {
-		s += fmt.Sprintf(", %s=%q", k, p.Env[k])
-	}
-	return s
-}
-
-// observeMore fills the values of p that a child's umask, home,
-// executable path and domain name perturbations change.
-func observeMore(p *Process) {
-	p.Domain = domainName()
-	p.Umask = umaskText()
-	//detvet:ignore the home whose SDK configuration a fresh home links
-	p.Home, _ = os.UserHomeDir()
-	//detvet:ignore the test binary each child runs, linked to another path by design
-	p.Executable, _ = os.Executable()
-}
-
-// ProcessSummary says how the child processes were perturbed.
-type ProcessSummary struct {
-	// Runs is the number of runs made in child processes.
-	Runs int `json:"runs"`
-	// Parent is the test process's own environment, for comparison.
-	Parent Process `json:"parent"`
-	// EnvRead lists the environment variables the scenario read in the
-	// first child (discovered through the test log), each set to other
-	// values in the later children.
-	EnvRead []string `json:"env_read,omitempty"`
-	// EnvHeld lists the variables the scenario read that are held as
-	// configuration (Config.ConfigVars): every child has the test
-	// process's values.
-	EnvHeld []string `json:"env_held,omitempty"`
-	// NotVaried lists what could not be varied here, and why.
-	NotVaried []string `json:"not_varied,omitempty"`
-}
-
-// Dimensions a child process can vary, as attribution names them.
+// Dimensions a child process can vary, as [Plan.Dims] names them; a
+// gate's report names the ones an outcome depends on.
 const (
-	dimDir      = "working directory"
-	dimTempDir  = "TMPDIR"
-	dimTZ       = "TZ (time zone)"
-	dimLocale   = "LANG/LC_ALL"
-	dimCPUs     = "CPU affinity (runtime.NumCPU)"
-	dimHostname = "hostname"
-	dimDomain   = "domain name"
-	dimUmask    = "umask"
-	dimHome     = "HOME and XDG directories"
-	dimPath     = "PATH (an extra entry)"
-	dimExe      = "executable path"
-	dimEnvPre   = "environment variable "
+	DimDir      = "working directory"
+	DimTempDir  = "TMPDIR"
+	DimTZ       = "TZ (time zone)"
+	DimLocale   = "LANG/LC_ALL"
+	DimCPUs     = "CPU affinity (runtime.NumCPU)"
+	DimHostname = "hostname"
+	DimDomain   = "domain name"
+	DimUmask    = "umask"
+	DimHome     = "HOME and XDG directories"
+	DimPath     = "PATH (an extra entry)"
+	DimExe      = "executable path"
+	DimEnvPre   = "environment variable " // followed by the variable's name
 )
 
-// plan is what one child process changes; the zero plan changes nothing
+// Plan is what one child process changes; the zero Plan changes nothing
 // (a fresh process in the test process's environment).
-type plan struct {
+type Plan struct {
 	dir, tmp bool
 	tz       string
 	locale   string
@@ -121,59 +44,63 @@ type plan struct {
 	env      map[string]string
 }
 
-// dims lists the dimensions p varies.
-func (p plan) dims() []string {
+// Env returns the environment variables the scenario reads that p sets to
+// other values than the test process has.
+func (p Plan) Env() map[string]string { return p.env }
+
+// Dims lists the dimensions p varies.
+func (p Plan) Dims() []string {
 	var out []string
 	add := func(ok bool, d string) {
 		if ok {
 			out = append(out, d)
 		}
 	}
-	add(p.dir, dimDir)
-	add(p.tmp, dimTempDir)
-	add(p.tz != "", dimTZ)
-	add(p.locale != "", dimLocale)
-	add(p.cpus != nil, dimCPUs)
-	add(p.hostname != "", dimHostname)
-	add(p.domain != "", dimDomain)
-	add(p.umask != 0, dimUmask)
-	add(p.home, dimHome)
-	add(p.path, dimPath)
-	add(p.exe, dimExe)
+	add(p.dir, DimDir)
+	add(p.tmp, DimTempDir)
+	add(p.tz != "", DimTZ)
+	add(p.locale != "", DimLocale)
+	add(p.cpus != nil, DimCPUs)
+	add(p.hostname != "", DimHostname)
+	add(p.domain != "", DimDomain)
+	add(p.umask != 0, DimUmask)
+	add(p.home, DimHome)
+	add(p.path, DimPath)
+	add(p.exe, DimExe)
 	for _, k := range slices.Sorted(maps.Keys(p.env)) {
-		out = append(out, dimEnvPre+k)
+		out = append(out, DimEnvPre+k)
 	}
 	return out
 }
 
-// only returns the plan that varies dimension d of p alone.
-func (p plan) only(d string) plan {
-	var q plan
+// Only returns the plan that varies dimension d of p alone.
+func (p Plan) Only(d string) Plan {
+	var q Plan
 	switch d {
-	case dimDir:
+	case DimDir:
 		q.dir = true
-	case dimTempDir:
+	case DimTempDir:
 		q.tmp = true
-	case dimTZ:
+	case DimTZ:
 		q.tz = p.tz
-	case dimLocale:
+	case DimLocale:
 		q.locale = p.locale
-	case dimCPUs:
+	case DimCPUs:
 		q.cpus = p.cpus
-	case dimHostname:
+	case DimHostname:
 		q.hostname = p.hostname
-	case dimDomain:
+	case DimDomain:
 		q.domain = p.domain
-	case dimUmask:
+	case DimUmask:
 		q.umask = p.umask
-	case dimHome:
+	case DimHome:
 		q.home = true
-	case dimPath:
+	case DimPath:
 		q.path = true
-	case dimExe:
+	case DimExe:
 		q.exe = true
 	default:
-		k := strings.TrimPrefix(d, dimEnvPre)
+		k := strings.TrimPrefix(d, DimEnvPre)
 		q.env = map[string]string{k: p.env[k]}
 	}
 	return q
@@ -188,8 +115,11 @@ var (
 	childLocales = []string{"tr_TR.UTF-8", "de_DE.ISO-8859-1", "C", "ja_JP.UTF-8"}
 )
 
-// planner builds the plans of the children of one gate.
-type planner struct {
+// Planner builds the plans of the children of one gate. Its methods are
+// not safe for concurrent use: Discovered is called before the later
+// children are planned, Summary after every child ended.
+type Planner struct {
+	held     func(string) bool
 	zones    []string // loadable and unlike the test process's zone
 	locales  []string
 	cpus     []int // the test process's affinity mask
@@ -204,11 +134,12 @@ type planner struct {
 	notes    []string
 }
 
-// newPlanner plans the children of a gate: hostname says whether the
-// hostname and domain name can be varied (and hostnameWhy why not),
-// held whether a variable is held as configuration (Config.ConfigVars).
-func newPlanner(hostname bool, hostnameWhy string, held func(string) bool) *planner {
-	p := &planner{hostname: hostname}
+// NewPlanner plans the children of a gate; held says whether a variable
+// is held as configuration (harness Config.ConfigVars): children keep the
+// test process's value of such a variable.
+func NewPlanner(held func(string) bool) *Planner {
+	hostname, hostnameWhy := hostnameSupport()
+	p := &Planner{held: held, hostname: hostname, env: map[string]string{}}
 	now := time.Now()
 	name, off := now.Zone()
 	for _, z := range childZones {
@@ -261,10 +192,10 @@ func newPlanner(hostname bool, hostnameWhy string, held func(string) bool) *plan
 	return p
 }
 
-// full returns the plan of child j: every dimension varied, the
-// environment variables read only once they are known (j > 0).
-func (p *planner) full(j int) plan {
-	q := plan{dir: p.links, tmp: true}
+// Plan returns the plan of child j: every dimension varied, the
+// environment variables read only once they are known (after Discovered).
+func (p *Planner) Plan(j int) Plan {
+	q := Plan{dir: p.links, tmp: true}
 	if len(p.zones) > 0 {
 		q.tz = p.zones[j%len(p.zones)]
 	}
@@ -291,6 +222,42 @@ func (p *planner) full(j int) plan {
 		}
 	}
 	return q
+}
+
+// Discovered takes the environment variables the first child read (see
+// [Child.Discover]): the later plans set each to other values, except
+// those the harness sets for every child and those held as configuration.
+func (p *Planner) Discovered(read []string) {
+	for _, k := range read {
+		switch {
+		case ownVariable(k), childSets(k, p.held):
+		case p.held(k):
+			p.envHeld = append(p.envHeld, k)
+		default:
+			p.envRead = append(p.envRead, k)
+			p.env[k] = os.Getenv(k) //detvet:ignore the perturbation varies the values the test process has
+		}
+	}
+}
+
+// Summary returns the variables read that later children set to other
+// values (envRead) and those held as configuration (envHeld), and what
+// could not be varied on this machine, and why.
+func (p *Planner) Summary() (envRead, envHeld, notVaried []string) {
+	notVaried = append(notVaried, p.notes...)
+	if why := umaskNote(); why != "" && len(p.umasks) > 0 {
+		notVaried = append(notVaried, "umask: "+why)
+	}
+	if why := exeRefused.get(); why != "" {
+		notVaried = append(notVaried, "executable path: "+why)
+	}
+	if host, why := hostnameSupport(); !host && p.hostname {
+		notVaried = append(notVaried, "hostname and domain name: "+why)
+	}
+	if !groupsSupported {
+		notVaried = append(notVaried, "processes a child starts: not found or killed when it ends (no process groups on "+runtime.GOOS+")")
+	}
+	return p.envRead, p.envHeld, notVaried
 }
 
 // perturbedValue is child j's value for a variable whose value in the test

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package harness
+package childproc
 
 import (
 	"os/exec"

@@ -1,4 +1,4 @@
-package harness
+package childproc
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -55,4 +56,33 @@ func runInGroup(out io.Writer, start func(w *os.File) (*exec.Cmd, error)) (cmd *
 // leftText is the detail of a child that left processes running.
 func leftText(left []string) string {
 	return fmt.Sprintf("left %s running after it ended (killed with its process group); a scenario must wait for every process it starts", strings.Join(left, ", "))
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+	cut bool
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = append(t.b[:0], t.b[len(t.b)-t.max:]...)
+		t.cut = true
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := strings.ToValidUTF8(string(t.b), "\uFFFD")
+	if t.cut {
+		s = "[...]" + s
+	}
+	return s
 }

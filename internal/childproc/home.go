@@ -1,4 +1,4 @@
-package harness
+package childproc
 
 import (
 	"fmt"
@@ -220,7 +220,7 @@ func extraPath(base string) (string, error) {
 	return pathVar() + "=" + v, nil
 }
 
-// linkExecutable is linkedExecutable; the harness's own tests replace it.
+// linkExecutable is linkedExecutable; Inject replaces it.
 var linkExecutable = linkedExecutable
 
 // exeRefused says why a child ran the test binary at its own path after

@@ -11,11 +11,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/codegenie/codegenie/internal/hint"
 )
 
 // command builds the command of child c under base (its Env without the
@@ -26,7 +27,7 @@ func (r *Runner) command(ctx context.Context, base string, c Child) (*exec.Cmd, 
 		Format: specFormat, Test: r.test, Scenario: r.scenario, Run: c.Run, Procs: c.Procs,
 		Out: filepath.Join(base, "report.json"), Nonce: nonce(), Hostname: p.hostname, Domain: p.domain, UTS: utsNamespace(),
 	}
-	args := []string{"-test.run=" + runPattern(r.test), "-test.count=1", fmt.Sprintf("-test.timeout=%v", 2*r.timeout+time.Minute)}
+	args := []string{"-test.run=" + hint.RunPattern(r.test), "-test.count=1", fmt.Sprintf("-test.timeout=%v", 2*r.timeout+time.Minute)}
 	if c.Discover {
 		args = append(args, "-test.testlogfile="+filepath.Join(base, "testlog.txt"))
 	}
@@ -80,16 +81,6 @@ func (r *Runner) command(ctx context.Context, base string, c Child) (*exec.Cmd, 
 	}
 	cmd.Env = append(env, "PWD="+cmd.Dir)
 	return cmd, spec, nil
-}
-
-// runPattern is the -test.run pattern that selects exactly the test
-// named name (t.Name(), subtests included).
-func runPattern(name string) string {
-	parts := strings.Split(name, "/")
-	for i, p := range parts {
-		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
-	}
-	return strings.Join(parts, "/")
 }
 
 // childEnviron is the test process's environment without the variables

@@ -81,14 +81,6 @@ func TestReadReportIsStrict(t *testing.T) {
 	})
 }
 
-// TestRunPattern: a child runs exactly the test (and subtest) of its gate,
-// whatever characters its name holds.
-func TestRunPattern(t *testing.T) {
-	require.Equal(t, `^TestGate$/^npm\.v2$`, runPattern("TestGate/npm.v2"))
-	require.Equal(t, `^TestX$`, runPattern("TestX"))
-	require.Equal(t, `^Test\(a\|b\)\*$`, runPattern("Test(a|b)*"))
-}
-
 // TestPlanOnly: each dimension a plan varies, taken alone, gives a plan
 // that varies exactly that dimension.
 func TestPlanOnly(t *testing.T) {

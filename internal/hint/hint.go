@@ -118,6 +118,17 @@ func GoTest(name string, bench bool, flags ...string) string {
 	return GoTestCommand("", name, bench, flags...).String()
 }
 
+// RunPattern is the -run (or -bench) pattern that selects exactly the
+// test named name (testing.TB.Name()): each element of the name,
+// anchored and quoted, joined by "/".
+func RunPattern(name string) string {
+	parts := strings.Split(name, "/")
+	for i, p := range parts {
+		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
+	}
+	return strings.Join(parts, "/")
+}
+
 // GoTestCommand returns the command that reruns the test or benchmark
 // named name (testing.TB.Name()) of the package in the working directory:
 // in its module root, go test, the package, an anchored -run (or -bench)
@@ -125,10 +136,6 @@ func GoTest(name string, bench bool, flags ...string) string {
 // flag: go test stops reading packages at the first flag it does not
 // know, so a package after -cassettes.record would go to the test binary.
 func GoTestCommand(purpose, name string, bench bool, flags ...string) Command {
-	parts := strings.Split(name, "/")
-	for i, p := range parts {
-		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
-	}
 	kind := "-run"
 	if bench {
 		kind = "-bench"
@@ -145,7 +152,7 @@ func GoTestCommand(purpose, name string, bench bool, flags ...string) Command {
 			}
 		}
 	}
-	args := []string{"go", "test", pkg, kind, strings.Join(parts, "/"), "-count=1"}
+	args := []string{"go", "test", pkg, kind, RunPattern(name), "-count=1"}
 	return Command{Purpose: purpose, Argv: append(args, flags...), Dir: root}
 }
 

@@ -107,3 +107,11 @@ func TestLine(t *testing.T) {
 	require.Equal(t, c.Argv, Line("p", Join(c.Argv), "").Argv, "Line reads back what Join writes")
 	require.Equal(t, `cd '/my mod' && go run x 'a b' 'it'\''s' ''`, c.String())
 }
+
+// TestRunPattern: the pattern selects exactly the test (and subtest)
+// named, whatever characters its name holds.
+func TestRunPattern(t *testing.T) {
+	require.Equal(t, `^TestGate$/^npm\.v2$`, RunPattern("TestGate/npm.v2"))
+	require.Equal(t, `^TestX$`, RunPattern("TestX"))
+	require.Equal(t, `^Test\(a\|b\)\*$`, RunPattern("Test(a|b)*"))
+}

@@ -146,6 +146,25 @@ func TestFoldProviders(t *testing.T) {
 		name: "ollama: an error line mid-stream, without a content type",
 		in:   recorded(ollamaURL, "", `{"model":"qwen3:8b","message":{"role":"assistant","content":"Hi"},"done":false}`+"\n"+`{"error":"model runner stopped"}`+"\n"),
 		want: Message{API: apiOllama, Status: 200, Streamed: true, Frames: 2, Model: "qwen3:8b", Text: "Hi", ErrorType: "error", ErrorMessage: "model runner stopped"},
+	}, {
+		name: "anthropic: a stream recorded without a content type is framed as replay frames it",
+		in: recorded(anthropicURL, "", sse(`event: content_block_start`+"\n"+`data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":"Hi"}}`,
+			`event: message_stop`+"\n"+`data: {"type":"message_stop"}`)),
+		want: Message{API: apiAnthropic, Status: 200, Streamed: true, Frames: 2, Text: "Hi"},
+	}, {
+		name: "gemini: an array recorded without a content type",
+		in: recorded(strings.Replace(geminiURL, ":generateContent", ":streamGenerateContent", 1), "",
+			`[{"candidates":[{"content":{"parts":[{"text":"a"}]}}]}, {"candidates":[{"content":{"parts":[{"text":"b"}]}}]}]`),
+		want: Message{API: apiGemini, Status: 200, Streamed: true, Frames: 2, Model: "gemini-2.5-pro", Text: "ab"},
+	}, {
+		name: "gemini: an array is read up to an element without a comma before it",
+		in: recorded(strings.Replace(geminiURL, ":generateContent", ":streamGenerateContent", 1), "application/json",
+			`[{"candidates":[{"content":{"parts":[{"text":"a"}]}}]}, {"candidates":[{"content":{"parts":[{"text":"b"}]}}]} {"candidates":[{"content":{"parts":[{"text":"c"}]}}]}]`),
+		want: Message{API: apiGemini, Status: 200, Streamed: true, Frames: 2, Model: "gemini-2.5-pro", Text: "ab"},
+	}, {
+		name: "a compressed stream is one body: its bytes are not the frames",
+		in:   withStatus(recorded(anthropicURL, "text/event-stream", "data: {\"type\":\"message_stop\"}\n\n"), 200, "Content-Encoding", "gzip"),
+		want: Message{API: apiAnthropic, Status: 200},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

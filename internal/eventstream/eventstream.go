@@ -60,8 +60,8 @@ var errHeaders = errors.New("its headers cannot be read")
 
 // Decode reads msg, one whole message as End delimits it: its lengths are
 // checked again, its CRCs are not. Headers of types other than string are
-// skipped; a header that runs past the headers, or of an unknown type, is
-// an error.
+// skipped (of several of one name, the last counts); a header that runs
+// past the headers, or of an unknown type, is an error.
 func Decode(msg string) (Message, error) {
 	if len(msg) < minLen || uint64(be32(msg)) != uint64(len(msg)) || uint64(be32(msg[4:])) > uint64(len(msg)-minLen) {
 		return Message{}, fmt.Errorf("its %d bytes are not one message", len(msg))
@@ -79,7 +79,8 @@ func Decode(msg string) (Message, error) {
 // instead).
 var valueLen = [10]int{0: 0, 1: 0, 2: 1, 3: 2, 4: 4, 5: 8, 8: 8, 9: 16}
 
-// headers decodes a message's headers, keeping those of type string.
+// headers decodes a message's headers, keeping those of type string. Of
+// headers of one name, the last counts, as in the AWS SDKs.
 func headers(b string) (map[string]string, error) {
 	h := map[string]string{}
 	for len(b) > 0 {
@@ -100,12 +101,15 @@ func headers(b string) (map[string]string, error) {
 			}
 			if typ == 7 {
 				h[name] = b[2 : 2+vlen]
+			} else {
+				delete(h, name)
 			}
 			b = b[2+vlen:]
 		case int(typ) < len(valueLen):
 			if len(b) < valueLen[typ] {
 				return nil, errHeaders
 			}
+			delete(h, name)
 			b = b[valueLen[typ]:]
 		default:
 			return nil, errHeaders

@@ -97,6 +97,11 @@ func TestDecode(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, Message{Headers: map[string]string{":event-type": "e"}, Payload: ""}, m)
 
+	// Of headers of one name the last counts, whatever its type.
+	m, err = Decode(message(0, 0, stringHeader("x", "a")+"\x01x\x00"+stringHeader("y", "b")+stringHeader("y", "c"), ""))
+	require.NoError(t, err)
+	require.Equal(t, map[string]string{"y": "c"}, m.Headers)
+
 	for _, tt := range []struct{ name, in string }{
 		{"a value past the headers", message(0, 0, "\x01x\x07\x00\x09a", "")},
 		{"an unknown value type", message(0, 0, "\x01x\x0a", "")},

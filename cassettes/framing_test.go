@@ -207,18 +207,28 @@ func (a framesAPI) RoundTrip(req *http.Request) (*http.Response, error) {
 		Body: &chanBody{frames: frames}, Request: req}, nil
 }
 
-// recordFramed writes a cassette of one request answered with s, its
-// offsets header then set to offsets, as recordStream does.
-func recordFramed(t *testing.T, path string, s framed, offsets []time.Duration) {
+// recordOnce records at path one request of api's stream, its answer
+// read whole.
+func recordOnce(t *testing.T, path string, api framesAPI) {
 	t.Helper()
-	c, err := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: framesAPI{s: s}})
+	c, err := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: api})
 	require.NoError(t, err)
-	resp, err := c.Client().Post(s.url, "application/json", strings.NewReader(s.request))
+	resp, err := c.Client().Post(api.s.url, "application/json", strings.NewReader(api.s.request))
 	require.NoError(t, err)
 	_, err = io.ReadAll(resp.Body)
 	require.NoError(t, err)
 	require.NoError(t, resp.Body.Close())
 	require.NoError(t, c.Close())
+}
+
+// recordFramed writes a cassette of one request answered with s, every
+// frame at once, its offsets header then set to offsets, so replay tests
+// choose their timing exactly at no wall-time cost. (Recording's own
+// measure, in real time, is what TestFramingRecordsArrival and
+// TestStreamRecordedInBubbleKeepsRealTiming test.)
+func recordFramed(t *testing.T, path string, s framed, offsets []time.Duration) {
+	t.Helper()
+	recordOnce(t, path, framesAPI{s: s})
 	raw, err := os.ReadFile(path)
 	require.NoError(t, err)
 	ms := make([]string, len(offsets))
@@ -408,14 +418,7 @@ func TestFramingRecordsArrival(t *testing.T) {
 	for _, s := range framings(t) {
 		t.Run(s.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "s.yaml")
-			c, err := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: framesAPI{s: s, step: step}})
-			require.NoError(t, err)
-			resp, err := c.Client().Post(s.url, "application/json", strings.NewReader(s.request))
-			require.NoError(t, err)
-			_, err = io.ReadAll(resp.Body)
-			require.NoError(t, err)
-			require.NoError(t, resp.Body.Close())
-			require.NoError(t, c.Close())
+			recordOnce(t, path, framesAPI{s: s, step: step})
 			recs, err := cassettes.ReadRecorded(path)
 			require.NoError(t, err)
 			require.Equal(t, s.framing, recs[0].Framing())
@@ -502,15 +505,10 @@ func TestEmptyStreamRecords(t *testing.T) {
 		t.Run(s.name, func(t *testing.T) {
 			s.frames = nil
 			path := filepath.Join(t.TempDir(), "empty.yaml")
-			c, err := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: framesAPI{s: s}})
-			require.NoError(t, err)
-			resp, err := c.Client().Post(s.url, "application/json", strings.NewReader(s.request))
-			require.NoError(t, err)
-			require.NoError(t, resp.Body.Close())
-			require.NoError(t, c.Close())
+			recordOnce(t, path, framesAPI{s: s})
 			cs, err := cassettes.Open(path, cassettes.Options{})
 			require.NoError(t, err)
-			resp, err = cs.Client().Post(s.url, "application/json", strings.NewReader(s.request))
+			resp, err := cs.Client().Post(s.url, "application/json", strings.NewReader(s.request))
 			require.NoError(t, err)
 			b, err := io.ReadAll(resp.Body)
 			require.NoError(t, err)

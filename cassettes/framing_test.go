@@ -107,18 +107,21 @@ func deltaText(doc []byte) (string, error) {
 	return text, nil
 }
 
+// sseStream is Anthropic's stream streamFrames.
+var sseStream = framed{
+	name: "sse", framing: "sse", contentType: "text/event-stream",
+	url:     "https://api.anthropic.com/v1/messages",
+	request: `{"model":"m","max_tokens":16,"stream":true,"messages":[{"role":"user","content":"hi"}]}`,
+	frames:  streamFrames,
+	docs:    lineDocs("data: "),
+}
+
 func framings(t testing.TB) []framed {
 	delta := func(s string) string {
 		return fmt.Sprintf(`{"contentBlockIndex":0,"delta":{"text":%q}}`, s)
 	}
 	return []framed{
-		{
-			name: "sse", framing: "sse", contentType: "text/event-stream",
-			url:     "https://api.anthropic.com/v1/messages",
-			request: `{"model":"m","max_tokens":16,"stream":true,"messages":[{"role":"user","content":"hi"}]}`,
-			frames:  streamFrames,
-			docs:    lineDocs("data: "),
-		},
+		sseStream,
 		{
 			name: "ndjson", framing: "ndjson", contentType: "application/x-ndjson",
 			url:     "http://localhost:11434/api/chat",

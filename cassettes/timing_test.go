@@ -1,9 +1,7 @@
 package cassettes_test
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -49,7 +47,7 @@ func offsetsFrom(first time.Duration, stallAt int, stall time.Duration) []time.D
 // streamFrames.
 func recordStream(t *testing.T, path string, offsets []time.Duration) {
 	t.Helper()
-	recordFramed(t, path, framings(t)[0], offsets)
+	recordFramed(t, path, sseStream, offsets)
 }
 
 // pacedAPI answers with the frames a goroutine outside any synctest
@@ -147,51 +145,7 @@ var (
 // gives up when the first frame takes longer than ttft, or any later
 // frame longer than stall after the one before (0: no stall limit).
 func streamText(ctx context.Context, client *http.Client, ttft, stall time.Duration) (string, error) {
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	first := time.AfterFunc(ttft, func() { cancel(errTTFT) })
-	defer first.Stop()
-	var stalled *time.Timer
-	if stall > 0 {
-		stalled = time.AfterFunc(time.Hour, func() { cancel(errStall) })
-		stalled.Stop()
-		defer stalled.Stop()
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", "https://api.anthropic.com/v1/messages",
-		strings.NewReader(`{"model":"m","max_tokens":16,"stream":true,"messages":[{"role":"user","content":"hi"}]}`))
-	if err != nil {
-		return "", err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := client.Do(req)
-	if err != nil {
-		return "", orCause(ctx, err)
-	}
-	defer resp.Body.Close()
-	var text strings.Builder
-	r := bufio.NewReader(resp.Body)
-	for {
-		line, err := r.ReadString('\n')
-		if line != "" {
-			first.Stop()
-			if stalled != nil {
-				stalled.Reset(stall)
-			}
-		}
-		if data, ok := strings.CutPrefix(strings.TrimSpace(line), "data: "); ok {
-			var ev struct {
-				Delta struct{ Text string } `json:"delta"`
-			}
-			json.Unmarshal([]byte(data), &ev)
-			text.WriteString(ev.Delta.Text)
-		}
-		if err == io.EOF {
-			return text.String(), nil
-		}
-		if err != nil {
-			return text.String(), orCause(ctx, err)
-		}
-	}
+	return streamFramed(ctx, client, sseStream, ttft, stall)
 }
 
 func orCause(ctx context.Context, err error) error {

@@ -184,8 +184,9 @@
 //   - application/x-ndjson (and the other JSON Lines types):
 //     a frame ends with "\n";
 //   - application/vnd.amazon.eventstream: a frame is as long as its
-//     prelude says, and is checked: a length past the end of the body, or
-//     a prelude or message CRC32 that does not match, is an
+//     prelude says, and is checked: a length past the end of the body or
+//     past the AWS SDKs' bounds (16 MiB of payload, 128 KiB of headers),
+//     or a prelude or message CRC32 that does not match, is an
 //     ErrInvalidCassette at Open (and fails a recording);
 //   - application/json, or no type: a body that is a JSON array (Gemini's
 //     streamGenerateContent without alt=sse) has a frame per element, from

@@ -2,11 +2,12 @@ package cassettes
 
 import (
 	"fmt"
-	"hash/crc32"
 	"iter"
 	"mime"
 	"net/http"
 	"strings"
+
+	"github.com/codegenie/codegenie/internal/eventstream"
 )
 
 // framing is how a streamed response body divides into frames: the unit
@@ -30,7 +31,7 @@ const (
 	framingJSONArray
 	// framingEventStream: AWS's binary event stream
 	// (application/vnd.amazon.eventstream), length-prefixed frames with
-	// CRCs.
+	// CRCs, split by internal/eventstream.
 	framingEventStream
 )
 
@@ -46,6 +47,21 @@ func (f framing) String() string {
 		return "AWS event stream"
 	}
 	return "response body"
+}
+
+// name is the framing's name in the API, Recorded.Framing.
+func (f framing) name() string {
+	switch f {
+	case framingSSE:
+		return "sse"
+	case framingNDJSON:
+		return "ndjson"
+	case framingJSONArray:
+		return "json-array"
+	case framingEventStream:
+		return "eventstream"
+	}
+	return ""
 }
 
 // framingOf returns the framing of a response body with headers h: by its
@@ -84,7 +100,7 @@ func framingOf(h http.Header, body string) framing {
 
 // next returns the end of the frame of s starting at off, a frame start
 // before len(s). Only an AWS event stream can fail: a frame whose length
-// runs past the body or whose CRC is wrong.
+// runs past the body or out of bounds, or whose CRC is wrong.
 func (f framing) next(s string, off int) (int, error) {
 	switch f {
 	case framingSSE:
@@ -94,7 +110,7 @@ func (f framing) next(s string, off int) (int, error) {
 	case framingJSONArray:
 		return elementEnd(s, off), nil
 	case framingEventStream:
-		return eventEnd(s, off)
+		return eventstream.End(s, off)
 	}
 	return len(s), nil
 }
@@ -138,6 +154,20 @@ func (f framing) count(s string) (int, error) {
 	return n, nil
 }
 
+// frames yields the frames of s in order, up to the first it cannot
+// split.
+func (f framing) frames(s string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		off := 0
+		for end, err := range f.ends(s) {
+			if err != nil || !yield(s[off:end]) {
+				return
+			}
+			off = end
+		}
+	}
+}
+
 // frameEnd returns the end of the server-sent-events frame starting at
 // off: just past the first blank line ("\n\n", "\r\r", "\r\n\r\n", or a
 // mix of line ends such as "\r\n\n"), found in one forward scan, or len(s).
@@ -166,17 +196,7 @@ func frameEnd(s string, off int) int {
 
 // sseFrames yields the frames of an event stream, each with its ending
 // blank line.
-func sseFrames(s string) iter.Seq[string] {
-	return func(yield func(string) bool) {
-		for off := 0; off < len(s); {
-			end := frameEnd(s, off)
-			if !yield(s[off:end]) {
-				return
-			}
-			off = end
-		}
-	}
-}
+func sseFrames(s string) iter.Seq[string] { return framingSSE.frames(s) }
 
 // lineEnd returns the end of the NDJSON line starting at off: just past
 // its "\n", or len(s).
@@ -258,43 +278,3 @@ func stringEnd(s string, i int) int {
 }
 
 func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
-
-// The layout of an AWS event-stream frame: a prelude of the total length
-// and the headers' length (big-endian uint32s) and the prelude's CRC32,
-// then the headers and the payload, then the CRC32 of everything before
-// it (both IEEE).
-const (
-	eventPrelude  = 12
-	eventMinFrame = eventPrelude + 4
-)
-
-// eventEnd returns the end of the AWS event-stream frame starting at off,
-// after checking its length against the body and both its CRCs.
-func eventEnd(s string, off int) (int, error) {
-	rest := s[off:]
-	if len(rest) < eventPrelude {
-		return 0, fmt.Errorf("its %d bytes are too few for the %d-byte prelude", len(rest), eventPrelude)
-	}
-	total, headers := be32(rest), be32(rest[4:])
-	if got, want := crc32.ChecksumIEEE([]byte(rest[:8])), be32(rest[8:]); got != want {
-		return 0, fmt.Errorf("the prelude's CRC is %08x, but its bytes' CRC32 is %08x", want, got)
-	}
-	switch {
-	case total < eventMinFrame:
-		return 0, fmt.Errorf("its length %d is less than the %d bytes of a frame without headers or payload", total, eventMinFrame)
-	case uint64(total) > uint64(len(rest)):
-		return 0, fmt.Errorf("its length %d runs past the end of the body (%d bytes left)", total, len(rest))
-	case uint64(headers) > uint64(total)-eventMinFrame:
-		return 0, fmt.Errorf("its headers' length %d does not fit in its length %d", headers, total)
-	}
-	frame := rest[:total]
-	if got, want := crc32.ChecksumIEEE([]byte(frame[:total-4])), be32(frame[total-4:]); got != want {
-		return 0, fmt.Errorf("the message CRC is %08x, but its bytes' CRC32 is %08x", want, got)
-	}
-	return off + int(total), nil
-}
-
-// be32 reads a big-endian uint32 from the first 4 bytes of s.
-func be32(s string) uint32 {
-	return uint32(s[0])<<24 | uint32(s[1])<<16 | uint32(s[2])<<8 | uint32(s[3])
-}

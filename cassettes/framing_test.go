@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -25,15 +26,15 @@ import (
 
 // framed is a stream of one framing, as its API sends it: seven frames,
 // the text deltas "Hello" and " world" in frames 2 and 3, and how a client
-// of that API decodes it (calling each with every message's text as it is
-// decoded).
+// of that API reads it (calling each with every JSON document as it is
+// read).
 type framed struct {
-	name        string
-	contentType string
-	url         string
-	request     string
-	frames      []string
-	decode      func(r io.Reader, each func(text string)) error
+	name, framing string // the test's name, Recorded.Framing
+	contentType   string
+	url           string
+	request       string
+	frames        []string
+	docs          func(r io.Reader, each func(doc []byte) error) error
 }
 
 // ollamaLine is one line of Ollama's /api/chat NDJSON stream.
@@ -59,103 +60,109 @@ func bedrockFrame(t testing.TB, eventType, payload string) string {
 	return b.String()
 }
 
+// lineDocs reads a stream line by line, as clients of server-sent events
+// and of NDJSON do: each line that starts with prefix holds a document
+// after it.
+func lineDocs(prefix string) func(io.Reader, func([]byte) error) error {
+	return func(r io.Reader, each func([]byte) error) error {
+		br := bufio.NewReader(r)
+		for {
+			line, err := br.ReadString('\n')
+			if doc, ok := strings.CutPrefix(strings.TrimSpace(line), prefix); ok && doc != "" {
+				if err := each([]byte(doc)); err != nil {
+					return err
+				}
+			}
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// deltaText is the text a document of any of the framings' APIs carries:
+// Anthropic's and Bedrock's delta.text, Ollama's message.content, or
+// Gemini's candidates' parts' text.
+func deltaText(doc []byte) (string, error) {
+	var d struct {
+		Delta      struct{ Text string }
+		Message    struct{ Content any }
+		Candidates []struct {
+			Content struct{ Parts []struct{ Text string } }
+		}
+	}
+	if err := json.Unmarshal(doc, &d); err != nil {
+		return "", err
+	}
+	text, _ := d.Message.Content.(string)
+	text = d.Delta.Text + text
+	for _, c := range d.Candidates {
+		for _, p := range c.Content.Parts {
+			text += p.Text
+		}
+	}
+	return text, nil
+}
+
+// sseStream is Anthropic's stream streamFrames.
+var sseStream = framed{
+	name: "sse", framing: "sse", contentType: "text/event-stream",
+	url:     "https://api.anthropic.com/v1/messages",
+	request: `{"model":"m","max_tokens":16,"stream":true,"messages":[{"role":"user","content":"hi"}]}`,
+	frames:  streamFrames,
+	docs:    lineDocs("data: "),
+}
+
 func framings(t testing.TB) []framed {
 	delta := func(s string) string {
 		return fmt.Sprintf(`{"contentBlockIndex":0,"delta":{"text":%q}}`, s)
 	}
 	return []framed{
+		sseStream,
 		{
-			name: "sse", contentType: "text/event-stream",
-			url:     "https://api.anthropic.com/v1/messages",
-			request: `{"model":"m","max_tokens":16,"stream":true,"messages":[{"role":"user","content":"hi"}]}`,
-			frames:  streamFrames,
-			decode: func(r io.Reader, each func(string)) error {
-				br := bufio.NewReader(r)
-				for {
-					line, err := br.ReadString('\n')
-					if data, ok := strings.CutPrefix(strings.TrimSpace(line), "data: "); ok {
-						var ev struct {
-							Delta struct{ Text string } `json:"delta"`
-						}
-						if err := json.Unmarshal([]byte(data), &ev); err != nil {
-							return err
-						}
-						each(ev.Delta.Text)
-					}
-					if err == io.EOF {
-						return nil
-					}
-					if err != nil {
-						return err
-					}
-				}
-			},
-		},
-		{
-			name: "ndjson", contentType: "application/x-ndjson",
+			name: "ndjson", framing: "ndjson", contentType: "application/x-ndjson",
 			url:     "http://localhost:11434/api/chat",
 			request: `{"model":"llama3.2","messages":[{"role":"user","content":"hi"}]}`,
 			frames: []string{ollamaLine("", false), ollamaLine("", false), ollamaLine("Hello", false), ollamaLine(" world", false),
 				ollamaLine("", false), ollamaLine("", false), ollamaLine("", true)},
-			decode: func(r io.Reader, each func(string)) error {
-				br := bufio.NewReader(r)
-				for {
-					line, err := br.ReadString('\n')
-					if strings.TrimSpace(line) != "" {
-						var m struct {
-							Message struct{ Content string } `json:"message"`
-						}
-						if err := json.Unmarshal([]byte(line), &m); err != nil {
-							return err
-						}
-						each(m.Message.Content)
-					}
-					if err == io.EOF {
-						return nil
-					}
-					if err != nil {
-						return err
-					}
-				}
-			},
+			docs: lineDocs(""),
 		},
 		{
-			name: "json array", contentType: "application/json; charset=UTF-8",
+			name: "json array", framing: "json-array", contentType: "application/json; charset=UTF-8",
 			url:     "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.0-flash:streamGenerateContent",
 			request: `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`,
 			frames: []string{"[" + geminiElement(""), "\n,\r\n" + geminiElement(""), "\n,\r\n" + geminiElement("Hello"),
 				"\n,\r\n" + geminiElement(" world"), "\n,\r\n" + geminiElement(""), "\n,\r\n" + geminiElement(""), "\n]"},
-			decode: func(r io.Reader, each func(string)) error {
+			docs: func(r io.Reader, each func([]byte) error) error {
 				dec := json.NewDecoder(r)
 				if _, err := dec.Token(); err != nil {
 					return err
 				}
 				for dec.More() {
-					var el struct {
-						Candidates []struct {
-							Content struct {
-								Parts []struct{ Text string }
-							}
-						}
-					}
+					var el json.RawMessage
 					if err := dec.Decode(&el); err != nil {
 						return err
 					}
-					each(el.Candidates[0].Content.Parts[0].Text)
+					if err := each(el); err != nil {
+						return err
+					}
 				}
 				_, err := dec.Token()
 				return err
 			},
 		},
 		{
-			name: "eventstream", contentType: "application/vnd.amazon.eventstream",
+			name: "eventstream", framing: "eventstream", contentType: "application/vnd.amazon.eventstream",
 			url:     "https://bedrock-runtime.us-east-1.amazonaws.com/model/anthropic.claude-3-5-haiku-20241022-v1%3A0/converse-stream",
 			request: `{"messages":[{"role":"user","content":[{"text":"hi"}]}]}`,
 			frames: []string{bedrockFrame(t, "messageStart", `{"role":"assistant"}`), bedrockFrame(t, "contentBlockDelta", delta("")),
 				bedrockFrame(t, "contentBlockDelta", delta("Hello")), bedrockFrame(t, "contentBlockDelta", delta(" world")),
 				bedrockFrame(t, "contentBlockStop", `{"contentBlockIndex":0}`), bedrockFrame(t, "messageStop", `{"stopReason":"end_turn"}`),
 				bedrockFrame(t, "metadata", `{"usage":{"inputTokens":3,"outputTokens":2,"totalTokens":5},"metrics":{"latencyMs":100}}`)},
-			decode: func(r io.Reader, each func(string)) error {
+			docs: func(r io.Reader, each func([]byte) error) error {
 				dec := eventstream.NewDecoder()
 				for {
 					m, err := dec.Decode(r, nil)
@@ -165,13 +172,9 @@ func framings(t testing.TB) []framed {
 					if err != nil {
 						return err
 					}
-					var ev struct {
-						Delta struct{ Text string } `json:"delta"`
-					}
-					if err := json.Unmarshal(m.Payload, &ev); err != nil {
+					if err := each(m.Payload); err != nil {
 						return err
 					}
-					each(ev.Delta.Text)
 				}
 			},
 		},
@@ -207,18 +210,28 @@ func (a framesAPI) RoundTrip(req *http.Request) (*http.Response, error) {
 		Body: &chanBody{frames: frames}, Request: req}, nil
 }
 
-// recordFramed writes a cassette of one request answered with s, its
-// offsets header then set to offsets, as recordStream does.
-func recordFramed(t *testing.T, path string, s framed, offsets []time.Duration) {
+// recordOnce records at path one request of api's stream, its answer
+// read whole.
+func recordOnce(t *testing.T, path string, api framesAPI) {
 	t.Helper()
-	c, err := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: framesAPI{s: s}})
+	c, err := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: api})
 	require.NoError(t, err)
-	resp, err := c.Client().Post(s.url, "application/json", strings.NewReader(s.request))
+	resp, err := c.Client().Post(api.s.url, "application/json", strings.NewReader(api.s.request))
 	require.NoError(t, err)
 	_, err = io.ReadAll(resp.Body)
 	require.NoError(t, err)
 	require.NoError(t, resp.Body.Close())
 	require.NoError(t, c.Close())
+}
+
+// recordFramed writes a cassette of one request answered with s, every
+// frame at once, its offsets header then set to offsets, so replay tests
+// choose their timing exactly at no wall-time cost. (Recording's own
+// measure, in real time, is what TestFramingRecordsArrival and
+// TestStreamRecordedInBubbleKeepsRealTiming test.)
+func recordFramed(t *testing.T, path string, s framed, offsets []time.Duration) {
+	t.Helper()
+	recordOnce(t, path, framesAPI{s: s})
 	raw, err := os.ReadFile(path)
 	require.NoError(t, err)
 	ms := make([]string, len(offsets))
@@ -256,12 +269,17 @@ func streamFramed(ctx context.Context, client *http.Client, s framed, ttft, stal
 	}
 	defer resp.Body.Close()
 	var text strings.Builder
-	err = s.decode(resp.Body, func(t string) {
+	err = s.docs(resp.Body, func(doc []byte) error {
+		t, err := deltaText(doc)
+		if err != nil {
+			return err
+		}
 		first.Stop()
 		if stalled != nil {
 			stalled.Reset(stall)
 		}
 		text.WriteString(t)
+		return nil
 	})
 	if err != nil {
 		return text.String(), orCause(ctx, err)
@@ -396,22 +414,18 @@ func TestFramingServesFramesExactly(t *testing.T) {
 
 // TestFramingRecordsArrival: recording notes when each frame of every
 // framing arrived, in real time: frames sent 10 ms apart are recorded
-// 10 ms apart or more, one offset per frame.
+// 10 ms apart or more, one offset per frame; Recorded names the framing
+// and yields the frames.
 func TestFramingRecordsArrival(t *testing.T) {
 	const step = 10 * time.Millisecond
 	for _, s := range framings(t) {
 		t.Run(s.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "s.yaml")
-			c, err := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: framesAPI{s: s, step: step}})
-			require.NoError(t, err)
-			resp, err := c.Client().Post(s.url, "application/json", strings.NewReader(s.request))
-			require.NoError(t, err)
-			_, err = io.ReadAll(resp.Body)
-			require.NoError(t, err)
-			require.NoError(t, resp.Body.Close())
-			require.NoError(t, c.Close())
+			recordOnce(t, path, framesAPI{s: s, step: step})
 			recs, err := cassettes.ReadRecorded(path)
 			require.NoError(t, err)
+			require.Equal(t, s.framing, recs[0].Framing())
+			require.Equal(t, s.frames, slices.Collect(recs[0].Frames()), "the frames replay serves")
 			offs := recs[0].FrameOffsets()
 			require.Len(t, offs, len(s.frames), "%v", offs)
 			for i, d := range offs {
@@ -471,6 +485,22 @@ func TestBadEventStream(t *testing.T) {
 	require.NoFileExists(t, path)
 }
 
+// TestRecordedFramesOfNoStream: a response that is no stream has no
+// framing and no frames; an event stream yields its frames up to a bad
+// one.
+func TestRecordedFramesOfNoStream(t *testing.T) {
+	body := cassettes.Recorded{ResponseHeaders: http.Header{"Content-Type": {"application/json"}}, ResponseBody: `{"a":1}`}
+	require.Equal(t, "", body.Framing())
+	require.Empty(t, slices.Collect(body.Frames()))
+
+	s := framings(t)[3]
+	require.Equal(t, "eventstream", s.name)
+	bad := cassettes.Recorded{ResponseHeaders: http.Header{"Content-Type": {s.contentType}},
+		ResponseBody: s.frames[0] + s.frames[1][:len(s.frames[1])-1] + "x" + s.frames[2]}
+	require.Equal(t, "eventstream", bad.Framing())
+	require.Equal(t, s.frames[:1], slices.Collect(bad.Frames()))
+}
+
 // TestEmptyStreamRecords: a stream answered with no bytes at all has no
 // frames, so its recording has no offsets and opens.
 func TestEmptyStreamRecords(t *testing.T) {
@@ -478,15 +508,10 @@ func TestEmptyStreamRecords(t *testing.T) {
 		t.Run(s.name, func(t *testing.T) {
 			s.frames = nil
 			path := filepath.Join(t.TempDir(), "empty.yaml")
-			c, err := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: framesAPI{s: s}})
-			require.NoError(t, err)
-			resp, err := c.Client().Post(s.url, "application/json", strings.NewReader(s.request))
-			require.NoError(t, err)
-			require.NoError(t, resp.Body.Close())
-			require.NoError(t, c.Close())
+			recordOnce(t, path, framesAPI{s: s})
 			cs, err := cassettes.Open(path, cassettes.Options{})
 			require.NoError(t, err)
-			resp, err = cs.Client().Post(s.url, "application/json", strings.NewReader(s.request))
+			resp, err := cs.Client().Post(s.url, "application/json", strings.NewReader(s.request))
 			require.NoError(t, err)
 			b, err := io.ReadAll(resp.Body)
 			require.NoError(t, err)

@@ -56,15 +56,30 @@ func ReadRecorded(path string) ([]Recorded, error) {
 	return out, nil
 }
 
-// Frames yields the frames of a text/event-stream response body, each up
-// to and including the blank line that ends it, as replay delivers them
-// (see Streaming in the package documentation). It yields nothing for any
-// other response.
+// Framing names how the response body divides into frames, the unit
+// replay delivers and paces (see Streaming in the package documentation):
+// "sse" (server-sent events), "ndjson" (newline-delimited JSON), "json-array"
+// (a JSON array whose elements arrive over time, as Gemini's
+// streamGenerateContent sends it), "eventstream" (AWS's binary event
+// stream), or "" for a response that is no stream.
+func (r Recorded) Framing() string {
+	return framingOf(r.ResponseHeaders, r.ResponseBody).name()
+}
+
+// Frames yields the frames of a streamed response body in order, as
+// replay delivers them, each the exact bytes of one frame (together they
+// make up the body): a server-sent event up to and including the blank
+// line that ends it; an NDJSON line with its "\n"; an element of a JSON
+// array with what precedes it (the "[", or the "," and white space), and
+// then the rest from the closing "]"; a whole event-stream message, its
+// lengths and both CRCs checked, the frames before a bad one only. It
+// yields nothing for a response that is no stream (Framing "").
 func (r Recorded) Frames() iter.Seq[string] {
-	if !isSSE(r.ResponseHeaders) {
+	f := framingOf(r.ResponseHeaders, r.ResponseBody)
+	if f == opaque {
 		return func(func(string) bool) {}
 	}
-	return sseFrames(r.ResponseBody)
+	return f.frames(r.ResponseBody)
 }
 
 // cloneHeader deep-copies h with canonical names, as http.Header methods

@@ -26,7 +26,7 @@ func ExampleReadRecorded() {
 	// Output: POST https://api.anthropic.com/v1/messages 200 REDACTED
 }
 
-// The frames of a recorded stream, one by one.
+// The framing of a recorded stream, and its frames one by one.
 func ExampleRecorded_Frames() {
 	dir, _ := os.MkdirTemp("", "cassettes-example-")
 	defer os.RemoveAll(dir)
@@ -43,10 +43,12 @@ func ExampleRecorded_Frames() {
 	c.Close()
 
 	recs, _ := cassettes.ReadRecorded(path)
+	fmt.Println(recs[0].Framing())
 	for f := range recs[0].Frames() {
 		fmt.Println(strings.SplitN(f, "\n", 2)[0])
 	}
 	// Output:
+	// sse
 	// event: message_start
 	// event: content_block_start
 	// event: ping

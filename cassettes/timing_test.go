@@ -1,9 +1,7 @@
 package cassettes_test
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -32,43 +30,6 @@ var streamFrames = []string{
 	"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
 }
 
-// slowAPI answers every request with streamFrames, frame i arriving
-// offsets[i] after the request: a live API, as slow as we like.
-type slowAPI struct{ offsets []time.Duration }
-
-func (s slowAPI) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.Body != nil {
-		io.Copy(io.Discard, req.Body)
-		req.Body.Close()
-	}
-	return &http.Response{StatusCode: 200, Status: "200 OK", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header: http.Header{"Content-Type": {"text/event-stream"}}, ContentLength: -1,
-		Body: &slowBody{offsets: s.offsets, start: time.Now()}, Request: req}, nil
-}
-
-type slowBody struct {
-	offsets []time.Duration
-	start   time.Time
-	next    int
-	pending string
-}
-
-func (b *slowBody) Read(p []byte) (int, error) {
-	if b.pending == "" {
-		if b.next == len(streamFrames) {
-			return 0, io.EOF
-		}
-		time.Sleep(time.Until(b.start.Add(b.offsets[b.next])))
-		b.pending = streamFrames[b.next]
-		b.next++
-	}
-	n := copy(p, b.pending)
-	b.pending = b.pending[n:]
-	return n, nil
-}
-
-func (b *slowBody) Close() error { return nil }
-
 // offsetsFrom is frame i at first + i*10ms, but for stalls: frame at
 // index k waits stall more.
 func offsetsFrom(first time.Duration, stallAt int, stall time.Duration) []time.Duration {
@@ -82,32 +43,11 @@ func offsetsFrom(first time.Duration, stallAt int, stall time.Duration) []time.D
 	return out
 }
 
-// recordStream writes a cassette of one streamed request whose frames
-// arrived at offsets: recorded from slowAPI with every frame at once, its
-// offsets header then set to offsets, so replay tests choose their timing
-// exactly at no wall-time cost. (Recording's own measure, in real time, is
-// what TestStreamRecordedInBubbleKeepsRealTiming tests.)
+// recordStream is recordFramed of the server-sent-events stream
+// streamFrames.
 func recordStream(t *testing.T, path string, offsets []time.Duration) {
 	t.Helper()
-	c, err := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: slowAPI{make([]time.Duration, len(streamFrames))}})
-	require.NoError(t, err)
-	resp, err := c.Client().Post("https://api.anthropic.com/v1/messages", "application/json",
-		strings.NewReader(`{"model":"m","max_tokens":16,"stream":true,"messages":[{"role":"user","content":"hi"}]}`))
-	require.NoError(t, err)
-	_, err = io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	require.NoError(t, resp.Body.Close())
-	require.NoError(t, c.Close())
-	raw, err := os.ReadFile(path)
-	require.NoError(t, err)
-	ms := make([]string, len(offsets))
-	for i, d := range offsets {
-		ms[i] = fmt.Sprint(d.Milliseconds())
-	}
-	re := regexp.MustCompile(`(` + cassettes.FrameOffsetsHeader + `:\n\s+- )[0-9,]+`)
-	require.True(t, re.Match(raw), "the recording has an offsets header")
-	raw = re.ReplaceAll(raw, []byte("${1}"+strings.Join(ms, ",")))
-	require.NoError(t, os.WriteFile(path, raw, 0o644))
+	recordFramed(t, path, sseStream, offsets)
 }
 
 // pacedAPI answers with the frames a goroutine outside any synctest
@@ -205,51 +145,7 @@ var (
 // gives up when the first frame takes longer than ttft, or any later
 // frame longer than stall after the one before (0: no stall limit).
 func streamText(ctx context.Context, client *http.Client, ttft, stall time.Duration) (string, error) {
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	first := time.AfterFunc(ttft, func() { cancel(errTTFT) })
-	defer first.Stop()
-	var stalled *time.Timer
-	if stall > 0 {
-		stalled = time.AfterFunc(time.Hour, func() { cancel(errStall) })
-		stalled.Stop()
-		defer stalled.Stop()
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", "https://api.anthropic.com/v1/messages",
-		strings.NewReader(`{"model":"m","max_tokens":16,"stream":true,"messages":[{"role":"user","content":"hi"}]}`))
-	if err != nil {
-		return "", err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := client.Do(req)
-	if err != nil {
-		return "", orCause(ctx, err)
-	}
-	defer resp.Body.Close()
-	var text strings.Builder
-	r := bufio.NewReader(resp.Body)
-	for {
-		line, err := r.ReadString('\n')
-		if line != "" {
-			first.Stop()
-			if stalled != nil {
-				stalled.Reset(stall)
-			}
-		}
-		if data, ok := strings.CutPrefix(strings.TrimSpace(line), "data: "); ok {
-			var ev struct {
-				Delta struct{ Text string } `json:"delta"`
-			}
-			json.Unmarshal([]byte(data), &ev)
-			text.WriteString(ev.Delta.Text)
-		}
-		if err == io.EOF {
-			return text.String(), nil
-		}
-		if err != nil {
-			return text.String(), orCause(ctx, err)
-		}
-	}
+	return streamFramed(ctx, client, sseStream, ttft, stall)
 }
 
 func orCause(ctx context.Context, err error) error {

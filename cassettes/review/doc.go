@@ -58,12 +58,12 @@
 // # Folding
 //
 // A response is folded as the SDKs accumulate it. The API is named by
-// the request URL's path; the body is split by its framing into JSON
-// documents: server-sent-event frames' data (text/event-stream), AWS
-// event-stream messages' payloads (application/vnd.amazon.eventstream;
-// lengths bounded and both CRCs checked, reading stops at the first bad
-// message), lines (application/x-ndjson, and an Ollama body of several
-// lines), the elements of Gemini's streamed JSON array, or the body.
+// the request URL's path; the body is read in the frames replay serves
+// (cassettes.Recorded.Frames, by the framing its Content-Type or, without
+// one, its body shows) as JSON documents: server-sent-event frames' data,
+// AWS event-stream messages' payloads (reading stops at the first bad
+// message), NDJSON lines, the elements of Gemini's streamed JSON array
+// (up to the first that is not JSON), or the body.
 //
 //   - Anthropic (a path ending in /messages): the message's or
 //     message_start's model and usage, content blocks by index

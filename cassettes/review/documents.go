@@ -2,10 +2,10 @@ package review
 
 import (
 	"encoding/json"
-	"mime"
 	"strings"
 
 	"github.com/codegenie/codegenie/cassettes"
+	"github.com/codegenie/codegenie/internal/eventstream"
 )
 
 // A doc is one JSON document of a response: the whole body, or the data
@@ -20,83 +20,92 @@ type doc struct {
 	exception bool
 }
 
-// documents splits r's response body into the JSON documents a client
-// reads, by its framing:
+// documents reads r's response body as the JSON documents a client
+// reads, frame by frame as cassettes.Recorded.Frames splits it:
 //
-//	text/event-stream                    each frame's data (cassettes' splitter)
-//	application/vnd.amazon.eventstream   each message's payload (a chunk's
-//	                                     decoded bytes)
-//	application/x-ndjson (or ndjson,     each non-empty line; an Ollama body
-//	jsonl, x-jsonlines)                  of several lines is read so too
-//	Gemini's streamGenerateContent as    each element of the array
-//	a JSON array
-//	anything else                        the body
+//	sse           each frame's data
+//	eventstream   each message's payload (a chunk's decoded bytes), up
+//	              to the first message whose headers cannot be read
+//	ndjson        each non-empty line
+//	json-array    each element, up to the first that is not JSON or not
+//	              after a ","; of Gemini's streamGenerateContent only
+//	              (another API's array is one answer)
+//	no framing    the body
 //
-// streamed says the body was a stream of frames frames.
+// streamed says the body was a stream of frames frames: every frame of
+// server-sent events, the frames with a document of the others.
 func documents(r cassettes.Recorded, api string) (docs []doc, streamed bool, frames int) {
-	mt, _, _ := mime.ParseMediaType(r.ResponseHeaders.Get("Content-Type"))
-	body := r.ResponseBody
-	switch {
-	case mt == "text/event-stream":
-		for frame := range r.Frames() {
-			frames++
+	framing := r.Framing()
+	if framing == "" || framing == "json-array" && api != apiGemini {
+		return []doc{{data: []byte(r.ResponseBody)}}, false, 0
+	}
+	for frame := range r.Frames() {
+		switch framing {
+		case "sse":
 			if ev, data := parseFrame(frame); data != "" {
 				docs = append(docs, doc{event: ev, data: []byte(data)})
 			}
-		}
-		return docs, true, frames
-	case mt == "application/vnd.amazon.eventstream":
-		msgs, _ := esFrames([]byte(body))
-		for _, m := range msgs {
+		case "eventstream":
+			m, err := eventstream.Decode(frame)
+			if err != nil {
+				return docs, true, frames
+			}
 			docs = append(docs, esDoc(m))
-		}
-		return docs, true, len(msgs)
-	case mt == "application/x-ndjson" || mt == "application/ndjson" || mt == "application/jsonl" || mt == "application/x-jsonlines" ||
-		api == apiOllama && strings.Count(strings.TrimSpace(body), "\n") > 0:
-		for line := range strings.Lines(body) {
-			if line = strings.TrimSpace(line); line != "" {
-				docs = append(docs, doc{data: []byte(line)})
+		case "ndjson":
+			line := strings.TrimSpace(frame)
+			if line == "" {
+				continue
 			}
-		}
-		return docs, true, len(docs)
-	case api == apiGemini && strings.HasPrefix(strings.TrimSpace(body), "["):
-		dec := json.NewDecoder(strings.NewReader(body))
-		if _, err := dec.Token(); err != nil {
-			break
-		}
-		for dec.More() {
-			var raw json.RawMessage
-			if dec.Decode(&raw) != nil {
-				break
+			docs = append(docs, doc{data: []byte(line)})
+		case "json-array":
+			el := arrayElement(frame, frames == 0)
+			if !json.Valid([]byte(el)) {
+				return docs, true, frames
 			}
-			docs = append(docs, doc{data: raw})
+			docs = append(docs, doc{data: []byte(el)})
 		}
-		return docs, true, len(docs)
+		frames++
 	}
-	return []doc{{data: []byte(body)}}, false, 0
+	return docs, true, frames
+}
+
+// arrayElement is the element a frame of a streamed JSON array holds:
+// what follows the "[" (of the first frame) or the "," before it, white
+// space trimmed; "" for a frame without it (the closing "]").
+func arrayElement(frame string, first bool) string {
+	const space = " \t\r\n"
+	sep := ","
+	if first {
+		sep = "["
+	}
+	el, ok := strings.CutPrefix(strings.TrimLeft(frame, space), sep)
+	if !ok {
+		return ""
+	}
+	return strings.TrimLeft(el, space)
 }
 
 // esDoc is the document of one event-stream message.
-func esDoc(m esFrame) doc {
-	switch m.headers[":message-type"] {
+func esDoc(m eventstream.Message) doc {
+	switch m.Headers[":message-type"] {
 	case "exception":
-		return doc{event: m.headers[":exception-type"], data: m.payload, exception: true}
+		return doc{event: m.Headers[":exception-type"], data: []byte(m.Payload), exception: true}
 	case "error":
-		b, _ := json.Marshal(map[string]string{"message": m.headers[":error-message"]})
-		return doc{event: m.headers[":error-code"], data: b, exception: true}
+		b, _ := json.Marshal(map[string]string{"message": m.Headers[":error-message"]})
+		return doc{event: m.Headers[":error-code"], data: b, exception: true}
 	}
-	ev := m.headers[":event-type"]
+	ev := m.Headers[":event-type"]
 	if ev == "chunk" {
 		// InvokeModelWithResponseStream: the model's own event,
 		// base64-encoded in "bytes".
 		var c struct {
 			Bytes []byte `json:"bytes"`
 		}
-		if json.Unmarshal(m.payload, &c) == nil && c.Bytes != nil {
+		if json.Unmarshal([]byte(m.Payload), &c) == nil && c.Bytes != nil {
 			return doc{data: c.Bytes}
 		}
 	}
-	return doc{event: ev, data: m.payload}
+	return doc{event: ev, data: []byte(m.Payload)}
 }
 
 // parseFrame returns the event name and the joined data lines of one

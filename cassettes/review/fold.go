@@ -23,7 +23,7 @@ const (
 
 // Message is a response folded into what a reviewer reads: the final
 // message a client accumulates from a JSON body or from every frame of a
-// server-sent-events stream.
+// stream.
 type Message struct {
 	// API is the API spoken: "anthropic-messages", "openai-chat",
 	// "openai-responses", "gemini", "bedrock-converse" or "ollama-chat";
@@ -32,7 +32,9 @@ type Message struct {
 	// Status is the HTTP status.
 	Status int `json:"status"`
 	// Streamed says the body was a stream (server-sent events, AWS event
-	// stream, NDJSON, or Gemini's JSON array) of Frames frames.
+	// stream, NDJSON, or Gemini's JSON array; see
+	// cassettes.Recorded.Framing) of Frames frames: every event, the
+	// others' frames that hold a document.
 	Streamed bool `json:"streamed,omitempty"`
 	Frames   int  `json:"frames,omitempty"`
 	// Timing is when the first and the last frame arrived, for a stream

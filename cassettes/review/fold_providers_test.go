@@ -32,7 +32,7 @@ func esMessage(payload string, headers ...string) string {
 		h = binary.BigEndian.AppendUint16(h, uint16(len(headers[i+1])))
 		h = append(h, headers[i+1]...)
 	}
-	total := uint32(esMinLen + len(h) + len(payload))
+	total := uint32(16 + len(h) + len(payload)) // prelude, headers, payload, CRC
 	b := binary.BigEndian.AppendUint32(nil, total)
 	b = binary.BigEndian.AppendUint32(b, uint32(len(h)))
 	b = binary.BigEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
@@ -146,6 +146,25 @@ func TestFoldProviders(t *testing.T) {
 		name: "ollama: an error line mid-stream, without a content type",
 		in:   recorded(ollamaURL, "", `{"model":"qwen3:8b","message":{"role":"assistant","content":"Hi"},"done":false}`+"\n"+`{"error":"model runner stopped"}`+"\n"),
 		want: Message{API: apiOllama, Status: 200, Streamed: true, Frames: 2, Model: "qwen3:8b", Text: "Hi", ErrorType: "error", ErrorMessage: "model runner stopped"},
+	}, {
+		name: "anthropic: a stream recorded without a content type is framed as replay frames it",
+		in: recorded(anthropicURL, "", sse(`event: content_block_start`+"\n"+`data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":"Hi"}}`,
+			`event: message_stop`+"\n"+`data: {"type":"message_stop"}`)),
+		want: Message{API: apiAnthropic, Status: 200, Streamed: true, Frames: 2, Text: "Hi"},
+	}, {
+		name: "gemini: an array recorded without a content type",
+		in: recorded(strings.Replace(geminiURL, ":generateContent", ":streamGenerateContent", 1), "",
+			`[{"candidates":[{"content":{"parts":[{"text":"a"}]}}]}, {"candidates":[{"content":{"parts":[{"text":"b"}]}}]}]`),
+		want: Message{API: apiGemini, Status: 200, Streamed: true, Frames: 2, Model: "gemini-2.5-pro", Text: "ab"},
+	}, {
+		name: "gemini: an array is read up to an element without a comma before it",
+		in: recorded(strings.Replace(geminiURL, ":generateContent", ":streamGenerateContent", 1), "application/json",
+			`[{"candidates":[{"content":{"parts":[{"text":"a"}]}}]}, {"candidates":[{"content":{"parts":[{"text":"b"}]}}]} {"candidates":[{"content":{"parts":[{"text":"c"}]}}]}]`),
+		want: Message{API: apiGemini, Status: 200, Streamed: true, Frames: 2, Model: "gemini-2.5-pro", Text: "ab"},
+	}, {
+		name: "a compressed stream is one body: its bytes are not the frames",
+		in:   withStatus(recorded(anthropicURL, "text/event-stream", "data: {\"type\":\"message_stop\"}\n\n"), 200, "Content-Encoding", "gzip"),
+		want: Message{API: apiAnthropic, Status: 200},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -154,65 +173,47 @@ func TestFoldProviders(t *testing.T) {
 	}
 }
 
-func TestEventStreamFrames(t *testing.T) {
-	one := esEvent("messageStop", `{"stopReason":"end_turn"}`)
-	frames, whole := esFrames([]byte(one + one))
-	require.True(t, whole)
-	require.Len(t, frames, 2)
-	require.Equal(t, map[string]string{":event-type": "messageStop", ":content-type": "application/json", ":message-type": "event"}, frames[0].headers)
-	require.Equal(t, `{"stopReason":"end_turn"}`, string(frames[1].payload))
-
-	// Headers of every other type are skipped.
-	var h []byte
-	for _, v := range []struct {
-		typ byte
-		val []byte
-	}{{0, nil}, {1, nil}, {2, []byte{1}}, {3, []byte{0, 1}}, {4, make([]byte, 4)}, {5, make([]byte, 8)}, {6, []byte{0, 2, 'h', 'i'}}, {8, make([]byte, 8)}, {9, make([]byte, 16)}} {
-		h = append(h, 1, 'x', v.typ)
-		h = append(h, v.val...)
-	}
-	frame := esMessage("", ":event-type", "e")
-	withTypes := []byte(frame[:esPrelude])
-	binary.BigEndian.PutUint32(withTypes[0:4], uint32(len(frame)+len(h)))
-	binary.BigEndian.PutUint32(withTypes[4:8], uint32(len(h)+len(frame)-esMinLen))
-	binary.BigEndian.PutUint32(withTypes[8:12], crc32.ChecksumIEEE(withTypes[:8]))
-	withTypes = append(append(withTypes, h...), frame[esPrelude:len(frame)-4]...)
-	withTypes = binary.BigEndian.AppendUint32(withTypes, crc32.ChecksumIEEE(withTypes))
-	frames, whole = esFrames(withTypes)
-	require.True(t, whole)
-	require.Equal(t, []esFrame{{headers: map[string]string{":event-type": "e"}, payload: []byte{}}}, frames)
-
-	corrupt := func(f func(b []byte)) []byte {
+// An event stream is folded up to its first message that is short, too
+// long, corrupt, or whose headers cannot be read.
+func TestFoldEventStreamStopsAtABadMessage(t *testing.T) {
+	one := esEvent("contentBlockDelta", `{"contentBlockIndex":0,"delta":{"text":"ok"}}`)
+	corrupt := func(f func(b []byte)) string {
 		b := []byte(one)
 		f(b)
-		return append([]byte(one), b...)
+		return one + string(b)
 	}
-	for name, body := range map[string][]byte{
-		"truncated":            []byte(one + one[:20]),
-		"shorter than a frame": []byte(one + "abc"),
-		"prelude CRC":          corrupt(func(b []byte) { b[8] ^= 1 }),
-		"message CRC":          corrupt(func(b []byte) { b[len(b)-1] ^= 1 }),
-		"payload":              corrupt(func(b []byte) { b[len(b)-6] ^= 1 }),
-		"total past the body": corrupt(func(b []byte) {
+	for _, tt := range []struct{ name, body string }{
+		{"truncated", one + one[:20]},
+		{"shorter than a frame", one + "abc"},
+		{"prelude CRC", corrupt(func(b []byte) { b[8] ^= 1 })},
+		{"message CRC", corrupt(func(b []byte) { b[len(b)-1] ^= 1 })},
+		{"payload", corrupt(func(b []byte) { b[len(b)-6] ^= 1 })},
+		{"total past the body", corrupt(func(b []byte) {
 			binary.BigEndian.PutUint32(b, 1<<30)
 			binary.BigEndian.PutUint32(b[8:], crc32.ChecksumIEEE(b[:8]))
-		}),
-		"headers past the total": corrupt(func(b []byte) {
+		})},
+		{"headers past the total", corrupt(func(b []byte) {
 			binary.BigEndian.PutUint32(b[4:], uint32(len(b)))
 			binary.BigEndian.PutUint32(b[8:], crc32.ChecksumIEEE(b[:8]))
-		}),
+		})},
+		{"a header value past the headers", one + badHeaders()},
 	} {
-		t.Run(name, func(t *testing.T) {
-			frames, whole := esFrames(body)
-			require.False(t, whole)
-			require.Len(t, frames, 1, "the frame before the bad one is kept")
+		t.Run(tt.name, func(t *testing.T) {
+			m := fold(recorded(bedrockURL, "application/vnd.amazon.eventstream", tt.body+one))
+			require.Equal(t, Message{API: apiBedrock, Status: 200, Streamed: true, Frames: 1, Model: "eu.amazon.nova-pro-v1:0", Text: "ok"}, m)
 		})
 	}
-	// A header whose value runs past the headers is refused.
-	_, ok := esHeaders([]byte{1, 'x', 7, 0, 9, 'a'})
-	require.False(t, ok)
-	_, ok = esHeaders([]byte{1, 'x', 10})
-	require.False(t, ok, "an unknown value type")
+}
+
+// badHeaders is a message with valid CRCs whose one header's value runs
+// past the headers.
+func badHeaders() string {
+	h := []byte{1, 'x', 7, 0, 9, 'a'}
+	b := binary.BigEndian.AppendUint32(nil, uint32(16+len(h)))
+	b = binary.BigEndian.AppendUint32(b, uint32(len(h)))
+	b = binary.BigEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
+	b = append(b, h...)
+	return string(binary.BigEndian.AppendUint32(b, crc32.ChecksumIEEE(b)))
 }
 
 func TestNDJSONShape(t *testing.T) {
@@ -248,13 +249,12 @@ func FuzzFold(f *testing.F) {
 		if len(m.Text) > len(body) {
 			t.Fatalf("folded %d bytes of text from a body of %d", len(m.Text), len(body))
 		}
-		frames, _ := esFrames([]byte(body))
 		n := 0
-		for _, fr := range frames {
-			n += esMinLen + len(fr.payload)
+		for range r.Frames() {
+			n++
 		}
-		if n > len(body) {
-			t.Fatalf("event-stream frames hold %d bytes of a body of %d", n, len(body))
+		if m.Frames > n {
+			t.Fatalf("folded %d frames of a body of %d", m.Frames, n)
 		}
 	})
 }

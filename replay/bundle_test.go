@@ -38,7 +38,7 @@ func requireSameBundle(t testing.TB, want, got *Bundle) {
 				t.Fatalf("run %s event %d differs:\n%v", w.ID, j, diff)
 			}
 		}
-		require.Equal(t, events.Chain(w.Events), events.Chain(g.Events))
+		require.Equal(t, events.Chain(w.Events, 0), events.Chain(g.Events, 0))
 	}
 	require.Equal(t, want.Snapshot, got.Snapshot)
 }
@@ -85,7 +85,7 @@ func TestRoundTrip(t *testing.T) {
 				require.NoError(t, err)
 				require.Len(t, rep.Runs, len(tc.b.Runs))
 				for i, r := range tc.b.Runs {
-					require.Equal(t, events.Chain(r.Events), rep.Runs[i].Chain)
+					require.Equal(t, events.Chain(r.Events, 0), rep.Runs[i].Chain)
 				}
 				digests = append(digests, rep.Digest)
 			}
@@ -217,7 +217,7 @@ func TestWriteReplacesAtomically(t *testing.T) {
 	require.NoError(t, WriteOptions{Force: true}.Write(ctx, dir, single(realisticRun(t, 1))))
 	got, err := Load(ctx, dir)
 	require.NoError(t, err)
-	require.Equal(t, events.Chain(realisticRun(t, 1)), events.Chain(got.Runs[0].Events))
+	require.Equal(t, events.Chain(realisticRun(t, 1), 0), events.Chain(got.Runs[0].Events, 0))
 	ents, err := os.ReadDir(filepath.Dir(dir))
 	require.NoError(t, err)
 	require.Len(t, ents, 1, "temporary directories left behind")

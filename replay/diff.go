@@ -30,7 +30,7 @@ type Side struct {
 	Pin          map[string]string `json:"pin,omitempty"`
 	Error        string            `json:"error,omitempty"`
 	Events       int               `json:"events"`
-	ChainDigest  events.Digest     `json:"chain_digest"` // events.ChainDigest: nondeterministic fields stripped
+	ChainDigest  events.Digest     `json:"chain_digest"` // events.Chain with events.Nondeterministic stripped
 	OutputDigest events.Digest     `json:"output_digest"`
 	OutputSize   int               `json:"output_size"`
 }
@@ -180,7 +180,7 @@ func runIDs(runs []Run) []string {
 func compareRuns(pathA string, metaA Metadata, a *Run, pathB string, metaB Metadata, b *Run) *DiffReport {
 	side := func(p string, m Metadata, r *Run) Side {
 		return Side{Path: p, Metadata: m, Run: r.ID, Pin: r.Pin, Error: r.Error, Events: len(r.Events),
-			ChainDigest: events.ChainDigest(r.Events), OutputDigest: events.Sum(r.Output), OutputSize: len(r.Output)}
+			ChainDigest: events.Chain(r.Events, events.Nondeterministic), OutputDigest: events.Sum(r.Output), OutputSize: len(r.Output)}
 	}
 	d := &DiffReport{A: side(pathA, metaA, a), B: side(pathB, metaB, b), Stripped: events.Nondeterministic.String()}
 	d.MetadataDiff = pindiff.Lines(metaA.fields(), metaB.fields())

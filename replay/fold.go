@@ -58,7 +58,7 @@ func MakeSnapshot(r *Run, at uint64, f SnapshotFolder) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Snapshot{Run: r.ID, At: at, Records: uint64(n), Chain: events.Chain(r.Events[:n]), Fold: f.FoldName(), State: state}, nil
+	return &Snapshot{Run: r.ID, At: at, Records: uint64(n), Chain: events.Chain(r.Events[:n], 0), Fold: f.FoldName(), State: state}, nil
 }
 
 // ReconstructFrom is partial replay: it sets f, a fresh fold, to the

@@ -178,8 +178,7 @@ func blobDigest(path string) (d events.Digest, ok bool) {
 	if !ok {
 		return d, false
 	}
-	d, err := events.ParseDigest(name)
-	return d, err == nil
+	return d, d.UnmarshalText([]byte(name)) == nil
 }
 
 // strictUnmarshal decodes one JSON value, rejecting unknown fields and

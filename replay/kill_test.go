@@ -51,9 +51,9 @@ func TestKilledWriteLeavesABundle(t *testing.T) {
 	first := single(syntheticTape(t, 10, 10))
 	require.NoError(t, Write(context.Background(), path, first))
 	chains := map[events.Digest]bool{
-		events.Chain(first.Runs[0].Events):        true,
-		events.Chain(syntheticTape(t, 300, 2000)): true,
-		events.Chain(syntheticTape(t, 200, 100)):  true,
+		events.Chain(first.Runs[0].Events, 0):        true,
+		events.Chain(syntheticTape(t, 300, 2000), 0): true,
+		events.Chain(syntheticTape(t, 200, 100), 0):  true,
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	interrupted := 0

@@ -134,7 +134,7 @@ func sameRuns(a, b *Bundle) bool {
 		return false
 	}
 	for i := range a.Runs {
-		if !equalInfo(&a.Runs[i], &b.Runs[i]) || events.Chain(a.Runs[i].Events) != events.Chain(b.Runs[i].Events) {
+		if !equalInfo(&a.Runs[i], &b.Runs[i]) || events.Chain(a.Runs[i].Events, 0) != events.Chain(b.Runs[i].Events, 0) {
 			return false
 		}
 	}
@@ -297,15 +297,15 @@ func TestPropertyMergeTapes(t *testing.T) {
 		if err != nil {
 			t.Fatalf("merge: %v", err)
 		}
-		if events.Chain(m) != events.Chain(evs) {
+		if events.Chain(m, 0) != events.Chain(evs, 0) {
 			t.Fatalf("merge changed the tape:\n%v", pretty.Diff(evs, m))
 		}
 		again, err := mergeTapes(m, m)
-		if err != nil || events.Chain(again) != events.Chain(m) {
+		if err != nil || events.Chain(again, 0) != events.Chain(m, 0) {
 			t.Fatalf("merge is not idempotent: %v", err)
 		}
 		again, err = mergeTapes(append(perm, m)...)
-		if err != nil || events.Chain(again) != events.Chain(m) {
+		if err != nil || events.Chain(again, 0) != events.Chain(m, 0) {
 			t.Fatalf("merging the result back changes it: %v", err)
 		}
 	})

@@ -154,7 +154,7 @@ func TestMerge(t *testing.T) {
 	got, err := replay.Load(context.Background(), out)
 	require.NoError(t, err)
 	require.Len(t, got.Runs, 2)
-	require.Equal(t, events.Chain(full.Events), events.Chain(got.Runs[0].Events))
+	require.Equal(t, events.Chain(full.Events, 0), events.Chain(got.Runs[0].Events, 0))
 
 	conflict := write(t, "conflict"+replay.FileExt, oneRun("run-000", "y", t))
 	_, err = runCmd("merge", filepath.Join(t.TempDir(), "m.bundle.zst"), first, second, conflict)

@@ -79,11 +79,6 @@ type DiffReport struct {
 // output or their error.
 func (d *DiffReport) Diverged() bool { return d.Divergence != nil || d.Output != nil || d.ErrorDiffers }
 
-// Diff is Options.Diff with the default Options.
-func Diff(ctx context.Context, a, b RunRef) (*DiffReport, error) {
-	return Options{}.Diff(ctx, a, b)
-}
-
 // Diff loads and verifies the bundles of a and b (once when they are the
 // same bundle) and compares the two runs. A bundle that does not verify is
 // an error, never a divergence. Both runs are held in memory, within one

@@ -35,7 +35,7 @@ var (
 	errMalformed = errors.New("malformed")
 	// ErrExists: a write found something at its output path that it may
 	// not replace: anything that is not a bundle, or a bundle without
-	// WriteOptions.Force.
+	// Options.Force.
 	ErrExists = errors.New("output exists")
 	// ErrConflict: Merge found two records with the same identity and
 	// different bytes (see Merge), or bundles of different scenarios.

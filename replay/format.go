@@ -52,7 +52,8 @@ const logMagic = "CGRLOG2\n"
 
 // Metadata is metadata.json: what the bundle is about, whatever its runs.
 // The caller supplies every field; the package reads no environment
-// (WriteOptions fills an empty GoVersion with runtime.Version()).
+// (Options.Write and Options.WriteFile fill an empty GoVersion with
+// runtime.Version()).
 type Metadata struct {
 	Scenario    string `json:"scenario"`
 	ToolVersion string `json:"tool_version"`
@@ -130,7 +131,7 @@ func (m *bundleManifest) encode() ([]byte, error) {
 }
 
 // Snapshot is snapshot.json: the state of one run after its first Records
-// records, the last of which has seq At, as a fold (SnapshotFolder) named
+// records, the last of which has seq At, as a fold (Folder) named
 // Fold computes it; Chain is the run's chain head after those records.
 type Snapshot struct {
 	Run     string          `json:"run"`

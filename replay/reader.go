@@ -56,12 +56,6 @@ type source struct {
 	frame   *frameReader
 }
 
-// Open opens the bundle at path with the default Options (see
-// Options.Open).
-func Open(ctx context.Context, path string) (*Reader, error) {
-	return Options{}.Open(ctx, path)
-}
-
 // Open opens the bundle at path (a directory or a single file) and checks
 // everything before the event log. The caller must Close the Reader.
 // Cancelling ctx makes the next record read fail with ctx's cause.

@@ -401,7 +401,7 @@ func TestTamper(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := tc.bundle(t)
-			_, err := Verify(context.Background(), p)
+			_, err := Options{}.Verify(context.Background(), p)
 			require.Error(t, err)
 			t.Log(err)
 			require.ErrorIs(t, err, tc.want)
@@ -413,7 +413,7 @@ func TestTamper(t *testing.T) {
 			}
 			require.Equal(t, tc.record, be.Record)
 			// Load (which keeps blobs) rejects it too.
-			_, lerr := Load(context.Background(), p)
+			_, lerr := Options{}.Load(context.Background(), p)
 			require.ErrorIs(t, lerr, tc.want, "Load: %v", lerr)
 		})
 	}
@@ -429,7 +429,7 @@ func TestTruncatedFile(t *testing.T) {
 	for _, n := range []int{0, 3, 4, 10, len(b) / 4, len(b) / 2, len(b) - 40, len(b) - 5, len(b) - 1} {
 		p := filepath.Join(dir, "cut"+FileExt)
 		require.NoError(t, os.WriteFile(p, b[:n], 0o644))
-		_, err := Verify(context.Background(), p)
+		_, err := Options{}.Verify(context.Background(), p)
 		require.Error(t, err, "cut at %d of %d", n, len(b))
 		var be *BundleError
 		require.ErrorAs(t, err, &be, "cut at %d", n)

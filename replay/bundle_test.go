@@ -172,7 +172,7 @@ func TestWriteRefusesInvalidRuns(t *testing.T) {
 		mutate func(*Bundle)
 		want   error
 	}{
-		{"bad digest", func(b *Bundle) { b.Runs[0].Events[2].Payload = []byte(`{}`) }, ErrDigest},
+		{"bad digest", func(b *Bundle) { b.Runs[0].Events[2].Payload = []byte(`{}`) }, errDigest},
 		{"empty kind", func(b *Bundle) { b.Runs[0].Events[2].Kind = "" }, errRequired},
 		{"gap", func(b *Bundle) { e := b.Runs[0].Events; b.Runs[0].Events = append(e[:2:2], e[3:]...) }, errOrder},
 		{"lanes out of order", func(b *Bundle) {
@@ -186,7 +186,7 @@ func TestWriteRefusesInvalidRuns(t *testing.T) {
 		{"empty pin name", func(b *Bundle) { b.Runs[0].Pin = map[string]string{"": "x"} }, errRequired},
 		{"snapshot of no run", func(b *Bundle) {
 			b.Snapshot = &Snapshot{Run: "other", At: 1, Records: 1, Fold: "f", State: []byte("{}")}
-		}, ErrMissing},
+		}, errMissing},
 		{"snapshot off the log", func(b *Bundle) {
 			b.Snapshot = &Snapshot{Run: b.Runs[0].ID, At: 2, Records: 2, Fold: "f", State: []byte("{}")}
 		}, errChain},

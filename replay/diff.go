@@ -129,11 +129,11 @@ func diffExample(a RunRef, idsA []string, b RunRef, idsB []string) []string {
 }
 
 // runChoiceError says which run to name: a run ref did not name one of
-// its bundle's runs. It wraps ErrMissing.
+// its bundle's runs. It wraps errMissing.
 type runChoiceError struct{ msg string }
 
 func (e *runChoiceError) Error() string { return e.msg }
-func (e *runChoiceError) Unwrap() error { return ErrMissing }
+func (e *runChoiceError) Unwrap() error { return errMissing }
 
 // pickRun returns the index of the run ref names among ids, the IDs of a
 // bundle's runs. When ref names none of them, the error lists them and

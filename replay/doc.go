@@ -71,9 +71,9 @@
 // Every error is a [*BundleError] naming the bundle, the file in it (""
 // for the bundle itself, e.g. its zstd frame) and the record index
 // (0-based, over all runs; -1 when not about a record). Callers branch on
-// [ErrDigest] (a file or payload was changed), [ErrMissing] (a file or a
-// run is absent), [ErrExists] (a write would replace what it may not) and
-// [ErrConflict] (a merge met two different records with one identity).
+// [ErrExists] (a write would replace what it may not) and [ErrConflict]
+// (a merge met two different records with one identity); any other error
+// means the bundle does not verify.
 //
 // # Writing
 //

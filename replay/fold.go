@@ -152,7 +152,7 @@ func (r *Reader) snapshotCheck(run int, f Folder) func(applied uint64) error {
 		}
 		want, err := events.Canonical(s.State)
 		if err != nil || !bytes.Equal(got, want) {
-			return r.fail(snapshotFile, -1, "replay", wrapf(ErrDigest, "the snapshot's state differs from the state fold %s rebuilds from the first %d records of run %s: the snapshot was edited",
+			return r.fail(snapshotFile, -1, "replay", wrapf(errDigest, "the snapshot's state differs from the state fold %s rebuilds from the first %d records of run %s: the snapshot was edited",
 				excerpt.Quote(s.Fold), s.Records, excerpt.Quote(s.Run)))
 		}
 		return nil

@@ -257,7 +257,7 @@ func checkRunInfos(runs []RunInfo) error {
 			return wrapf(errMalformed, "run %q: output size %d is not in [0, %d]", r.ID, r.OutputSize, maxBlob)
 		}
 		if (r.OutputSize == 0) != (r.Output == emptyDigest) {
-			return wrapf(ErrDigest, "run %q: output digest %s does not fit an output of %d bytes", r.ID, r.Output, r.OutputSize)
+			return wrapf(errDigest, "run %q: output digest %s does not fit an output of %d bytes", r.ID, r.Output, r.OutputSize)
 		}
 	}
 	return nil

@@ -38,7 +38,7 @@ import (
 // compares the conflicting runs.
 func mergeBundles(bundles []*Bundle, paths []string) (*Bundle, error) {
 	if len(bundles) == 0 {
-		return nil, wrapf(ErrMissing, "nothing to merge")
+		return nil, wrapf(errMissing, "nothing to merge")
 	}
 	name := func(in int) string {
 		if paths != nil {

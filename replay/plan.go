@@ -171,7 +171,7 @@ func (p *plan) seal() error {
 func checkSnapshotOf(s *Snapshot, runs []Run) error {
 	i, ok := slices.BinarySearchFunc(runs, s.Run, func(r Run, id string) int { return cmp.Compare(r.ID, id) })
 	if !ok {
-		return wrapf(ErrMissing, "the snapshot is of run %q, which the bundle does not hold", s.Run)
+		return wrapf(errMissing, "the snapshot is of run %q, which the bundle does not hold", s.Run)
 	}
 	evs := runs[i].Events
 	n := s.Records

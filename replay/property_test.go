@@ -281,7 +281,7 @@ func TestSnapshotInjectionRejected(t *testing.T) {
 	_, err = Options{}.Verify(context.Background(), forged)
 	require.NoError(t, err, "the structure is valid; only the fold can judge the state")
 	err = Options{}.ReplayTo(context.Background(), RunRef{Path: forged}, 0, newTally())
-	require.ErrorIs(t, err, ErrDigest)
+	require.ErrorIs(t, err, errDigest)
 	var be *BundleError
 	require.ErrorAs(t, err, &be)
 	require.Equal(t, snapshotFile, be.File)

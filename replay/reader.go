@@ -156,7 +156,7 @@ func (r *Reader) Digest() events.Digest { return events.Sum(r.hdr.manifestB) }
 // against their digest. They are shared: treat them as read-only.
 func (r *Reader) Output(i int) ([]byte, error) {
 	if i < 0 || i >= len(r.hdr.runs) {
-		return nil, r.fail(runsFile, -1, "read", wrapf(ErrMissing, "no run %d (the bundle holds %d)", i, len(r.hdr.runs)))
+		return nil, r.fail(runsFile, -1, "read", wrapf(errMissing, "no run %d (the bundle holds %d)", i, len(r.hdr.runs)))
 	}
 	info := r.hdr.runs[i]
 	if info.OutputSize == 0 {

@@ -142,7 +142,7 @@ func TestTamper(t *testing.T) {
 					require.NoError(t, os.WriteFile(p, flip(b, len(b)/2), 0o644))
 				})
 			},
-			want: ErrDigest, file: blobName(blob), record: blobRecord,
+			want: errDigest, file: blobName(blob), record: blobRecord,
 		},
 		{
 			name: "flip a blob byte in the single file",
@@ -154,7 +154,7 @@ func TestTamper(t *testing.T) {
 					return n, b
 				})
 			},
-			want: ErrDigest, file: blobName(blob), record: -1,
+			want: errDigest, file: blobName(blob), record: -1,
 		},
 		{
 			// A careful forger: the blob's bytes replaced, its manifest
@@ -182,7 +182,7 @@ func TestTamper(t *testing.T) {
 					return n, b
 				})
 			},
-			want: ErrDigest, file: manifestFile, record: -1,
+			want: errDigest, file: manifestFile, record: -1,
 		},
 		{
 			name: "edit an event's payload",
@@ -194,7 +194,7 @@ func TestTamper(t *testing.T) {
 					})
 				})
 			},
-			want: ErrDigest, file: eventsFile, record: 2,
+			want: errDigest, file: eventsFile, record: 2,
 		},
 		{
 			name: "edit an event's kind",
@@ -253,7 +253,7 @@ func TestTamper(t *testing.T) {
 					require.NoError(t, os.WriteFile(p, b, 0o644))
 				})
 			},
-			want: ErrDigest, file: manifestFile, record: -1,
+			want: errDigest, file: manifestFile, record: -1,
 		},
 		{
 			name: "edit the manifest and re-seal it",
@@ -268,7 +268,7 @@ func TestTamper(t *testing.T) {
 					})
 				})
 			},
-			want: ErrDigest, file: metadataFile, record: -1,
+			want: errDigest, file: metadataFile, record: -1,
 		},
 		{
 			name: "edit the metadata",
@@ -280,7 +280,7 @@ func TestTamper(t *testing.T) {
 					require.NoError(t, os.WriteFile(p, bytes.Replace(b, []byte("lodash"), []byte("LODASH"), 1), 0o644))
 				})
 			},
-			want: ErrDigest, file: metadataFile, record: -1,
+			want: errDigest, file: metadataFile, record: -1,
 		},
 		{
 			name: "edit runs.json",
@@ -292,7 +292,7 @@ func TestTamper(t *testing.T) {
 					require.NoError(t, os.WriteFile(p, bytes.Replace(b, []byte(`"events":8`), []byte(`"events":7`), 1), 0o644))
 				})
 			},
-			want: ErrDigest, file: runsFile, record: -1,
+			want: errDigest, file: runsFile, record: -1,
 		},
 		{
 			// A careful forger: runs.json claims another chain and the
@@ -328,7 +328,7 @@ func TestTamper(t *testing.T) {
 					require.NoError(t, os.Remove(filepath.Join(d, filepath.FromSlash(blobName(out)))))
 				})
 			},
-			want: ErrMissing, record: -1,
+			want: errMissing, record: -1,
 		},
 		{
 			name: "blob name with ../ in the manifest",
@@ -384,7 +384,7 @@ func TestTamper(t *testing.T) {
 					require.NoError(t, os.Remove(filepath.Join(d, filepath.FromSlash(blobName(blob)))))
 				})
 			},
-			want: ErrMissing, file: blobName(blob), record: -1,
+			want: errMissing, file: blobName(blob), record: -1,
 		},
 		{
 			name: "truncated events.log",

@@ -201,7 +201,7 @@ func TestStateChecksTheSnapshot(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "forged"+replay.FileExt)
 	require.NoError(t, replay.Options{}.WriteFile(context.Background(), bad, &replay.Bundle{Metadata: meta(), Runs: []replay.Run{r}, Snapshot: &forged}))
 	_, err = runCmd("state", bad)
-	require.ErrorIs(t, err, replay.ErrDigest)
+	require.ErrorContains(t, err, "digest mismatch")
 	require.Contains(t, err.Error(), "the snapshot was edited")
 }
 
@@ -290,7 +290,6 @@ func TestDiffNamesRuns(t *testing.T) {
 		_, err := runCmd(tt.args...)
 		var stderr bytes.Buffer
 		require.Equal(t, 1, exitCode(err, &stderr))
-		require.ErrorIs(t, err, replay.ErrMissing)
 		require.Contains(t, stderr.String(), tt.want, "%v", tt.args)
 		require.NotContains(t, stderr.String(), "runs.json")
 		require.NotContains(t, stderr.String(), "missing file")

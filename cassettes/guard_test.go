@@ -70,7 +70,8 @@ func TestReplayMissKeepsItsMessage(t *testing.T) {
 			miss.body = `{"a":2,"b":"x"}`
 			_, err = sendCtx(ctx, c.Client(), srv.URL, miss)
 			require.ErrorIs(t, err, ErrInteractionNotFound)
-			require.False(t, errors.Is(err, guard.ErrReplayMode), "the miss became a replay-mode error: %v", err)
+			var rme *guard.ReplayModeError
+			require.False(t, errors.As(err, &rme), "the miss became a replay-mode error: %v", err)
 			msg := err.Error()
 			for _, want := range []string{
 				"POST " + srv.URL + "/v1/messages",

@@ -82,7 +82,7 @@ func checkMoves(jpath, stage, dir string, j *journal) error {
 	}
 	seen := map[string]bool{}
 	for i, mv := range j.Moves {
-		if _, err := events.ParseDigest(mv.Sum); err != nil {
+		if err := new(events.Digest).UnmarshalText([]byte(mv.Sum)); err != nil {
 			return refuse(jpath, stage, dir, "entry %d (%q -> %q) has sum %q: %v", i, mv.Staged, mv.File, mv.Sum, err)
 		}
 		if i == n-1 {

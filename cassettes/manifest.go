@@ -166,7 +166,7 @@ func (m *Manifest) check() error {
 		if i > 0 && m.Cassettes[i-1].File >= e.File {
 			return entryErrf("cassettes", i, "cassettes are not sorted by file, or %q is listed twice", e.File)
 		}
-		if _, err := events.ParseDigest(e.Digest); err != nil {
+		if err := new(events.Digest).UnmarshalText([]byte(e.Digest)); err != nil {
 			return entryErrf("cassettes", i, "cassette %q: digest: %v", e.File, err)
 		}
 	}

@@ -2,25 +2,13 @@ package events
 
 import "github.com/codegenie/codegenie/internal/eventrec"
 
-// Chain returns the chain digest of evs exactly as given.
-func Chain(evs []Event) Digest {
+// Chain returns the chain digest of evs with the fields in strip zeroed in
+// each event: Chain(evs, Nondeterministic) is the one digest of a run, and
+// Chain(evs, 0) the digest of the tape exactly as given.
+func Chain(evs []Event, strip Field) Digest {
 	var c chainer
 	for _, e := range evs {
-		c.add(e)
-	}
-	return c.c.Head()
-}
-
-// ChainDigest returns the chain digest of evs with the nondeterministic
-// fields stripped: one digest per run.
-func ChainDigest(evs []Event) Digest { return ChainStripped(evs, Nondeterministic) }
-
-// ChainStripped returns the chain digest of evs with the fields in fs
-// stripped from each event.
-func ChainStripped(evs []Event, fs Field) Digest {
-	var c chainer
-	for _, e := range evs {
-		c.add(e.Strip(fs))
+		c.add(e.Strip(strip))
 	}
 	return c.c.Head()
 }

@@ -79,18 +79,17 @@ type ChainLink struct {
 // Compare compares tape a with tape b after stripping the fields in strip
 // from every event, and returns the first difference, or nil when the tapes
 // are equal. Equal tapes are recognised by their chain digests
-// (ChainStripped); unequal ones are scanned linearly. Every field not in
-// strip is compared.
+// (Chain); unequal ones are scanned linearly. Every field not in strip is
+// compared.
 func Compare(a, b []Event, strip Field) *Divergence {
-	if len(a) == len(b) && ChainStripped(a, strip) == ChainStripped(b, strip) {
+	if len(a) == len(b) && Chain(a, strip) == Chain(b, strip) {
 		return nil
 	}
-	return Scan(a, b, strip)
+	return scan(a, b, strip)
 }
 
-// Scan is Compare without the chain-digest shortcut: callers that already
-// hold both tapes' chain digests and know they differ call it directly.
-func Scan(a, b []Event, strip Field) *Divergence {
+// scan is Compare without the chain-digest shortcut.
+func scan(a, b []Event, strip Field) *Divergence {
 	n := min(len(a), len(b))
 	for i := range n {
 		ea, eb := a[i].Strip(strip), b[i].Strip(strip)

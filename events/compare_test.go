@@ -185,15 +185,3 @@ func ExampleCausalChain() {
 	// 2 search.queried
 	// 1 job.started
 }
-
-func ExampleScan() {
-	// Scan skips the chain-digest check: for callers that already know
-	// the tapes' digests differ.
-	a := []events.Event{{Seq: 1, Kind: kindStarted, Payload: []byte(`{}`)}}
-	b := []events.Event{{Seq: 1, Kind: kindStarted, Payload: []byte(`{}`), AuditEventID: "x"}}
-	fmt.Println(events.Scan(a, b, events.Nondeterministic) == nil)
-	fmt.Println(events.Scan(a, b, 0).Field)
-	// Output:
-	// true
-	// AuditEventID
-}

@@ -47,9 +47,9 @@
 // [Chain] folds a tape into one blake3-256 digest: each event's fields, with
 // its payload bound through PayloadDigest, are hashed after the digest of
 // the events before it, so the digest changes if any event is edited,
-// dropped or reordered. [ChainDigest] first strips the nondeterministic
-// fields ([Nondeterministic]), so two runs that differ only there have
-// equal digests and compare in O(1); [Compare] then locates the first
+// dropped or reordered. It first zeroes the fields it is told to strip:
+// with [Nondeterministic], two runs that differ only there have equal
+// digests and compare in O(1); [Compare] then locates the first
 // difference of two unequal tapes. The bytes the chain hashes are specified
 // by the package internal/eventrec.
 package events

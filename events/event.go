@@ -42,13 +42,6 @@ func (d *Digest) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// ParseDigest parses 64 hex digits.
-func ParseDigest(s string) (Digest, error) {
-	var d Digest
-	err := d.UnmarshalText([]byte(s))
-	return d, err
-}
-
 // Event is one step of a run. See the package documentation for the meaning
 // of each field and which of them are nondeterministic.
 type Event struct {

@@ -40,14 +40,14 @@ func ExampleCanonical() {
 	// Output: {"a":[2,1],"z":1.5}
 }
 
-func ExampleChainDigest() {
+func ExampleChain() {
 	e := events.Event{Seq: 1, Kind: kindStarted, Payload: []byte(`{}`)}
 	e.PayloadDigest = events.Sum(e.Payload)
 	a := []events.Event{e}
 	e.AuditEventID = "differs-every-run"
 	b := []events.Event{e}
-	fmt.Println(events.ChainDigest(a) == events.ChainDigest(b))
-	fmt.Println(events.Chain(a) == events.Chain(b))
+	fmt.Println(events.Chain(a, events.Nondeterministic) == events.Chain(b, events.Nondeterministic))
+	fmt.Println(events.Chain(a, 0) == events.Chain(b, 0))
 	// Output:
 	// true
 	// false

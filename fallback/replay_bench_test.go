@@ -75,7 +75,7 @@ func writeTape(t testing.TB, dir string, evs []events.Event) {
 		Runs: []replay.Run{{ID: "run-000", Pin: map[string]string{"run_key": "rk-0123456789abcdef", "cassette_id": "cas-1", "store_digest": "store-1"},
 			Output: []byte("+lodash 4.17.21\n"), Events: evs}},
 	}
-	require.NoError(t, replay.Write(context.Background(), dir, b))
+	require.NoError(t, replay.Options{}.Write(context.Background(), dir, b))
 }
 
 // The parts of the directory bundle format (see package replay) the
@@ -189,7 +189,7 @@ func plainReplay(path string) (*fallback.State, error) {
 // validatedReplay is replay.ReplayTo into a fresh fallback.State.
 func validatedReplay(path string) (*fallback.State, error) {
 	st := fallback.NewState()
-	return st, replay.ReplayTo(context.Background(), replay.RunRef{Path: path}, 0, st)
+	return st, replay.Options{}.ReplayTo(context.Background(), replay.RunRef{Path: path}, 0, st)
 }
 
 func reportRate(b *testing.B, n int) {

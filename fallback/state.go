@@ -8,7 +8,7 @@ import (
 )
 
 // StateFold is the name of State's fold and of its JSON format, as
-// snapshots record it (replay.SnapshotFolder).
+// snapshots record it (replay.Folder.FoldName).
 const StateFold = "codegenie/fallback.State/1"
 
 // State is the state of one Tier.Run rebuilt from its events: the fold

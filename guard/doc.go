@@ -5,7 +5,7 @@
 // A context is put into replay mode with [WithReplay]. Code on the pipeline
 // path calls [AssertReplaySafe] before an operation that may not happen
 // during replay; in replay mode the call returns a [*ReplayModeError] naming
-// the operation, which matches [ErrReplayMode] under errors.Is. Outside
+// the operation (errors.AsType[*guard.ReplayModeError] finds it). Outside
 // replay mode it returns nil and the operation proceeds. The fallback
 // pipeline does so for its live operations: a remote embedding call
 // (rag.OpenAIEmbedder), and the wall clock and random IDs it stamps events
@@ -33,7 +33,8 @@
 //
 // # Deterministic ID format
 //
-// [DeterministicID](runKey, seq) is the first 16 bytes of
+// The ID number seq (1, 2, ...) that [IDSource](runKey) yields is the first
+// 16 bytes of
 //
 //	blake3-256("codegenie/guard/id/v1" || 0x00 || runKey || 0x00 || seq as 8 bytes big-endian)
 //

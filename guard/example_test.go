@@ -32,11 +32,12 @@ func ExampleAssertReplaySafe() {
 	ctx := guard.WithReplay(context.Background())
 	err := guard.AssertReplaySafe(ctx, "vector search")
 	fmt.Println(err)
-	fmt.Println(errors.Is(err, guard.ErrReplayMode))
+	rme, ok := errors.AsType[*guard.ReplayModeError](err)
+	fmt.Println(ok, rme.Op)
 	fmt.Println(guard.AssertReplaySafe(context.Background(), "vector search"))
 	// Output:
 	// guard: vector search is forbidden in replay mode
-	// true
+	// true vector search
 	// <nil>
 }
 
@@ -102,7 +103,8 @@ func ExampleRecordedClock_Err() {
 	c := guard.ClockFromTape([]events.Event{{Seq: 1, EmittedAt: time.Date(2026, 11, 22, 1, 0, 0, 0, time.UTC)}})
 	fmt.Println(c.Now().Format(time.TimeOnly), c.Err())
 	c.Now() // one read more than the tape has
-	fmt.Println(errors.Is(c.Err(), guard.ErrReplayMode))
+	_, overrun := errors.AsType[*guard.ReplayModeError](c.Err())
+	fmt.Println(overrun)
 	// Output:
 	// 01:00:00 <nil>
 	// true
@@ -111,14 +113,9 @@ func ExampleRecordedClock_Err() {
 func ExampleIDSource() {
 	ids := guard.IDSource("runkey-1")
 	a, b := ids(), ids()
-	fmt.Println(a == guard.DeterministicID("runkey-1", 1), b == guard.DeterministicID("runkey-1", 2), a != b)
-	// Output: true true true
-}
-
-func ExampleDeterministicID() {
-	id := guard.DeterministicID("runkey-1", 7)
-	fmt.Println(len(id), id[14:15], id == guard.DeterministicID("runkey-1", 7))
-	// Output: 36 8 true
+	again := guard.IDSource("runkey-1")
+	fmt.Println(len(a), a[14:15], a != b, again() == a, again() == b)
+	// Output: 36 8 true true true
 }
 
 func ExampleRandomIDSource() {

@@ -2,13 +2,8 @@ package guard
 
 import (
 	"context"
-	"errors"
 	"fmt"
 )
-
-// ErrReplayMode is the condition every *ReplayModeError matches under
-// errors.Is: an operation that is forbidden in replay mode was attempted.
-var ErrReplayMode = errors.New("forbidden in replay mode")
 
 // The operations this package refuses in replay mode, as they appear in
 // ReplayModeError.Op. Callers may use their own names with AssertReplaySafe.
@@ -16,10 +11,11 @@ const (
 	OpDial      = "network dial"
 	OpWallClock = "wall clock read"
 	OpRandomID  = "random ID"
-	OpEmbed     = "live embedding call"
 )
 
-// ReplayModeError reports an operation attempted in replay mode.
+// ReplayModeError reports an operation attempted in replay mode. It is
+// the one error of this package: a caller asks whether an error is one
+// with errors.AsType[*ReplayModeError], which also yields the operation.
 type ReplayModeError struct {
 	// Op names the forbidden operation, e.g. OpDial.
 	Op string
@@ -37,9 +33,6 @@ func (e *ReplayModeError) Error() string {
 	return s + hint(e.Op)
 }
 
-// Unwrap returns ErrReplayMode.
-func (e *ReplayModeError) Unwrap() error { return ErrReplayMode }
-
 func hint(op string) string {
 	switch op {
 	case OpDial:
@@ -48,8 +41,6 @@ func hint(op string) string {
 		return "; inject the recorded clock (guard.RecordedClock) instead of the wall clock"
 	case OpRandomID:
 		return "; inject guard.IDSource(runKey) instead of a random ID source"
-	case OpEmbed:
-		return "; serve embeddings from a cassette or use a deterministic local embedder"
 	}
 	return ""
 }

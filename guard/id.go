@@ -12,9 +12,9 @@ import (
 
 const idLabel = "codegenie/guard/id/v1"
 
-// DeterministicID returns the ID number seq of the run keyed by runKey, in
+// deterministicID returns the ID number seq of the run keyed by runKey, in
 // the format specified in the package documentation.
-func DeterministicID(runKey string, seq uint64) string {
+func deterministicID(runKey string, seq uint64) string {
 	b := make([]byte, 0, len(idLabel)+len(runKey)+10)
 	b = append(b, idLabel...)
 	b = append(b, 0)
@@ -43,8 +43,10 @@ func formatUUID(u []byte, version byte) string {
 	return string(s[:])
 }
 
-// IDSource returns an ID source that yields DeterministicID(runKey, 1),
-// DeterministicID(runKey, 2), ... Its type matches events.Options.NewID.
+// IDSource returns an ID source that yields the IDs number 1, 2, ... of
+// the run keyed by runKey, in the format specified in the package
+// documentation: two sources for one runKey yield the same IDs in the same
+// order. Its type matches events.Options.NewID.
 // It is safe for concurrent use, but concurrent callers get the sequence
 // numbers in the order they happen to call; give each lane its own source
 // (for example IDSource(runKey + "/" + lane)) when order matters.
@@ -58,7 +60,7 @@ func IDSource(runKey string) func() string {
 		n++
 		seq := n
 		mu.Unlock()
-		return DeterministicID(runKey, seq)
+		return deterministicID(runKey, seq)
 	}
 }
 

@@ -85,7 +85,7 @@ func (g *grouper) keyOf(o *outcome) classKey {
 	return classKey{
 		key:     Key(o.pin),
 		output:  events.Sum(o.output),
-		chain:   events.ChainStripped(o.tape, g.strip),
+		chain:   events.Chain(o.tape, g.strip),
 		errKind: o.errKind,
 		missed:  missedKey(o.requests),
 	}

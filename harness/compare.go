@@ -29,7 +29,7 @@ func compare(rc *resolved, a, b *group) *Divergence {
 		}
 	}
 	if a.ChainDigest != b.ChainDigest {
-		d.Event = events.Scan(x.tape, y.tape, rc.strip)
+		d.Event = events.Compare(x.tape, y.tape, rc.strip)
 	}
 	d.PinDiff = pindiff.Lines(x.pin, y.pin)
 	if ra, rb, ok := requestsDiffer(x.requests, y.requests); ok {

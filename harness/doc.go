@@ -139,7 +139,7 @@
 // class, whatever mix of successes and failures) or BROKEN (one class of
 // failed runs). The first runs of the two largest classes are compared in
 // full: the first differing output byte with excerpts, the first divergent
-// event (events.Scan: index, kind, field, payload offset, field-level
+// event (events.Compare: index, kind, field, payload offset, field-level
 // diff, causal chain), the pins that differ, and whether the requests sent
 // through Run.Client differ ("the request itself varies": each run sent
 // a request the other never sent, compared as sets whatever order

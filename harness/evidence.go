@@ -200,7 +200,7 @@ func writeBundle(dir, scenario string, classes []*group) (string, map[*group]str
 	p := filepath.Join(dir, safename.Of(scenario)+replay.FileExt)
 	// The bundle in this directory is an earlier gate's of the same
 	// scenario: replace it.
-	if err := (replay.WriteOptions{Force: true}).WriteFile(context.Background(), p, b); err != nil {
+	if err := (replay.Options{Force: true}).WriteFile(context.Background(), p, b); err != nil {
 		return "", ids, fmt.Errorf("harness: write the replay bundle of %s: %w", scenario, err)
 	}
 	abs, err := filepath.Abs(p)

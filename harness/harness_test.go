@@ -113,11 +113,11 @@ func TestIterateDivergence(t *testing.T) {
 		}
 	}
 	require.Len(t, bundles, 1)
-	b, err := replay.Load(t.Context(), bundles[0])
+	b, err := replay.Options{}.Load(t.Context(), bundles[0])
 	require.NoError(t, err)
 	require.Len(t, b.Runs, 2)
 	require.Equal(t, "diff b", string(b.Run("run-003").Output), "the bundle holds each run's output")
-	rd, err := replay.Diff(t.Context(), replay.RunRef{Path: bundles[0], Run: "run-000"}, replay.RunRef{Path: bundles[0], Run: "run-003"})
+	rd, err := replay.Options{}.Diff(t.Context(), replay.RunRef{Path: bundles[0], Run: "run-000"}, replay.RunRef{Path: bundles[0], Run: "run-003"})
 	require.NoError(t, err)
 	require.Equal(t, d.Event, rd.Divergence, "replay's diff agrees with the gate")
 	require.NotNil(t, rd.Output, "and finds the output difference")

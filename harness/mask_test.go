@@ -47,7 +47,7 @@ func TestURLKeyNeverLeaves(t *testing.T) {
 		require.NoError(t, err)
 		texts[p] = string(b)
 	}
-	b, err := replay.Load(t.Context(), filepath.Join(dir, "url-key", "url-key"+replay.FileExt))
+	b, err := replay.Options{}.Load(t.Context(), filepath.Join(dir, "url-key", "url-key"+replay.FileExt))
 	require.NoError(t, err)
 	for _, r := range b.Runs {
 		texts["bundle "+r.ID] = r.Error

@@ -55,7 +55,7 @@
 //	  "path": "happy",
 //	  "run_key": { ...the fallback.RunKey fields... },
 //	  "output_digest": "<blake3 of Transform.DiffBytes>",
-//	  "chain_digest": "<events.ChainStripped of the tape, allowlist stripped>",
+//	  "chain_digest": "<events.Chain of the tape, allowlist stripped>",
 //	  "events": 8
 //	}
 //

@@ -50,9 +50,10 @@ func TestReplayMakesNoNetworkConnection(t *testing.T) {
 			require.Nil(t, events.Compare(recorded.Events, replayed.Events, strip), "%s/%s", sc.Name, path)
 			require.NoError(t, clock.Err())
 			require.Equal(t, len(recorded.Events), clock.Reads())
+			ids := guard.IDSource(key)
 			for i, e := range replayed.Events {
 				require.Equal(t, recorded.Events[i].EmittedAt, e.EmittedAt, "%s/%s event %d: not the recorded time", sc.Name, path, i+1)
-				require.Equal(t, guard.DeterministicID(key, uint64(i+1)), e.AuditEventID, "%s/%s event %d", sc.Name, path, i+1)
+				require.Equal(t, ids(), e.AuditEventID, "%s/%s event %d", sc.Name, path, i+1)
 			}
 		}
 	}
@@ -71,7 +72,6 @@ func TestReplayMakesNoNetworkConnection(t *testing.T) {
 	if resp != nil {
 		resp.Body.Close()
 	}
-	require.ErrorIs(t, err, guard.ErrReplayMode)
 	var rme *guard.ReplayModeError
 	require.ErrorAs(t, err, &rme)
 	require.Equal(t, guard.OpDial, rme.Op)

@@ -133,11 +133,15 @@ type openAIResponse struct {
 	} `json:"data"`
 }
 
+// opEmbed is the operation a live embedding call is refused as in replay
+// mode (guard.ReplayModeError.Op).
+const opEmbed = "live embedding call"
+
 // Embed returns one vector per text, in order. Errors from the server are
 // *APIError values naming the URL, the status and an excerpt of the body.
 //
 // In replay mode (guard.WithReplay) a live call is refused with a
-// *guard.ReplayModeError (Op guard.OpEmbed) before any request is made,
+// *guard.ReplayModeError (Op "live embedding call") before any request is made,
 // unless the client's transport replays a cassette (it has a CassetteID
 // method, as cassettes' transports do).
 func (o *OpenAIEmbedder) Embed(ctx context.Context, texts []string) ([][]float64, error) {
@@ -145,8 +149,8 @@ func (o *OpenAIEmbedder) Embed(ctx context.Context, texts []string) ([][]float64
 		return nil, fmt.Errorf("rag: openai embedder: %w: Client is nil; inject an *http.Client (a cassette-backed one in tests)", ErrBadConfig)
 	}
 	if _, replays := o.Client.Transport.(interface{ CassetteID() string }); !replays {
-		if err := guard.AssertReplaySafe(ctx, guard.OpEmbed); err != nil {
-			return nil, fmt.Errorf("rag: openai embedder: %d text(s) for model %s: %w", len(texts), o.Model, err)
+		if err := guard.AssertReplaySafe(ctx, opEmbed); err != nil {
+			return nil, fmt.Errorf("rag: openai embedder: %d text(s) for model %s: %w; serve embeddings from a cassette or use a deterministic local embedder", len(texts), o.Model, err)
 		}
 	}
 	if o.Model == "" {

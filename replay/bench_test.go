@@ -41,7 +41,7 @@ func benchBundles(b *testing.B) (string, string) {
 		}
 		benchDir, benchFile = filepath.Join(root, "b.bundle"), filepath.Join(root, "b"+FileExt)
 		bd := single(syntheticTape(b, benchEvents, 256))
-		benchErr = errors.Join(Write(context.Background(), benchDir, bd), WriteFile(context.Background(), benchFile, bd))
+		benchErr = errors.Join(Options{}.Write(context.Background(), benchDir, bd), Options{}.WriteFile(context.Background(), benchFile, bd))
 	})
 	require.NoError(b, benchErr)
 	return benchDir, benchFile
@@ -70,7 +70,7 @@ func BenchmarkVerify(b *testing.B) {
 	for _, tc := range []struct{ name, path string }{{"dir", dir}, {"file", file}} {
 		b.Run(tc.name, func(b *testing.B) {
 			for b.Loop() {
-				rep, err := Verify(context.Background(), tc.path)
+				rep, err := Options{}.Verify(context.Background(), tc.path)
 				if err != nil || rep.Events != benchEvents {
 					b.Fatal(err)
 				}
@@ -150,7 +150,7 @@ func BenchmarkLoad(b *testing.B) {
 			return len(evs), err
 		}},
 		{"validated", func() (int, error) {
-			bd, err := Load(context.Background(), dir)
+			bd, err := Options{}.Load(context.Background(), dir)
 			if err != nil {
 				return 0, err
 			}

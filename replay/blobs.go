@@ -32,7 +32,7 @@ func (s *blobStore) listed(d events.Digest) (string, fileEntry, error) {
 	name := blobName(d)
 	e, ok := s.manifest.file(name)
 	if !ok {
-		return name, e, wrapf(ErrMissing, "%s is not in the bundle", name)
+		return name, e, wrapf(errMissing, "%s is not in the bundle", name)
 	}
 	return name, e, nil
 }
@@ -49,7 +49,7 @@ func (s *blobStore) get(d events.Digest) ([]byte, error) {
 		return nil, err
 	}
 	if s.dir == "" {
-		return nil, wrapf(ErrMissing, "%s was not read with the bundle's other blobs", name)
+		return nil, wrapf(errMissing, "%s was not read with the bundle's other blobs", name)
 	}
 	if err := s.mem.take(e.Size); err != nil {
 		return nil, err
@@ -83,7 +83,7 @@ func (s *blobStore) check(d events.Digest) error {
 		return err
 	}
 	if s.dir == "" {
-		return wrapf(ErrMissing, "%s was not read with the bundle's other blobs", name)
+		return wrapf(errMissing, "%s was not read with the bundle's other blobs", name)
 	}
 	f, size, err := openDirFile(s.dir, name, maxBlob)
 	if err != nil {
@@ -100,10 +100,10 @@ func (s *blobStore) check(d events.Digest) error {
 // checkBytes checks b against its manifest entry.
 func checkBytes(e fileEntry, b []byte) error {
 	if int64(len(b)) != e.Size {
-		return wrapf(ErrDigest, "size %d, the manifest says %d", len(b), e.Size)
+		return wrapf(errDigest, "size %d, the manifest says %d", len(b), e.Size)
 	}
 	if d := events.Sum(b); d != e.Digest {
-		return wrapf(ErrDigest, "digest %s, the manifest says %s", d, e.Digest)
+		return wrapf(errDigest, "digest %s, the manifest says %s", d, e.Digest)
 	}
 	return nil
 }
@@ -115,7 +115,7 @@ func checkStream(e fileEntry, rd io.Reader, size int64) error {
 		return wrapf(errTooLarge, "%d bytes, at most %d", size, maxBlob)
 	}
 	if size != e.Size {
-		return wrapf(ErrDigest, "size %d, the manifest says %d", size, e.Size)
+		return wrapf(errDigest, "size %d, the manifest says %d", size, e.Size)
 	}
 	h := blake3.New(32, nil)
 	n, err := io.Copy(h, io.LimitReader(rd, size+1))
@@ -126,7 +126,7 @@ func checkStream(e fileEntry, rd io.Reader, size int64) error {
 		return wrapf(errTruncated, "%d bytes read, %d expected", n, size)
 	}
 	if d := events.Digest(h.Sum(nil)); d != e.Digest {
-		return wrapf(ErrDigest, "digest %s, the manifest says %s", d, e.Digest)
+		return wrapf(errDigest, "digest %s, the manifest says %s", d, e.Digest)
 	}
 	return nil
 }
@@ -140,7 +140,7 @@ func readExact(rd io.Reader, size int64) ([]byte, error) {
 	}
 	var one [1]byte
 	if n, _ := rd.Read(one[:]); n > 0 {
-		return nil, wrapf(ErrDigest, "longer than the %d bytes it had when opened: it changed while being read", size)
+		return nil, wrapf(errDigest, "longer than the %d bytes it had when opened: it changed while being read", size)
 	}
 	return b, nil
 }

@@ -75,11 +75,11 @@ func TestBombsStayBounded(t *testing.T) {
 			require.NoError(t, p.writeDir(context.Background(), dir, false))
 			paths[bomb.name+"/dir"] = dir
 		}
-		_, err := Verify(context.Background(), file)
+		_, err := Options{}.Verify(context.Background(), file)
 		require.NoError(t, err, "the bomb is a valid bundle")
 	}
 	show := func(p string) error {
-		r, err := Open(context.Background(), p)
+		r, err := Options{}.Open(context.Background(), p)
 		if err != nil {
 			return err
 		}
@@ -104,7 +104,7 @@ func TestBombsStayBounded(t *testing.T) {
 			require.NoError(t, os.WriteFile(cp, raw, 0o644))
 		}
 		runtime.GC()
-		_, err := Diff(context.Background(), RunRef{Path: p}, RunRef{Path: cp})
+		_, err := Options{}.Diff(context.Background(), RunRef{Path: p}, RunRef{Path: cp})
 		return err
 	}
 	for name, p := range paths {
@@ -181,7 +181,7 @@ func TestStringBombs(t *testing.T) {
 			t.Logf("%s: %d bytes", p, len(raw))
 			for op, f := range map[string]func() error{
 				"diff": func() error {
-					_, err := Diff(context.Background(), RunRef{Path: p}, RunRef{Path: cp})
+					_, err := Options{}.Diff(context.Background(), RunRef{Path: p}, RunRef{Path: cp})
 					return err
 				},
 				"merge": func() error {

@@ -38,7 +38,7 @@ func requireSameBundle(t testing.TB, want, got *Bundle) {
 				t.Fatalf("run %s event %d differs:\n%v", w.ID, j, diff)
 			}
 		}
-		require.Equal(t, events.Chain(w.Events), events.Chain(g.Events))
+		require.Equal(t, events.Chain(w.Events, 0), events.Chain(g.Events, 0))
 	}
 	require.Equal(t, want.Snapshot, got.Snapshot)
 }
@@ -76,16 +76,16 @@ func TestRoundTrip(t *testing.T) {
 			dir, file := writeBoth(t, tc.b)
 			var digests []events.Digest
 			for _, p := range []string{dir, file} {
-				got, err := Load(ctx, p)
+				got, err := Options{}.Load(ctx, p)
 				require.NoError(t, err, p)
 				want := *tc.b
 				want.Metadata.GoVersion = got.Metadata.GoVersion
 				requireSameBundle(t, &want, got)
-				rep, err := Verify(ctx, p)
+				rep, err := Options{}.Verify(ctx, p)
 				require.NoError(t, err)
 				require.Len(t, rep.Runs, len(tc.b.Runs))
 				for i, r := range tc.b.Runs {
-					require.Equal(t, events.Chain(r.Events), rep.Runs[i].Chain)
+					require.Equal(t, events.Chain(r.Events, 0), rep.Runs[i].Chain)
 				}
 				digests = append(digests, rep.Digest)
 			}
@@ -161,7 +161,7 @@ func TestFileFormUnpacksToDirectoryForm(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, want, got, name)
 	}
-	_, err = Verify(context.Background(), out)
+	_, err = Options{}.Verify(context.Background(), out)
 	require.NoError(t, err)
 }
 
@@ -172,7 +172,7 @@ func TestWriteRefusesInvalidRuns(t *testing.T) {
 		mutate func(*Bundle)
 		want   error
 	}{
-		{"bad digest", func(b *Bundle) { b.Runs[0].Events[2].Payload = []byte(`{}`) }, ErrDigest},
+		{"bad digest", func(b *Bundle) { b.Runs[0].Events[2].Payload = []byte(`{}`) }, errDigest},
 		{"empty kind", func(b *Bundle) { b.Runs[0].Events[2].Kind = "" }, errRequired},
 		{"gap", func(b *Bundle) { e := b.Runs[0].Events; b.Runs[0].Events = append(e[:2:2], e[3:]...) }, errOrder},
 		{"lanes out of order", func(b *Bundle) {
@@ -186,7 +186,7 @@ func TestWriteRefusesInvalidRuns(t *testing.T) {
 		{"empty pin name", func(b *Bundle) { b.Runs[0].Pin = map[string]string{"": "x"} }, errRequired},
 		{"snapshot of no run", func(b *Bundle) {
 			b.Snapshot = &Snapshot{Run: "other", At: 1, Records: 1, Fold: "f", State: []byte("{}")}
-		}, ErrMissing},
+		}, errMissing},
 		{"snapshot off the log", func(b *Bundle) {
 			b.Snapshot = &Snapshot{Run: b.Runs[0].ID, At: 2, Records: 2, Fold: "f", State: []byte("{}")}
 		}, errChain},
@@ -194,7 +194,7 @@ func TestWriteRefusesInvalidRuns(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			b := single(cloneEvents(good))
 			tc.mutate(b)
-			err := Write(context.Background(), filepath.Join(t.TempDir(), "b"), b)
+			err := Options{}.Write(context.Background(), filepath.Join(t.TempDir(), "b"), b)
 			require.ErrorIs(t, err, tc.want)
 		})
 	}
@@ -212,12 +212,12 @@ func cloneEvents(evs []events.Event) []events.Event {
 func TestWriteReplacesAtomically(t *testing.T) {
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "b")
-	require.NoError(t, Write(ctx, dir, single(realisticRun(t, 0))))
-	require.ErrorIs(t, Write(ctx, dir, single(realisticRun(t, 1))), ErrExists)
-	require.NoError(t, WriteOptions{Force: true}.Write(ctx, dir, single(realisticRun(t, 1))))
-	got, err := Load(ctx, dir)
+	require.NoError(t, Options{}.Write(ctx, dir, single(realisticRun(t, 0))))
+	require.ErrorIs(t, Options{}.Write(ctx, dir, single(realisticRun(t, 1))), ErrExists)
+	require.NoError(t, Options{Force: true}.Write(ctx, dir, single(realisticRun(t, 1))))
+	got, err := Options{}.Load(ctx, dir)
 	require.NoError(t, err)
-	require.Equal(t, events.Chain(realisticRun(t, 1)), events.Chain(got.Runs[0].Events))
+	require.Equal(t, events.Chain(realisticRun(t, 1), 0), events.Chain(got.Runs[0].Events, 0))
 	ents, err := os.ReadDir(filepath.Dir(dir))
 	require.NoError(t, err)
 	require.Len(t, ents, 1, "temporary directories left behind")
@@ -227,7 +227,7 @@ func TestContextCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, file := writeBoth(t, single(syntheticTape(t, 10, 64)))
-	_, err := Verify(ctx, file)
+	_, err := Options{}.Verify(ctx, file)
 	require.True(t, errors.Is(err, context.Canceled), "got %v", err)
 }
 
@@ -236,7 +236,7 @@ func TestContextCancelled(t *testing.T) {
 func TestContextCancelledWhileReading(t *testing.T) {
 	_, file := writeBoth(t, single(syntheticTape(t, 5*batchEvents, 64)))
 	ctx, cancel := context.WithCancelCause(context.Background())
-	r, err := Open(ctx, file)
+	r, err := Options{}.Open(ctx, file)
 	require.NoError(t, err)
 	defer r.Close()
 	_, _, err = r.Next()
@@ -252,9 +252,9 @@ func TestContextCancelledWhileReading(t *testing.T) {
 func TestNotABundle(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "x.txt")
 	require.NoError(t, os.WriteFile(p, []byte("hello, world"), 0o644))
-	_, err := Verify(context.Background(), p)
+	_, err := Options{}.Verify(context.Background(), p)
 	require.ErrorIs(t, err, errMalformed)
-	_, err = Verify(context.Background(), filepath.Join(t.TempDir(), "absent"))
+	_, err = Options{}.Verify(context.Background(), filepath.Join(t.TempDir(), "absent"))
 	var be *BundleError
 	require.ErrorAs(t, err, &be)
 }
@@ -265,9 +265,9 @@ func TestNoGoroutineOutlivesVerify(t *testing.T) {
 	_, file := writeBoth(t, single(realisticRun(t, 0)))
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	for range 5 {
-		_, err := Verify(context.Background(), file)
+		_, err := Options{}.Verify(context.Background(), file)
 		require.NoError(t, err)
-		_, err = Load(context.Background(), file)
+		_, err = Options{}.Load(context.Background(), file)
 		require.NoError(t, err)
 	}
 }
@@ -277,7 +277,7 @@ func TestNoGoroutineOutlivesVerify(t *testing.T) {
 func TestOldVersionIsRefused(t *testing.T) {
 	dir, _ := writeBoth(t, single(realisticRun(t, 0)))
 	rewriteManifest(t, dir, func(m *bundleManifest) { m.Format = formatPrefix + "1" })
-	_, err := Verify(context.Background(), dir)
+	_, err := Options{}.Verify(context.Background(), dir)
 	require.ErrorIs(t, err, errVersion)
 	for _, want := range []string{"codegenie-replay-bundle/1", bundleFormat, "write the bundle again", "the version that wrote it"} {
 		require.Contains(t, err.Error(), want)

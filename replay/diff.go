@@ -30,7 +30,7 @@ type Side struct {
 	Pin          map[string]string `json:"pin,omitempty"`
 	Error        string            `json:"error,omitempty"`
 	Events       int               `json:"events"`
-	ChainDigest  events.Digest     `json:"chain_digest"` // events.ChainDigest: nondeterministic fields stripped
+	ChainDigest  events.Digest     `json:"chain_digest"` // events.Chain with events.Nondeterministic stripped
 	OutputDigest events.Digest     `json:"output_digest"`
 	OutputSize   int               `json:"output_size"`
 }
@@ -78,11 +78,6 @@ type DiffReport struct {
 // Diverged reports whether the runs diverge: in their events, their
 // output or their error.
 func (d *DiffReport) Diverged() bool { return d.Divergence != nil || d.Output != nil || d.ErrorDiffers }
-
-// Diff is Options.Diff with the default Options.
-func Diff(ctx context.Context, a, b RunRef) (*DiffReport, error) {
-	return Options{}.Diff(ctx, a, b)
-}
 
 // Diff loads and verifies the bundles of a and b (once when they are the
 // same bundle) and compares the two runs. A bundle that does not verify is
@@ -134,11 +129,11 @@ func diffExample(a RunRef, idsA []string, b RunRef, idsB []string) []string {
 }
 
 // runChoiceError says which run to name: a run ref did not name one of
-// its bundle's runs. It wraps ErrMissing.
+// its bundle's runs. It wraps errMissing.
 type runChoiceError struct{ msg string }
 
 func (e *runChoiceError) Error() string { return e.msg }
-func (e *runChoiceError) Unwrap() error { return ErrMissing }
+func (e *runChoiceError) Unwrap() error { return errMissing }
 
 // pickRun returns the index of the run ref names among ids, the IDs of a
 // bundle's runs. When ref names none of them, the error lists them and
@@ -180,7 +175,7 @@ func runIDs(runs []Run) []string {
 func compareRuns(pathA string, metaA Metadata, a *Run, pathB string, metaB Metadata, b *Run) *DiffReport {
 	side := func(p string, m Metadata, r *Run) Side {
 		return Side{Path: p, Metadata: m, Run: r.ID, Pin: r.Pin, Error: r.Error, Events: len(r.Events),
-			ChainDigest: events.ChainDigest(r.Events), OutputDigest: events.Sum(r.Output), OutputSize: len(r.Output)}
+			ChainDigest: events.Chain(r.Events, events.Nondeterministic), OutputDigest: events.Sum(r.Output), OutputSize: len(r.Output)}
 	}
 	d := &DiffReport{A: side(pathA, metaA, a), B: side(pathB, metaB, b), Stripped: events.Nondeterministic.String()}
 	d.MetadataDiff = pindiff.Lines(metaA.fields(), metaB.fields())

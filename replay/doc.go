@@ -4,7 +4,7 @@
 // output bytes, error and event tape), with large payloads and outputs
 // stored once by content address. The package writes and reads bundles,
 // verifies them, streams a run's events through a fold the caller
-// supplies (Folder) to rebuild its state, optionally from a snapshot,
+// supplies ([Folder]) to rebuild its state, optionally from a snapshot,
 // compares two runs with the comparison the determinism gate uses
 // (events.Compare) plus their outputs, and merges bundles in a fixed
 // order.
@@ -17,23 +17,26 @@
 //
 // A bundle is a directory, or one file (its name ends in [FileExt]) that
 // is the directory as a compressed tar stream; both hold the same bytes
-// and have the same bundle digest. [Write] and [WriteFile] write one from
-// a [Bundle] of [Run] values and their [Metadata]; [Open] streams one back
-// through a [Reader], [Load] reads it whole, and [Verify] checks every
-// file and record without keeping the events. [MakeSnapshot] stores one
-// run's state after a logical time, which [ReplayTo] and
-// [ReconstructFrom] use for partial replay through a [SnapshotFolder];
-// a snapshot cannot inject state, because ReplayTo rebuilds the state from
-// the records and requires it to be identical. [Diff] compares two runs
-// ([RunRef]) and [Merge] combines bundles. The byte format is specified
-// in docs/FORMATS.md at the root of the module.
+// and have the same bundle digest. Every operation on a bundle on disk is
+// a method of [Options], whose zero value is the defaults:
+// [Options.Write] and [Options.WriteFile] write one from a [Bundle] of
+// [Run] values and their [Metadata]; [Options.Open] streams one back
+// through a [Reader], [Options.Load] reads it whole, and [Options.Verify]
+// checks every file and record without keeping the events.
+// [MakeSnapshot] stores one run's state after a logical time, from which
+// [Reconstruct] replays partially through a [Folder];
+// [Options.ReplayTo] replays a run of a bundle on disk, and a snapshot
+// cannot inject state, because ReplayTo rebuilds the state from the
+// records and requires it to be identical. [Options.Diff] compares two
+// runs ([RunRef]) and [Options.Merge] combines bundles. The byte format
+// is specified in docs/FORMATS.md at the root of the module.
 //
 // # Validation
 //
-// [Open] and [Verify] check every byte against the format before a
-// caller sees it: the manifest and every file's size and digest, each
-// record's encoding, order, payload digest and chain hash, and each run's
-// trailer. Logical time is the seq: EmittedAt is wall-clock and, like the
+// [Options.Open] and [Options.Verify] check every byte against the format
+// before a caller sees it: the manifest and every file's size and digest,
+// each record's encoding, order, payload digest and chain hash, and each
+// run's trailer. Logical time is the seq: EmittedAt is wall-clock and, like the
 // other nondeterministic fields, is recorded but not ordered. Memory does
 // not grow with the number of events.
 //
@@ -68,24 +71,24 @@
 // Every error is a [*BundleError] naming the bundle, the file in it (""
 // for the bundle itself, e.g. its zstd frame) and the record index
 // (0-based, over all runs; -1 when not about a record). Callers branch on
-// [ErrDigest] (a file or payload was changed), [ErrMissing] (a file or a
-// run is absent), [ErrExists] (a write would replace what it may not) and
-// [ErrConflict] (a merge met two different records with one identity).
+// [ErrExists] (a write would replace what it may not) and [ErrConflict]
+// (a merge met two different records with one identity); any other error
+// means the bundle does not verify.
 //
 // # Writing
 //
-// Write and WriteFile write through internal/atomicfile: the path holds
-// the old bundle or the new one at every moment, also across a kill, and
-// the next write removes what an interrupted one left. They never replace
-// anything that is not a bundle, and replace a bundle only with
-// WriteOptions.Force. The order of the runs given does not matter: they
-// are written sorted by ID.
+// [Options.Write] and [Options.WriteFile] write through
+// internal/atomicfile: the path holds the old bundle or the new one at
+// every moment, also across a kill, and the next write removes what an
+// interrupted one left. They never replace anything that is not a bundle,
+// and replace a bundle only with [Options.Force]. The order of the runs
+// given does not matter: they are written sorted by ID.
 //
 // # Merge
 //
-// Merge follows the rules for combining records from several sources:
-// records are a run's events, identified by (run ID, seq, lane) and
-// ordered by seq, ties broken by that identity, then by the canonical
+// [Options.Merge] follows the rules for combining records from several
+// sources: records are a run's events, identified by (run ID, seq, lane)
+// and ordered by seq, ties broken by that identity, then by the canonical
 // record bytes; runs are ordered by ID. Duplicates by identity with equal
 // bytes are dropped; the same identity with different bytes (an event, or
 // a run's pin, output or error) is an ErrConflict error naming both

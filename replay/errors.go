@@ -7,13 +7,15 @@ import (
 
 // The conditions of a bad bundle. Every error this package returns for a
 // bad bundle is a *BundleError wrapping one of these; the exported ones are
-// those a caller acts on (errors.Is): a digest that does not match, a
-// missing file or run, an output path that is taken, a merge conflict.
+// those a caller acts on (errors.Is): an output path that is taken (write
+// elsewhere, or set Options.Force), a merge conflict (the inputs disagree,
+// which no input alone shows). Every other condition means the bundle
+// does not verify, and the *BundleError names the file and record.
 var (
 	// errVersion: the bundle is of another version of the format.
 	errVersion = errors.New("unsupported bundle format version")
-	// ErrDigest: a file, blob or payload does not match its recorded digest.
-	ErrDigest = errors.New("digest mismatch")
+	// errDigest: a file, blob or payload does not match its recorded digest.
+	errDigest = errors.New("digest mismatch")
 	// errChain: a record's chain hash, or the chain head, does not match.
 	errChain = errors.New("hash chain broken")
 	// errOrder: seq, lane or parent ordering is violated.
@@ -28,14 +30,14 @@ var (
 	// traversal, a non-hex blob name, a link, a directory where a file
 	// belongs).
 	errUnsafeName = errors.New("unsafe or unknown file name")
-	// ErrMissing: a file the manifest, a run or an event refers to is
+	// errMissing: a file the manifest, a run or an event refers to is
 	// absent, or a run that is asked for.
-	ErrMissing = errors.New("missing file")
+	errMissing = errors.New("missing file")
 	// errMalformed: a file cannot be parsed.
 	errMalformed = errors.New("malformed")
 	// ErrExists: a write found something at its output path that it may
 	// not replace: anything that is not a bundle, or a bundle without
-	// WriteOptions.Force.
+	// Options.Force.
 	ErrExists = errors.New("output exists")
 	// ErrConflict: Merge found two records with the same identity and
 	// different bytes (see Merge), or bundles of different scenarios.

@@ -41,7 +41,7 @@ func tempDir() string {
 	return d
 }
 
-// counter is a fold (replay.SnapshotFolder) that counts events by kind.
+// counter is a fold (replay.Folder) that counts events by kind.
 type counter struct {
 	At    uint64         `json:"at"`
 	Kinds map[string]int `json:"kinds"`
@@ -58,11 +58,12 @@ func (c *counter) Apply(e events.Event) error {
 	return nil
 }
 
-func ExampleWrite() {
+func ExampleOptions_Write() {
+	var o replay.Options // the zero value: default bounds, replaces nothing
 	dir := tempDir()
 	defer os.RemoveAll(dir)
 	b := &replay.Bundle{Metadata: meta(), Runs: []replay.Run{run("run-000", "+lodash 4.17.21"), run("run-001", "+lodash 4.17.21")}}
-	if err := replay.Write(context.Background(), filepath.Join(dir, "run.bundle"), b); err != nil {
+	if err := o.Write(context.Background(), filepath.Join(dir, "run.bundle"), b); err != nil {
 		fmt.Println(err)
 		return
 	}
@@ -78,32 +79,34 @@ func ExampleWrite() {
 	// runs.json
 }
 
-func ExampleWriteFile() {
+func ExampleOptions_WriteFile() {
+	var o replay.Options // the zero value: default bounds, replaces nothing
 	dir := tempDir()
 	defer os.RemoveAll(dir)
 	b := &replay.Bundle{Metadata: meta(), Runs: []replay.Run{run("run-000", "+lodash 4.17.21")}}
 	p1, p2 := filepath.Join(dir, "a.bundle.zst"), filepath.Join(dir, "b.bundle.zst")
-	_ = replay.WriteFile(context.Background(), p1, b)
-	_ = replay.WriteFile(context.Background(), p2, b)
+	_ = o.WriteFile(context.Background(), p1, b)
+	_ = o.WriteFile(context.Background(), p2, b)
 	x, _ := os.ReadFile(p1)
 	y, _ := os.ReadFile(p2)
 	fmt.Println("same bytes:", string(x) == string(y))
 	// Output: same bytes: true
 }
 
-func ExampleWriteOptions_WriteFile() {
+func ExampleOptions_WriteFile_force() {
+	var o replay.Options // the zero value: default bounds, replaces nothing
 	dir := tempDir()
 	defer os.RemoveAll(dir)
 	p := filepath.Join(dir, "evidence.bundle.zst")
 	b := &replay.Bundle{Metadata: meta(), Runs: []replay.Run{run("run-000", "x")}}
-	fmt.Println(replay.WriteFile(context.Background(), p, b))
+	fmt.Println(o.WriteFile(context.Background(), p, b))
 	// A second write refuses to replace the bundle, unless forced.
-	fmt.Println(errors.Is(replay.WriteFile(context.Background(), p, b), replay.ErrExists))
-	fmt.Println(replay.WriteOptions{Force: true}.WriteFile(context.Background(), p, b))
+	fmt.Println(errors.Is(o.WriteFile(context.Background(), p, b), replay.ErrExists))
+	fmt.Println(replay.Options{Force: true}.WriteFile(context.Background(), p, b))
 	// Nothing that is not a bundle is ever replaced.
 	notes := filepath.Join(dir, "notes.txt")
 	_ = os.WriteFile(notes, []byte("mine"), 0o644)
-	fmt.Println(errors.Is(replay.WriteOptions{Force: true}.WriteFile(context.Background(), notes, b), replay.ErrExists))
+	fmt.Println(errors.Is(replay.Options{Force: true}.WriteFile(context.Background(), notes, b), replay.ErrExists))
 	// Output:
 	// <nil>
 	// true
@@ -111,24 +114,25 @@ func ExampleWriteOptions_WriteFile() {
 	// true
 }
 
-func ExampleWriteOptions_Write() {
+func ExampleOptions_Write_force() {
 	dir := tempDir()
 	defer os.RemoveAll(dir)
 	p := filepath.Join(dir, "run.bundle")
-	o := replay.WriteOptions{Force: true}
+	o := replay.Options{Force: true} // replaces a bundle, never anything else
 	_ = o.Write(context.Background(), p, &replay.Bundle{Metadata: meta(), Runs: []replay.Run{run("run-000", "x")}})
 	_ = o.Write(context.Background(), p, &replay.Bundle{Metadata: meta(), Runs: []replay.Run{run("run-000", "y")}})
-	b, _ := replay.Load(context.Background(), p)
+	b, _ := o.Load(context.Background(), p)
 	fmt.Printf("%s\n", b.Runs[0].Output)
 	// Output: y
 }
 
-func ExampleVerify() {
+func ExampleOptions_Verify() {
+	var o replay.Options // the zero value: default bounds, replaces nothing
 	dir := tempDir()
 	defer os.RemoveAll(dir)
 	p := filepath.Join(dir, "run.bundle.zst")
-	_ = replay.WriteFile(context.Background(), p, &replay.Bundle{Metadata: meta(), Runs: []replay.Run{run("run-000", "+lodash 4.17.21")}})
-	rep, err := replay.Verify(context.Background(), p)
+	_ = o.WriteFile(context.Background(), p, &replay.Bundle{Metadata: meta(), Runs: []replay.Run{run("run-000", "+lodash 4.17.21")}})
+	rep, err := o.Verify(context.Background(), p)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -138,7 +142,7 @@ func ExampleVerify() {
 	// A truncated copy is rejected with the file that is cut short.
 	raw, _ := os.ReadFile(p)
 	_ = os.WriteFile(p, raw[:len(raw)-8], 0o644)
-	_, err = replay.Verify(context.Background(), p)
+	_, err = o.Verify(context.Background(), p)
 	var be *replay.BundleError
 	fmt.Println(errors.Is(err, replay.ErrTruncated), errors.As(err, &be))
 	// Output:
@@ -146,12 +150,13 @@ func ExampleVerify() {
 	// true true
 }
 
-func ExampleOpen() {
+func ExampleReader_Next() {
+	var o replay.Options // the zero value: default bounds, replaces nothing
 	dir := tempDir()
 	defer os.RemoveAll(dir)
 	p := filepath.Join(dir, "run.bundle")
-	_ = replay.Write(context.Background(), p, &replay.Bundle{Metadata: meta(), Runs: []replay.Run{run("a", "x"), run("b", "y")}})
-	r, err := replay.Open(context.Background(), p)
+	_ = o.Write(context.Background(), p, &replay.Bundle{Metadata: meta(), Runs: []replay.Run{run("a", "x"), run("b", "y")}})
+	r, err := o.Open(context.Background(), p)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -181,22 +186,24 @@ func ExampleOpen() {
 	// output of b: y
 }
 
-func ExampleLoad() {
+func ExampleBundle() {
+	var o replay.Options // the zero value: default bounds, replaces nothing
 	dir := tempDir()
 	defer os.RemoveAll(dir)
 	p := filepath.Join(dir, "run.bundle")
 	r := run("run-000", "+lodash 4.17.21")
-	_ = replay.Write(context.Background(), p, &replay.Bundle{Metadata: meta(), Runs: []replay.Run{r}})
-	b, _ := replay.Load(context.Background(), p)
-	fmt.Println(len(b.Runs[0].Events), events.ChainDigest(b.Runs[0].Events) == events.ChainDigest(r.Events))
+	_ = o.Write(context.Background(), p, &replay.Bundle{Metadata: meta(), Runs: []replay.Run{r}})
+	b, _ := o.Load(context.Background(), p)
+	fmt.Println(len(b.Runs[0].Events), events.Chain(b.Runs[0].Events, events.Nondeterministic) == events.Chain(r.Events, events.Nondeterministic))
 	// Output: 5 true
 }
 
 func ExampleOptions_Load() {
+	var o replay.Options // the zero value: default bounds, replaces nothing
 	dir := tempDir()
 	defer os.RemoveAll(dir)
 	p := filepath.Join(dir, "run.bundle.zst")
-	_ = replay.WriteFile(context.Background(), p, &replay.Bundle{Metadata: meta(), Runs: []replay.Run{run("run-000", "x")}})
+	_ = o.WriteFile(context.Background(), p, &replay.Bundle{Metadata: meta(), Runs: []replay.Run{run("run-000", "x")}})
 	// An untrusted bundle is read within bounds.
 	_, err := replay.Options{MaxPayloadBytes: 40}.Load(context.Background(), p)
 	var le *replay.LimitError
@@ -206,7 +213,7 @@ func ExampleOptions_Load() {
 
 func ExampleReconstruct() {
 	var c counter
-	_ = replay.Reconstruct(tape("x"), &c)
+	_ = replay.Reconstruct(tape("x"), &c, nil)
 	fmt.Println(c.At, c.Kinds["prompt"])
 	// Output: 5 1
 }
@@ -218,25 +225,26 @@ func ExampleMakeSnapshot() {
 	// Output: run-000 2 2 example/counter/1 {"at":2,"kinds":{"classify":1,"start":1}}
 }
 
-func ExampleReconstructFrom() {
+func ExampleReconstruct_snapshot() {
 	r := run("run-000", "x")
 	snap, _ := replay.MakeSnapshot(&r, 3, &counter{})
 	var partial, full counter
-	_ = replay.ReconstructFrom(snap, r.Events, &partial)
-	_ = replay.Reconstruct(r.Events, &full)
+	_ = replay.Reconstruct(r.Events, &partial, snap)
+	_ = replay.Reconstruct(r.Events, &full, nil)
 	fmt.Println(partial.At == full.At, len(partial.Kinds) == len(full.Kinds))
 	// Output: true true
 }
 
-func ExampleReplayTo() {
+func ExampleOptions_ReplayTo() {
+	var o replay.Options // the zero value: default bounds, replaces nothing
 	dir := tempDir()
 	defer os.RemoveAll(dir)
 	r := run("run-000", "+lodash 4.17.21")
 	snap, _ := replay.MakeSnapshot(&r, 2, &counter{})
 	p := filepath.Join(dir, "run.bundle.zst")
-	_ = replay.WriteFile(context.Background(), p, &replay.Bundle{Metadata: meta(), Runs: []replay.Run{r}, Snapshot: snap})
+	_ = o.WriteFile(context.Background(), p, &replay.Bundle{Metadata: meta(), Runs: []replay.Run{r}, Snapshot: snap})
 	var c counter // checked against the snapshot on the way
-	if err := replay.ReplayTo(context.Background(), replay.RunRef{Path: p}, 4, &c); err != nil {
+	if err := o.ReplayTo(context.Background(), replay.RunRef{Path: p}, 4, &c); err != nil {
 		fmt.Println(err)
 		return
 	}
@@ -244,13 +252,14 @@ func ExampleReplayTo() {
 	// Output: 4 1 0
 }
 
-func ExampleDiff() {
+func ExampleDiffReport() {
+	var o replay.Options // the zero value: default bounds, replaces nothing
 	dir := tempDir()
 	defer os.RemoveAll(dir)
 	p := filepath.Join(dir, "runs.bundle.zst")
 	b := &replay.Bundle{Metadata: meta(), Runs: []replay.Run{run("run-000", "+lodash 4.17.21"), run("run-001", "+lodash 4.17.20")}}
-	_ = replay.WriteFile(context.Background(), p, b)
-	d, err := replay.Diff(context.Background(), replay.RunRef{Path: p, Run: "run-000"}, replay.RunRef{Path: p, Run: "run-001"})
+	_ = o.WriteFile(context.Background(), p, b)
+	d, err := o.Diff(context.Background(), replay.RunRef{Path: p, Run: "run-000"}, replay.RunRef{Path: p, Run: "run-001"})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -291,27 +300,10 @@ func ExampleDiffReport_Text() {
 	// reproduce: go run github.com/codegenie/codegenie/cmd/replay diff runs.bundle.zst -runs run-000,run-001
 }
 
-func ExampleMerge() {
-	shard1 := &replay.Bundle{Metadata: meta(), Runs: []replay.Run{run("run-000", "x"), run("run-001", "x")}}
-	shard2 := &replay.Bundle{Metadata: meta(), Runs: []replay.Run{run("run-001", "x"), run("run-002", "y")}}
-	m, _ := replay.Merge(shard2, shard1)
-	for _, r := range m.Runs {
-		fmt.Println(r.ID, len(r.Events))
-	}
-	conflicting := &replay.Bundle{Metadata: meta(), Runs: []replay.Run{run("run-002", "z")}}
-	_, err := replay.Merge(m, conflicting)
-	fmt.Println(errors.Is(err, replay.ErrConflict))
-	// Output:
-	// run-000 5
-	// run-001 5
-	// run-002 5
-	// true
-}
-
 func ExampleMergeTapes() {
 	evs := tape("x")
 	m, _ := replay.MergeTapes(evs[3:], evs[:4], evs)
-	fmt.Println(len(m), events.Chain(m) == events.Chain(evs))
+	fmt.Println(len(m), events.Chain(m, 0) == events.Chain(evs, 0))
 	_, err := replay.MergeTapes(evs, tape("y"))
 	fmt.Println(errors.Is(err, replay.ErrConflict))
 	// Output:
@@ -320,11 +312,12 @@ func ExampleMergeTapes() {
 }
 
 func ExampleOptions_Diff() {
+	var o replay.Options // the zero value: default bounds, replaces nothing
 	dir := tempDir()
 	defer os.RemoveAll(dir)
 	a, b := filepath.Join(dir, "a.bundle.zst"), filepath.Join(dir, "b.bundle.zst")
-	_ = replay.WriteFile(context.Background(), a, &replay.Bundle{Metadata: meta(), Runs: []replay.Run{run("run-000", "x")}})
-	_ = replay.WriteFile(context.Background(), b, &replay.Bundle{Metadata: meta(), Runs: []replay.Run{run("run-007", "x")}})
+	_ = o.WriteFile(context.Background(), a, &replay.Bundle{Metadata: meta(), Runs: []replay.Run{run("run-000", "x")}})
+	_ = o.WriteFile(context.Background(), b, &replay.Bundle{Metadata: meta(), Runs: []replay.Run{run("run-007", "x")}})
 	// Both bundles together hold at most 1 MiB of blobs.
 	d, err := replay.Options{MaxBufferedBlobs: 1 << 20}.Diff(context.Background(), replay.RunRef{Path: a}, replay.RunRef{Path: b})
 	if err != nil {
@@ -336,10 +329,11 @@ func ExampleOptions_Diff() {
 }
 
 func ExampleOptions_Open() {
+	var o replay.Options // the zero value: default bounds, replaces nothing
 	dir := tempDir()
 	defer os.RemoveAll(dir)
 	p := filepath.Join(dir, "run.bundle.zst")
-	_ = replay.WriteFile(context.Background(), p, &replay.Bundle{Metadata: meta(), Runs: []replay.Run{run("run-000", "x")}})
+	_ = o.WriteFile(context.Background(), p, &replay.Bundle{Metadata: meta(), Runs: []replay.Run{run("run-000", "x")}})
 	r, err := replay.Options{MaxPayloadBytes: 64 << 20}.Open(context.Background(), p)
 	if err != nil {
 		fmt.Println(err)
@@ -359,15 +353,16 @@ func ExampleBundle_Run() {
 // Merge the bundles of two shards of one scenario from disk; a conflict
 // names the bundles and the command that compares the two copies.
 func ExampleOptions_Merge() {
+	var o replay.Options // the zero value: default bounds, replaces nothing
 	dir := tempDir()
 	defer os.RemoveAll(dir)
 	a, b, c := filepath.Join(dir, "a.bundle.zst"), filepath.Join(dir, "b.bundle.zst"), filepath.Join(dir, "c.bundle.zst")
-	_ = replay.WriteFile(context.Background(), a, &replay.Bundle{Metadata: meta(), Runs: []replay.Run{run("run-000", "x")}})
-	_ = replay.WriteFile(context.Background(), b, &replay.Bundle{Metadata: meta(), Runs: []replay.Run{run("run-001", "y")}})
-	_ = replay.WriteFile(context.Background(), c, &replay.Bundle{Metadata: meta(), Runs: []replay.Run{run("run-000", "z")}})
-	m, err := replay.Options{}.Merge(context.Background(), a, b)
+	_ = o.WriteFile(context.Background(), a, &replay.Bundle{Metadata: meta(), Runs: []replay.Run{run("run-000", "x")}})
+	_ = o.WriteFile(context.Background(), b, &replay.Bundle{Metadata: meta(), Runs: []replay.Run{run("run-001", "y")}})
+	_ = o.WriteFile(context.Background(), c, &replay.Bundle{Metadata: meta(), Runs: []replay.Run{run("run-000", "z")}})
+	m, err := o.Merge(context.Background(), a, b)
 	fmt.Println(err, len(m.Runs))
-	_, err = replay.Options{}.Merge(context.Background(), a, c)
+	_, err = o.Merge(context.Background(), a, c)
 	fmt.Println(errors.Is(err, replay.ErrConflict), strings.Contains(err.Error(), "compare them with: "))
 	// Output:
 	// <nil> 2

@@ -17,33 +17,21 @@ import (
 // replay package knows no pipeline: what the state is, and which payload
 // fields it reads, is the Folder's business (package fallback has the
 // fallback pipeline's).
+//
+// A snapshot holds a Folder's state: the Folder's value encoded with
+// encoding/json, decoded back into a fresh Folder of the same kind.
+// FoldName names the fold and the format of that state (change it when
+// the state's JSON changes), so that a snapshot is only ever read back by
+// the fold that made it.
 type Folder interface {
 	Apply(e events.Event) error
-}
-
-// A SnapshotFolder is a Folder whose state a snapshot can hold: FoldName
-// names the fold and the format of its state (change it when the state's
-// JSON changes), and the state is the Folder's value encoded with
-// encoding/json, decoded back into a fresh Folder of the same kind.
-type SnapshotFolder interface {
-	Folder
 	FoldName() string
-}
-
-// Reconstruct applies evs in order to f.
-func Reconstruct(evs []events.Event, f Folder) error {
-	for i, e := range evs {
-		if err := f.Apply(e); err != nil {
-			return fmt.Errorf("event %d (seq %d): %w", i, e.Seq, err)
-		}
-	}
-	return nil
 }
 
 // MakeSnapshot returns the snapshot of run r after every event with
 // Seq <= at, as f, a fresh fold, computes it; at must be the Seq of an
 // event of r.
-func MakeSnapshot(r *Run, at uint64, f SnapshotFolder) (*Snapshot, error) {
+func MakeSnapshot(r *Run, at uint64, f Folder) (*Snapshot, error) {
 	n := 0
 	for n < len(r.Events) && r.Events[n].Seq <= at {
 		n++
@@ -51,31 +39,36 @@ func MakeSnapshot(r *Run, at uint64, f SnapshotFolder) (*Snapshot, error) {
 	if n == 0 || r.Events[n-1].Seq != at {
 		return nil, wrapf(errRequired, "snapshot of run %s at seq %d: no event has that seq", excerpt.Quote(r.ID), at)
 	}
-	if err := Reconstruct(r.Events[:n], f); err != nil {
+	if err := Reconstruct(r.Events[:n], f, nil); err != nil {
 		return nil, err
 	}
 	state, err := events.Canonical(f)
 	if err != nil {
 		return nil, err
 	}
-	return &Snapshot{Run: r.ID, At: at, Records: uint64(n), Chain: events.Chain(r.Events[:n]), Fold: f.FoldName(), State: state}, nil
+	return &Snapshot{Run: r.ID, At: at, Records: uint64(n), Chain: events.Chain(r.Events[:n], 0), Fold: f.FoldName(), State: state}, nil
 }
 
-// ReconstructFrom is partial replay: it sets f, a fresh fold, to the
-// snapshot's state and applies only the events of evs after it
-// (Seq > snap.At); evs may be the run's whole tape or just its tail. It
-// reaches the state Reconstruct reaches over the whole tape (a property
-// test checks this for a fold that snapshots faithfully). It trusts the
-// snapshot: ReplayTo checks a bundle's snapshot against its records.
-func ReconstructFrom(snap *Snapshot, evs []events.Event, f SnapshotFolder) error {
-	if snap.Fold != f.FoldName() {
-		return wrapf(errMalformed, "the snapshot holds the state of fold %s, not of %s", excerpt.Quote(snap.Fold), excerpt.Quote(f.FoldName()))
-	}
-	if err := json.Unmarshal(snap.State, f); err != nil {
-		return wrapf(errMalformed, "the snapshot's state does not decode into fold %s: %v", excerpt.Quote(f.FoldName()), err)
+// Reconstruct applies evs in order to f, a fresh fold. With a snapshot
+// it is partial replay: it first sets f to the snapshot's state and then
+// applies only the events of evs after it (Seq > snap.At); evs may be the
+// run's whole tape or just its tail. It reaches the state a replay of the
+// whole tape reaches (a property test checks this for a fold that
+// snapshots faithfully). It trusts the snapshot: Options.ReplayTo checks a
+// bundle's snapshot against its records.
+func Reconstruct(evs []events.Event, f Folder, snap *Snapshot) error {
+	var at uint64
+	if snap != nil {
+		if snap.Fold != f.FoldName() {
+			return wrapf(errMalformed, "the snapshot holds the state of fold %s, not of %s", excerpt.Quote(snap.Fold), excerpt.Quote(f.FoldName()))
+		}
+		if err := json.Unmarshal(snap.State, f); err != nil {
+			return wrapf(errMalformed, "the snapshot's state does not decode into fold %s: %v", excerpt.Quote(f.FoldName()), err)
+		}
+		at = snap.At
 	}
 	for i, e := range evs {
-		if e.Seq <= snap.At {
+		if e.Seq <= at {
 			continue
 		}
 		if err := f.Apply(e); err != nil {
@@ -85,17 +78,12 @@ func ReconstructFrom(snap *Snapshot, evs []events.Event, f SnapshotFolder) error
 	return nil
 }
 
-// ReplayTo is Options.ReplayTo with the default Options.
-func ReplayTo(ctx context.Context, ref RunRef, at uint64, f Folder) error {
-	return Options{}.ReplayTo(ctx, ref, at, f)
-}
-
 // ReplayTo streams the run ref names (the only run when ref.Run is "")
 // through f, stopping after its last event with Seq <= at (at 0: after
 // every event). It validates the whole bundle all the same, so a state is
 // only reached from a bundle that verifies; at past the run's last event
 // is an error. When the bundle holds a snapshot of the run made by a fold
-// of f's name (SnapshotFolder), ReplayTo checks that f's state after the
+// of f's name, ReplayTo checks that f's state after the
 // snapshot's records is the snapshot's state, so a snapshot cannot inject
 // state.
 func (o Options) ReplayTo(ctx context.Context, ref RunRef, at uint64, f Folder) error {
@@ -151,21 +139,20 @@ func (r *Reader) runIndex(ref RunRef) (int, error) {
 // each applied event, or nil when there is nothing to check.
 func (r *Reader) snapshotCheck(run int, f Folder) func(applied uint64) error {
 	s := r.hdr.snap
-	sf, ok := f.(SnapshotFolder)
-	if s == nil || !ok || r.hdr.snapRun != run || sf.FoldName() != s.Fold {
+	if s == nil || r.hdr.snapRun != run || f.FoldName() != s.Fold {
 		return nil
 	}
 	return func(applied uint64) error {
 		if applied != s.Records {
 			return nil
 		}
-		got, err := events.Canonical(sf)
+		got, err := events.Canonical(f)
 		if err != nil {
 			return r.fail(snapshotFile, -1, "replay", err)
 		}
 		want, err := events.Canonical(s.State)
 		if err != nil || !bytes.Equal(got, want) {
-			return r.fail(snapshotFile, -1, "replay", wrapf(ErrDigest, "the snapshot's state differs from the state fold %s rebuilds from the first %d records of run %s: the snapshot was edited",
+			return r.fail(snapshotFile, -1, "replay", wrapf(errDigest, "the snapshot's state differs from the state fold %s rebuilds from the first %d records of run %s: the snapshot was edited",
 				excerpt.Quote(s.Fold), s.Records, excerpt.Quote(s.Run)))
 		}
 		return nil

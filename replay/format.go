@@ -52,7 +52,8 @@ const logMagic = "CGRLOG2\n"
 
 // Metadata is metadata.json: what the bundle is about, whatever its runs.
 // The caller supplies every field; the package reads no environment
-// (WriteOptions fills an empty GoVersion with runtime.Version()).
+// (Options.Write and Options.WriteFile fill an empty GoVersion with
+// runtime.Version()).
 type Metadata struct {
 	Scenario    string `json:"scenario"`
 	ToolVersion string `json:"tool_version"`
@@ -130,7 +131,7 @@ func (m *bundleManifest) encode() ([]byte, error) {
 }
 
 // Snapshot is snapshot.json: the state of one run after its first Records
-// records, the last of which has seq At, as a fold (SnapshotFolder) named
+// records, the last of which has seq At, as a fold (Folder) named
 // Fold computes it; Chain is the run's chain head after those records.
 type Snapshot struct {
 	Run     string          `json:"run"`
@@ -178,8 +179,7 @@ func blobDigest(path string) (d events.Digest, ok bool) {
 	if !ok {
 		return d, false
 	}
-	d, err := events.ParseDigest(name)
-	return d, err == nil
+	return d, d.UnmarshalText([]byte(name)) == nil
 }
 
 // strictUnmarshal decodes one JSON value, rejecting unknown fields and
@@ -257,7 +257,7 @@ func checkRunInfos(runs []RunInfo) error {
 			return wrapf(errMalformed, "run %q: output size %d is not in [0, %d]", r.ID, r.OutputSize, maxBlob)
 		}
 		if (r.OutputSize == 0) != (r.Output == emptyDigest) {
-			return wrapf(ErrDigest, "run %q: output digest %s does not fit an output of %d bytes", r.ID, r.Output, r.OutputSize)
+			return wrapf(errDigest, "run %q: output digest %s does not fit an output of %d bytes", r.ID, r.Output, r.OutputSize)
 		}
 	}
 	return nil

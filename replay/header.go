@@ -47,7 +47,7 @@ func parseManifest(b []byte) (*bundleManifest, error) {
 		return nil, wrapf(errMalformed, "%v", err)
 	}
 	if want != m.Self {
-		return nil, wrapf(ErrDigest, "self digest %s does not match the manifest's content (%s): the manifest was edited", m.Self, want)
+		return nil, wrapf(errDigest, "self digest %s does not match the manifest's content (%s): the manifest was edited", m.Self, want)
 	}
 	if err := checkCanonical(b, m); err != nil {
 		return nil, err
@@ -65,12 +65,12 @@ func parseManifest(b []byte) (*bundleManifest, error) {
 			return nil, wrapf(errMalformed, "files[%d] %q: negative size", i, f.Path)
 		}
 		if d, ok := blobDigest(f.Path); ok && d != f.Digest {
-			return nil, wrapf(ErrDigest, "files[%d] %q: digest %s, but a blob is named by the digest of its bytes", i, f.Path, f.Digest)
+			return nil, wrapf(errDigest, "files[%d] %q: digest %s, but a blob is named by the digest of its bytes", i, f.Path, f.Digest)
 		}
 	}
 	for _, name := range []string{metadataFile, runsFile, eventsFile} {
 		if _, ok := m.file(name); !ok {
-			return nil, wrapf(ErrMissing, "the manifest does not list %s", name)
+			return nil, wrapf(errMissing, "the manifest does not list %s", name)
 		}
 	}
 	return &m, nil
@@ -83,10 +83,10 @@ func (h *header) checkEntry(name string, b []byte) error {
 		return wrapf(errUnsafeName, "present in the bundle but not listed in the manifest")
 	}
 	if int64(len(b)) != e.Size {
-		return wrapf(ErrDigest, "size %d, the manifest says %d", len(b), e.Size)
+		return wrapf(errDigest, "size %d, the manifest says %d", len(b), e.Size)
 	}
 	if d := events.Sum(b); d != e.Digest {
-		return wrapf(ErrDigest, "digest %s, the manifest says %s", d, e.Digest)
+		return wrapf(errDigest, "digest %s, the manifest says %s", d, e.Digest)
 	}
 	return nil
 }
@@ -128,7 +128,7 @@ func (h *header) setRuns(b []byte) error {
 		}
 		f, ok := h.manifest.file(blobName(r.Output))
 		if !ok || f.Size != r.OutputSize {
-			return wrapf(ErrMissing, "run %q: its output %s (%d bytes) is not a blob of the bundle", r.ID, blobName(r.Output), r.OutputSize)
+			return wrapf(errMissing, "run %q: its output %s (%d bytes) is not a blob of the bundle", r.ID, blobName(r.Output), r.OutputSize)
 		}
 	}
 	return nil
@@ -153,7 +153,7 @@ func (h *header) setSnapshot(b []byte) error {
 	}
 	switch {
 	case h.snapRun < 0:
-		return wrapf(ErrMissing, "the snapshot is of run %q, which runs.json does not list", s.Run)
+		return wrapf(errMissing, "the snapshot is of run %q, which runs.json does not list", s.Run)
 	case s.At == 0 || s.Records == 0 || s.Records > h.runs[h.snapRun].Events:
 		return wrapf(errMalformed, "a snapshot at seq %d covering %d records does not fit run %q of %d records", s.At, s.Records, s.Run, h.runs[h.snapRun].Events)
 	case s.Fold == "":

@@ -80,8 +80,8 @@ func writeBoth(t testing.TB, b *Bundle) (dir, file string) {
 	t.Helper()
 	root := t.TempDir()
 	dir, file = filepath.Join(root, "run.bundle"), filepath.Join(root, "run"+FileExt)
-	require.NoError(t, Write(context.Background(), dir, b))
-	require.NoError(t, WriteFile(context.Background(), file, b))
+	require.NoError(t, Options{}.Write(context.Background(), dir, b))
+	require.NoError(t, Options{}.WriteFile(context.Background(), file, b))
 	return dir, file
 }
 

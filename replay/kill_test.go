@@ -26,9 +26,9 @@ func killWriter(path string) {
 		b := bs[i%2]
 		var err error
 		if i%4 < 2 {
-			err = WriteOptions{Force: true}.Write(ctx, path, b)
+			err = Options{Force: true}.Write(ctx, path, b)
 		} else {
-			err = WriteOptions{Force: true}.WriteFile(ctx, path, b)
+			err = Options{Force: true}.WriteFile(ctx, path, b)
 		}
 		if err != nil {
 			panic(err)
@@ -49,11 +49,11 @@ func TestKilledWriteLeavesABundle(t *testing.T) {
 	root := t.TempDir()
 	path := filepath.Join(root, "run.bundle")
 	first := single(syntheticTape(t, 10, 10))
-	require.NoError(t, Write(context.Background(), path, first))
+	require.NoError(t, Options{}.Write(context.Background(), path, first))
 	chains := map[events.Digest]bool{
-		events.Chain(first.Runs[0].Events):        true,
-		events.Chain(syntheticTape(t, 300, 2000)): true,
-		events.Chain(syntheticTape(t, 200, 100)):  true,
+		events.Chain(first.Runs[0].Events, 0):        true,
+		events.Chain(syntheticTape(t, 300, 2000), 0): true,
+		events.Chain(syntheticTape(t, 200, 100), 0):  true,
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	interrupted := 0
@@ -64,7 +64,7 @@ func TestKilledWriteLeavesABundle(t *testing.T) {
 		time.Sleep(time.Duration(20+rng.IntN(120)) * time.Millisecond)
 		require.NoError(t, cmd.Process.Kill())
 		_ = cmd.Wait()
-		rep, err := Verify(context.Background(), path)
+		rep, err := Options{}.Verify(context.Background(), path)
 		require.NoError(t, err, "kill %d left no whole bundle at the path", i)
 		require.True(t, chains[rep.Runs[0].Chain], "kill %d: the bundle is neither the old nor a new one", i)
 		ents, err := os.ReadDir(root)
@@ -74,7 +74,7 @@ func TestKilledWriteLeavesABundle(t *testing.T) {
 		}
 	}
 	t.Logf("%d of 12 kills interrupted a write", interrupted)
-	require.NoError(t, WriteOptions{Force: true}.Write(context.Background(), path, first))
+	require.NoError(t, Options{Force: true}.Write(context.Background(), path, first))
 	ents, err := os.ReadDir(root)
 	require.NoError(t, err)
 	require.Len(t, ents, 1, "the next write removes the leftovers")

@@ -16,9 +16,9 @@ import (
 	"github.com/codegenie/codegenie/internal/tape"
 )
 
-// Merge combines bundles of one scenario, for example the shards of a CI
-// matrix, into one bundle, in an order that does not depend on the order
-// of the inputs:
+// mergeBundles combines bundles of one scenario, for example the shards
+// of a CI matrix, into one bundle, in an order that does not depend on the
+// order of the inputs (the rules of Options.Merge):
 //
 //   - runs are ordered by their identity, the run ID; a run held by
 //     several inputs is one run (duplicates by identity are dropped) whose
@@ -31,19 +31,14 @@ import (
 //   - the merged bundle carries no snapshot (a snapshot belongs to the
 //     bundle it was made for).
 //
-// Merge is idempotent: Merge(m, m) equals m for a merged m, and
-// Merge(Merge(x...), y) equals Merge(x..., y). The inputs are not
-// modified.
-func Merge(bundles ...*Bundle) (*Bundle, error) {
-	return mergeBundles(bundles, nil)
-}
-
-// mergeBundles is Merge; paths, when not nil, are the files the bundles
-// were read from, which the errors name along with the replay diff
-// command that compares the conflicting runs.
+// It is idempotent: merging m with m gives m for a merged m, and merging
+// the merge of x... with y gives the merge of x... and y. The inputs are
+// not modified. paths, when not nil, are the files the bundles were read
+// from, which the errors name along with the replay diff command that
+// compares the conflicting runs.
 func mergeBundles(bundles []*Bundle, paths []string) (*Bundle, error) {
 	if len(bundles) == 0 {
-		return nil, wrapf(ErrMissing, "nothing to merge")
+		return nil, wrapf(errMissing, "nothing to merge")
 	}
 	name := func(in int) string {
 		if paths != nil {

@@ -6,9 +6,13 @@ import (
 	"github.com/codegenie/codegenie/internal/replaylimits"
 )
 
-// Options bounds the memory and work a read of an untrusted bundle may
-// cost, whatever the bundle holds. The zero value uses the defaults. A
-// read that would pass a bound fails with a *LimitError naming it.
+// Options is how this package reads and writes bundles; every operation on
+// a bundle on disk is a method of it. Its zero value uses the default
+// bounds and replaces nothing.
+//
+// The bounds limit the memory and work a read of an untrusted bundle may
+// cost, whatever the bundle holds. A read that would pass a bound fails
+// with a [*LimitError] naming it.
 type Options struct {
 	// MaxBufferedBlobs bounds the bytes of blobs a read holds in memory
 	// at once: in the single-file form every blob (they come before the
@@ -30,6 +34,11 @@ type Options struct {
 	// Merge count all their bundles together; blobs count against
 	// MaxBufferedBlobs instead. Zero means 64 MiB.
 	MaxLoadedBytes int64
+
+	// Force lets Write and WriteFile replace an existing bundle (either
+	// form). Nothing that is not a bundle is ever replaced, with or
+	// without Force.
+	Force bool
 }
 
 func (o Options) maxPayload() int64 {

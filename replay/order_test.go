@@ -23,7 +23,7 @@ func TestFaultReportedIsStable(t *testing.T) {
 		})
 		texts := map[string]bool{}
 		for range tries {
-			r, err := Open(context.Background(), dir)
+			r, err := Options{}.Open(context.Background(), dir)
 			if err == nil {
 				r.Close()
 			}

@@ -171,7 +171,7 @@ func (p *plan) seal() error {
 func checkSnapshotOf(s *Snapshot, runs []Run) error {
 	i, ok := slices.BinarySearchFunc(runs, s.Run, func(r Run, id string) int { return cmp.Compare(r.ID, id) })
 	if !ok {
-		return wrapf(ErrMissing, "the snapshot is of run %q, which the bundle does not hold", s.Run)
+		return wrapf(errMissing, "the snapshot is of run %q, which the bundle does not hold", s.Run)
 	}
 	evs := runs[i].Events
 	n := s.Records
@@ -180,7 +180,7 @@ func checkSnapshotOf(s *Snapshot, runs []Run) error {
 		return wrapf(errMalformed, "the snapshot covers %d records of run %q, which has %d", n, s.Run, len(evs))
 	case evs[n-1].Seq != s.At || (n < uint64(len(evs)) && evs[n].Seq <= s.At):
 		return wrapf(errMalformed, "the snapshot at seq %d does not end after record %d of run %q (build it with MakeSnapshot)", s.At, n, s.Run)
-	case events.Chain(evs[:n]) != s.Chain:
+	case events.Chain(evs[:n], 0) != s.Chain:
 		return wrapf(errChain, "the snapshot's chain %s is not the chain of the first %d records of run %q", s.Chain, n, s.Run)
 	}
 	return nil

@@ -58,7 +58,7 @@ func sequential(t testing.TB, path string) ([]events.Event, error) {
 // drain reads every event with Next, keeping the ones before the error.
 func drain(t testing.TB, path string) ([]events.Event, error) {
 	t.Helper()
-	r, err := Open(context.Background(), path)
+	r, err := Options{}.Open(context.Background(), path)
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +149,7 @@ func TestCloseStopsPrefetching(t *testing.T) {
 	dir, file := writeBoth(t, single(syntheticTape(t, 20*batchEvents, 64)))
 	for _, p := range []string{dir, file} {
 		before := goleak.IgnoreCurrent()
-		r, err := Open(context.Background(), p)
+		r, err := Options{}.Open(context.Background(), p)
 		require.NoError(t, err)
 		_, _, err = r.Next()
 		require.NoError(t, err)
@@ -191,7 +191,7 @@ func TestRepeatedBlobs(t *testing.T) {
 		require.Equal(t, withEmptyPayloads(evs), got)
 		require.Same(t, &got[0].Payload[0], &got[3].Payload[0], "records referring to one blob share its bytes")
 	}
-	r, err := Open(context.Background(), dir)
+	r, err := Options{}.Open(context.Background(), dir)
 	require.NoError(t, err)
 	defer r.Close()
 	for {

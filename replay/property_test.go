@@ -134,7 +134,7 @@ func sameRuns(a, b *Bundle) bool {
 		return false
 	}
 	for i := range a.Runs {
-		if !equalInfo(&a.Runs[i], &b.Runs[i]) || events.Chain(a.Runs[i].Events) != events.Chain(b.Runs[i].Events) {
+		if !equalInfo(&a.Runs[i], &b.Runs[i]) || events.Chain(a.Runs[i].Events, 0) != events.Chain(b.Runs[i].Events, 0) {
 			return false
 		}
 	}
@@ -156,7 +156,7 @@ func TestPropertyRoundTrip(t *testing.T) {
 		paths := []string{""}
 		if i%10 == 1 {
 			p := filepath.Join(dir, fmt.Sprintf("b%d", i))
-			if err := Write(context.Background(), p, b); err != nil {
+			if err := (Options{}).Write(context.Background(), p, b); err != nil {
 				t.Fatalf("write: %v", err)
 			}
 			paths = append(paths, p)
@@ -171,7 +171,7 @@ func TestPropertyRoundTrip(t *testing.T) {
 				}
 				got, err = loadBytes(context.Background(), file, false)
 			} else {
-				got, err = Load(context.Background(), p)
+				got, err = Options{}.Load(context.Background(), p)
 			}
 			if err != nil {
 				t.Fatalf("load: %v", err)
@@ -192,7 +192,7 @@ func TestPropertyPartialReplay(t *testing.T) {
 			t.Skip("empty tape")
 		}
 		full := newTally()
-		if err := Reconstruct(r.Events, full); err != nil {
+		if err := Reconstruct(r.Events, full, nil); err != nil {
 			t.Fatalf("reconstruct: %v", err)
 		}
 		at := r.Events[rapid.IntRange(0, len(r.Events)-1).Draw(t, "boundary")].Seq
@@ -213,7 +213,7 @@ func TestPropertyPartialReplay(t *testing.T) {
 			tail = r.Events
 		}
 		part := newTally()
-		if err := ReconstructFrom(&back, tail, part); err != nil {
+		if err := Reconstruct(tail, part, &back); err != nil {
 			t.Fatalf("partial: %v", err)
 		}
 		if !reflect.DeepEqual(full, part) {
@@ -263,7 +263,7 @@ func TestSnapshotInjectionRejected(t *testing.T) {
 	require.NoError(t, err)
 	b.Snapshot = snap
 	dir, _ := writeBoth(t, b)
-	require.NoError(t, ReplayTo(context.Background(), RunRef{Path: dir}, 0, newTally()))
+	require.NoError(t, Options{}.ReplayTo(context.Background(), RunRef{Path: dir}, 0, newTally()))
 	forged := editDir(t, dir, func(d string) {
 		s := *snap
 		s.State = json.RawMessage(strings.Replace(string(snap.State), `"applied":4`, `"applied":5`, 1))
@@ -278,10 +278,10 @@ func TestSnapshotInjectionRejected(t *testing.T) {
 			}
 		})
 	})
-	_, err = Verify(context.Background(), forged)
+	_, err = Options{}.Verify(context.Background(), forged)
 	require.NoError(t, err, "the structure is valid; only the fold can judge the state")
-	err = ReplayTo(context.Background(), RunRef{Path: forged}, 0, newTally())
-	require.ErrorIs(t, err, ErrDigest)
+	err = Options{}.ReplayTo(context.Background(), RunRef{Path: forged}, 0, newTally())
+	require.ErrorIs(t, err, errDigest)
 	var be *BundleError
 	require.ErrorAs(t, err, &be)
 	require.Equal(t, snapshotFile, be.File)
@@ -297,15 +297,15 @@ func TestPropertyMergeTapes(t *testing.T) {
 		if err != nil {
 			t.Fatalf("merge: %v", err)
 		}
-		if events.Chain(m) != events.Chain(evs) {
+		if events.Chain(m, 0) != events.Chain(evs, 0) {
 			t.Fatalf("merge changed the tape:\n%v", pretty.Diff(evs, m))
 		}
 		again, err := mergeTapes(m, m)
-		if err != nil || events.Chain(again) != events.Chain(m) {
+		if err != nil || events.Chain(again, 0) != events.Chain(m, 0) {
 			t.Fatalf("merge is not idempotent: %v", err)
 		}
 		again, err = mergeTapes(append(perm, m)...)
-		if err != nil || events.Chain(again) != events.Chain(m) {
+		if err != nil || events.Chain(again, 0) != events.Chain(m, 0) {
 			t.Fatalf("merging the result back changes it: %v", err)
 		}
 	})
@@ -355,18 +355,18 @@ func TestPropertyMerge(t *testing.T) {
 		for _, in := range inputs {
 			in.Runs = uniqueByID(in.Runs)
 		}
-		m, err := Merge(rapid.Permutation(inputs).Draw(t, "order")...)
+		m, err := mergeBundles(rapid.Permutation(inputs).Draw(t, "order"), nil)
 		if err != nil {
 			t.Fatalf("merge: %v", err)
 		}
 		if !sameRuns(want, m) {
 			t.Fatalf("merge changed the runs:\n%v", pretty.Diff(want.Runs, m.Runs))
 		}
-		again, err := Merge(m, m)
+		again, err := mergeBundles([]*Bundle{m, m}, nil)
 		if err != nil || !sameRuns(m, again) {
 			t.Fatalf("merge is not idempotent: %v", err)
 		}
-		again, err = Merge(append(inputs, m)...)
+		again, err = mergeBundles(append(inputs, m), nil)
 		if err != nil || !sameRuns(m, again) {
 			t.Fatalf("merging the result back changes it: %v", err)
 		}
@@ -401,12 +401,12 @@ func TestMergeConflictNamesBoth(t *testing.T) {
 
 	x, y := single(a), single(a)
 	y.Runs[0].Output = []byte("another output")
-	_, err = Merge(x, y)
+	_, err = mergeBundles([]*Bundle{x, y}, nil)
 	require.ErrorIs(t, err, ErrConflict)
 	require.Contains(t, err.Error(), "run run-000")
 	require.Contains(t, err.Error(), "outputs")
 	other := single(a)
 	other.Metadata.Scenario = "another scenario"
-	_, err = Merge(x, other)
+	_, err = mergeBundles([]*Bundle{x, other}, nil)
 	require.ErrorIs(t, err, ErrConflict)
 }

@@ -56,12 +56,6 @@ type source struct {
 	frame   *frameReader
 }
 
-// Open opens the bundle at path with the default Options (see
-// Options.Open).
-func Open(ctx context.Context, path string) (*Reader, error) {
-	return Options{}.Open(ctx, path)
-}
-
 // Open opens the bundle at path (a directory or a single file) and checks
 // everything before the event log. The caller must Close the Reader.
 // Cancelling ctx makes the next record read fail with ctx's cause.
@@ -162,7 +156,7 @@ func (r *Reader) Digest() events.Digest { return events.Sum(r.hdr.manifestB) }
 // against their digest. They are shared: treat them as read-only.
 func (r *Reader) Output(i int) ([]byte, error) {
 	if i < 0 || i >= len(r.hdr.runs) {
-		return nil, r.fail(runsFile, -1, "read", wrapf(ErrMissing, "no run %d (the bundle holds %d)", i, len(r.hdr.runs)))
+		return nil, r.fail(runsFile, -1, "read", wrapf(errMissing, "no run %d (the bundle holds %d)", i, len(r.hdr.runs)))
 	}
 	info := r.hdr.runs[i]
 	if info.OutputSize == 0 {

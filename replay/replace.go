@@ -11,14 +11,6 @@ import (
 	"path/filepath"
 )
 
-// WriteOptions configures Write and WriteFile. The zero value writes only
-// where nothing exists yet.
-type WriteOptions struct {
-	// Force lets a write replace an existing bundle (either form). Nothing
-	// that is not a bundle is ever replaced, with or without Force.
-	Force bool
-}
-
 // checkReplace decides whether a bundle may be written at path: nothing is
 // there, or a bundle is there and force is set.
 func checkReplace(path string, force bool) error {
@@ -33,7 +25,7 @@ func checkReplace(path string, force bool) error {
 		return fmt.Errorf("%w: it exists and is not a bundle (%v); a bundle write replaces nothing else: choose another path", ErrExists, err)
 	}
 	if !force {
-		return fmt.Errorf("%w: it is a bundle; to replace it set WriteOptions.Force (the -force flag of the replay command's merge)", ErrExists)
+		return fmt.Errorf("%w: it is a bundle; to replace it set Options.Force (the -force flag of the replay command's merge)", ErrExists)
 	}
 	return nil
 }

@@ -42,9 +42,9 @@ func TestWriteNeverReplacesWhatIsNotABundle(t *testing.T) {
 			require.NoError(t, os.WriteFile(p, raw, 0o644))
 		}, true},
 	}
-	writers := map[string]func(o WriteOptions, p string) error{
-		"Write":     func(o WriteOptions, p string) error { return o.Write(ctx, p, b) },
-		"WriteFile": func(o WriteOptions, p string) error { return o.WriteFile(ctx, p, b) },
+	writers := map[string]func(o Options, p string) error{
+		"Write":     func(o Options, p string) error { return o.Write(ctx, p, b) },
+		"WriteFile": func(o Options, p string) error { return o.WriteFile(ctx, p, b) },
 	}
 	for tname, tg := range targets {
 		for wname, write := range writers {
@@ -53,10 +53,10 @@ func TestWriteNeverReplacesWhatIsNotABundle(t *testing.T) {
 					p := filepath.Join(t.TempDir(), "out")
 					tg.make(t, p)
 					before := treeOf(t, p)
-					err := write(WriteOptions{Force: force}, p)
+					err := write(Options{Force: force}, p)
 					if tg.isBundle && force {
 						require.NoError(t, err)
-						_, err := Verify(ctx, p)
+						_, err := Options{}.Verify(ctx, p)
 						require.NoError(t, err)
 						return
 					}

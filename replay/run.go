@@ -68,7 +68,7 @@ func checkRun(r *Run) error {
 			return fmt.Errorf("run %q: record %d: %w", r.ID, i, err)
 		}
 		if err := e.Verify(); err != nil {
-			return fmt.Errorf("run %q: record %d: %w: %v", r.ID, i, ErrDigest, err)
+			return fmt.Errorf("run %q: record %d: %w: %v", r.ID, i, errDigest, err)
 		}
 		if len(e.Kind) > maxString || len(e.Lane) > maxString || len(e.AuditEventID) > maxString {
 			return fmt.Errorf("run %q: record %d: %w: a string field is longer than %d bytes", r.ID, i, errTooLarge, maxString)

@@ -94,7 +94,7 @@ func (r *Reader) walkDir() error {
 	}
 	for _, f := range r.hdr.manifest.Files {
 		if !present[f.Path] {
-			return r.fail(f.Path, -1, "open", wrapf(ErrMissing, "listed in the manifest but absent"))
+			return r.fail(f.Path, -1, "open", wrapf(errMissing, "listed in the manifest but absent"))
 		}
 	}
 	return nil
@@ -117,7 +117,7 @@ func openDirFile(root, name string, max int64) (*os.File, int64, error) {
 	fi, err := os.Lstat(p)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, 0, wrapf(ErrMissing, "listed in the manifest but absent")
+			return nil, 0, wrapf(errMissing, "listed in the manifest but absent")
 		}
 		return nil, 0, err
 	}

@@ -60,7 +60,7 @@ func truncErr(err error) error {
 	case errors.As(err, &pe) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
 		return err
 	case errors.Is(err, errMalformed) || errors.Is(err, errTruncated) || errors.Is(err, errTooLarge) ||
-		errors.Is(err, errUnsafeName) || errors.Is(err, ErrMissing) || errors.Is(err, ErrDigest):
+		errors.Is(err, errUnsafeName) || errors.Is(err, errMissing) || errors.Is(err, errDigest):
 		return err
 	}
 	return fmt.Errorf("%w: %v", errMalformed, err)
@@ -111,7 +111,7 @@ func (t *tarStream) peek(want string) (*tar.Header, error) {
 	h, err := t.tr.Next()
 	switch {
 	case errors.Is(err, io.EOF):
-		return nil, wrapf(ErrMissing, "the bundle ends before %s", want)
+		return nil, wrapf(errMissing, "the bundle ends before %s", want)
 	case err != nil:
 		return nil, truncErr(err)
 	case h.Typeflag != tar.TypeReg:
@@ -190,7 +190,7 @@ func (r *Reader) openTar(rd io.Reader) error {
 	}
 	e, _ := r.hdr.manifest.file(eventsFile)
 	if t.hdr.Size != e.Size {
-		return r.fail(eventsFile, -1, "open", wrapf(ErrDigest, "size %d, the manifest says %d", t.hdr.Size, e.Size))
+		return r.fail(eventsFile, -1, "open", wrapf(errDigest, "size %d, the manifest says %d", t.hdr.Size, e.Size))
 	}
 	t.hdr = nil
 	return r.startLog(t.tr, e.Size, func() error { return r.tarEnd(t, rd) })
@@ -220,7 +220,7 @@ func (r *Reader) tarBlobs(t *tarStream) error {
 	}
 	for _, f := range r.hdr.manifest.Files {
 		if d, ok := blobDigest(f.Path); ok && !r.blobs.verified[d] {
-			return r.fail(f.Path, -1, "open", wrapf(ErrMissing, "listed in the manifest but absent"))
+			return r.fail(f.Path, -1, "open", wrapf(errMissing, "listed in the manifest but absent"))
 		}
 	}
 	return nil

@@ -142,7 +142,7 @@ func TestTamper(t *testing.T) {
 					require.NoError(t, os.WriteFile(p, flip(b, len(b)/2), 0o644))
 				})
 			},
-			want: ErrDigest, file: blobName(blob), record: blobRecord,
+			want: errDigest, file: blobName(blob), record: blobRecord,
 		},
 		{
 			name: "flip a blob byte in the single file",
@@ -154,7 +154,7 @@ func TestTamper(t *testing.T) {
 					return n, b
 				})
 			},
-			want: ErrDigest, file: blobName(blob), record: -1,
+			want: errDigest, file: blobName(blob), record: -1,
 		},
 		{
 			// A careful forger: the blob's bytes replaced, its manifest
@@ -182,7 +182,7 @@ func TestTamper(t *testing.T) {
 					return n, b
 				})
 			},
-			want: ErrDigest, file: manifestFile, record: -1,
+			want: errDigest, file: manifestFile, record: -1,
 		},
 		{
 			name: "edit an event's payload",
@@ -194,7 +194,7 @@ func TestTamper(t *testing.T) {
 					})
 				})
 			},
-			want: ErrDigest, file: eventsFile, record: 2,
+			want: errDigest, file: eventsFile, record: 2,
 		},
 		{
 			name: "edit an event's kind",
@@ -253,7 +253,7 @@ func TestTamper(t *testing.T) {
 					require.NoError(t, os.WriteFile(p, b, 0o644))
 				})
 			},
-			want: ErrDigest, file: manifestFile, record: -1,
+			want: errDigest, file: manifestFile, record: -1,
 		},
 		{
 			name: "edit the manifest and re-seal it",
@@ -268,7 +268,7 @@ func TestTamper(t *testing.T) {
 					})
 				})
 			},
-			want: ErrDigest, file: metadataFile, record: -1,
+			want: errDigest, file: metadataFile, record: -1,
 		},
 		{
 			name: "edit the metadata",
@@ -280,7 +280,7 @@ func TestTamper(t *testing.T) {
 					require.NoError(t, os.WriteFile(p, bytes.Replace(b, []byte("lodash"), []byte("LODASH"), 1), 0o644))
 				})
 			},
-			want: ErrDigest, file: metadataFile, record: -1,
+			want: errDigest, file: metadataFile, record: -1,
 		},
 		{
 			name: "edit runs.json",
@@ -292,7 +292,7 @@ func TestTamper(t *testing.T) {
 					require.NoError(t, os.WriteFile(p, bytes.Replace(b, []byte(`"events":8`), []byte(`"events":7`), 1), 0o644))
 				})
 			},
-			want: ErrDigest, file: runsFile, record: -1,
+			want: errDigest, file: runsFile, record: -1,
 		},
 		{
 			// A careful forger: runs.json claims another chain and the
@@ -328,7 +328,7 @@ func TestTamper(t *testing.T) {
 					require.NoError(t, os.Remove(filepath.Join(d, filepath.FromSlash(blobName(out)))))
 				})
 			},
-			want: ErrMissing, record: -1,
+			want: errMissing, record: -1,
 		},
 		{
 			name: "blob name with ../ in the manifest",
@@ -384,7 +384,7 @@ func TestTamper(t *testing.T) {
 					require.NoError(t, os.Remove(filepath.Join(d, filepath.FromSlash(blobName(blob)))))
 				})
 			},
-			want: ErrMissing, file: blobName(blob), record: -1,
+			want: errMissing, file: blobName(blob), record: -1,
 		},
 		{
 			name: "truncated events.log",
@@ -401,7 +401,7 @@ func TestTamper(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := tc.bundle(t)
-			_, err := Verify(context.Background(), p)
+			_, err := Options{}.Verify(context.Background(), p)
 			require.Error(t, err)
 			t.Log(err)
 			require.ErrorIs(t, err, tc.want)
@@ -413,7 +413,7 @@ func TestTamper(t *testing.T) {
 			}
 			require.Equal(t, tc.record, be.Record)
 			// Load (which keeps blobs) rejects it too.
-			_, lerr := Load(context.Background(), p)
+			_, lerr := Options{}.Load(context.Background(), p)
 			require.ErrorIs(t, lerr, tc.want, "Load: %v", lerr)
 		})
 	}
@@ -429,7 +429,7 @@ func TestTruncatedFile(t *testing.T) {
 	for _, n := range []int{0, 3, 4, 10, len(b) / 4, len(b) / 2, len(b) - 40, len(b) - 5, len(b) - 1} {
 		p := filepath.Join(dir, "cut"+FileExt)
 		require.NoError(t, os.WriteFile(p, b[:n], 0o644))
-		_, err := Verify(context.Background(), p)
+		_, err := Options{}.Verify(context.Background(), p)
 		require.Error(t, err, "cut at %d of %d", n, len(b))
 		var be *BundleError
 		require.ErrorAs(t, err, &be, "cut at %d", n)

@@ -85,7 +85,7 @@ func BenchmarkCompressionTier(b *testing.B) {
 				for i, bd := range bundles {
 					p := filepath.Join(root, names[i]+replay.FileExt)
 					d := filepath.Join(root, names[i]+".bundle")
-					o := replay.WriteOptions{Force: true}
+					o := replay.Options{Force: true}
 					if err := o.WriteFile(context.Background(), p, bd); err != nil {
 						b.Fatal(err)
 					}

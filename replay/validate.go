@@ -137,7 +137,7 @@ func (r *Reader) payload() error {
 		}
 	case !rr.HeaderOnly():
 		if d := events.Sum(rr.Payload); d != rr.PayloadDigest {
-			return r.fail(eventsFile, idx, "verify", r.inRun(wrapf(ErrDigest, "seq %d (%s): payload digest %s does not match the payload (%s): the event was edited",
+			return r.fail(eventsFile, idx, "verify", r.inRun(wrapf(errDigest, "seq %d (%s): payload digest %s does not match the payload (%s): the event was edited",
 				rr.Seq, kind(), rr.PayloadDigest, d)))
 		}
 		v.hbuf = rr.AppendHeader(v.hbuf[:0], v.stored)
@@ -205,10 +205,10 @@ func (r *Reader) finish() error {
 	}
 	e, _ := r.hdr.manifest.file(eventsFile)
 	if v.log.size != e.Size {
-		return r.fail(eventsFile, -1, "verify", wrapf(ErrDigest, "size %d, the manifest says %d", v.log.size, e.Size))
+		return r.fail(eventsFile, -1, "verify", wrapf(errDigest, "size %d, the manifest says %d", v.log.size, e.Size))
 	}
 	if d := v.log.digest(); d != e.Digest {
-		return r.fail(eventsFile, -1, "verify", wrapf(ErrDigest, "digest %s, the manifest says %s", d, e.Digest))
+		return r.fail(eventsFile, -1, "verify", wrapf(errDigest, "digest %s, the manifest says %s", d, e.Digest))
 	}
 	if v.end != nil {
 		if err := v.end(); err != nil {

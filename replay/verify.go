@@ -27,9 +27,10 @@ type VerifyReport struct {
 // keeping the events: manifest digests, each run's hash chain, ordering,
 // required fields, blob names and sizes, outputs, the snapshot's place in
 // its run (its state needs the fold that made it: ReplayTo). A bad bundle
-// gives a *BundleError naming the file and the record.
-func Verify(ctx context.Context, path string) (*VerifyReport, error) {
-	r, err := open(ctx, path, false, Options{}, Options{}.newBudget())
+// gives a *BundleError naming the file and the record. It holds no blob
+// and hands out no payload, so the bounds of o do not limit it.
+func (o Options) Verify(ctx context.Context, path string) (*VerifyReport, error) {
+	r, err := open(ctx, path, false, o, o.newBudget())
 	if err != nil {
 		return nil, err
 	}
@@ -48,12 +49,6 @@ func Verify(ctx context.Context, path string) (*VerifyReport, error) {
 		Events: uint64(r.v.index), Files: len(r.hdr.manifest.Files) + 1, Snapshot: r.hdr.snap,
 	}
 	return rep, nil
-}
-
-// Load reads and verifies the whole bundle at path into memory, with the
-// default Options.
-func Load(ctx context.Context, path string) (*Bundle, error) {
-	return Options{}.Load(ctx, path)
 }
 
 // Load reads and verifies the whole bundle at path into memory. Payloads
@@ -148,10 +143,26 @@ func (r *Reader) jsonSize() int64 {
 	return n
 }
 
-// Merge loads the bundles at paths within one set of bounds (all of them
-// count against one MaxLoadedBytes and one MaxBufferedBlobs) and merges
-// them (Merge). A conflict names the bundles and the replay diff command
-// that compares the conflicting runs.
+// Merge loads the bundles at paths, of one scenario (for example the
+// shards of a CI matrix), within one set of bounds (all of them count
+// against one MaxLoadedBytes and one MaxBufferedBlobs) and combines them
+// into one bundle, in an order that does not depend on the order of the
+// paths:
+//
+//   - runs are ordered by their identity, the run ID; a run held by
+//     several inputs is one run (duplicates by identity are dropped) whose
+//     pin, output and error must be equal in every input, and whose events
+//     are merged record by record, so the shards of one run merge too;
+//   - the same identity with different bytes (a pin, an output, an error,
+//     or an event at the same seq and lane) is an [ErrConflict] error
+//     naming both bundles and the replay diff command that compares the
+//     two runs, never a silent choice;
+//   - the inputs must have equal metadata (ErrConflict otherwise);
+//   - the merged bundle carries no snapshot (a snapshot belongs to the
+//     bundle it was made for).
+//
+// Merge is idempotent: merging a merged bundle with itself gives it back,
+// and merging the merge of x... with y gives the merge of x... and y.
 func (o Options) Merge(ctx context.Context, paths ...string) (*Bundle, error) {
 	mem := o.newBudget()
 	bs := make([]*Bundle, len(paths))

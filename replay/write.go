@@ -47,19 +47,13 @@ func writeErr(path string, err error) error {
 	return &BundleError{Path: path, Record: -1, Op: "write", Err: err}
 }
 
-// Write writes b as a directory bundle at dir (WriteOptions.Write with the
-// zero options: it refuses to replace anything).
-func Write(ctx context.Context, dir string, b *Bundle) error {
-	return WriteOptions{}.Write(ctx, dir, b)
-}
-
 // Write writes b as a directory bundle at dir. It builds the bundle in a
 // temporary directory beside dir and puts it in place in one step
 // (internal/atomicfile), so dir always holds the old bundle or the new
 // one, never a half-written one; leftovers of an interrupted write are
 // removed by the next. It refuses an existing dir unless it is a bundle
 // and o.Force is set, and refuses events that would not verify.
-func (o WriteOptions) Write(ctx context.Context, dir string, b *Bundle) error {
+func (o Options) Write(ctx context.Context, dir string, b *Bundle) error {
 	p, err := makePlan(b)
 	if err != nil {
 		return writeErr(dir, err)
@@ -190,12 +184,6 @@ func (p *plan) writeTar(w io.Writer) error {
 	return tw.Close()
 }
 
-// WriteFile writes b as a single-file bundle at path (WriteOptions.WriteFile
-// with the zero options: it refuses to replace anything).
-func WriteFile(ctx context.Context, path string, b *Bundle) error {
-	return WriteOptions{}.WriteFile(ctx, path, b)
-}
-
 // WriteFile writes b as a single-file bundle at path: the directory form as
 // a tar stream (fixed order and headers) compressed with zstd, so the same
 // bundle always gives the same bytes and
@@ -206,7 +194,7 @@ func WriteFile(ctx context.Context, path string, b *Bundle) error {
 // same directory, synced and renamed into place (internal/atomicfile);
 // leftovers of an interrupted write are removed by the next. It refuses an
 // existing path unless it is a bundle and o.Force is set.
-func (o WriteOptions) WriteFile(ctx context.Context, path string, b *Bundle) error {
+func (o Options) WriteFile(ctx context.Context, path string, b *Bundle) error {
 	p, err := makePlan(b)
 	if err != nil {
 		return writeErr(path, err)

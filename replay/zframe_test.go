@@ -133,7 +133,7 @@ func TestSymlinkedBundleIsNamed(t *testing.T) {
 	_, file := writeBoth(t, single(realisticRun(t, 0)))
 	link := filepath.Join(t.TempDir(), "link"+FileExt)
 	require.NoError(t, os.Symlink(file, link))
-	_, err := Verify(context.Background(), link)
+	_, err := Options{}.Verify(context.Background(), link)
 	require.ErrorIs(t, err, errUnsafeName)
 	require.Contains(t, err.Error(), "a symbolic link (to \""+file+"\")")
 	require.NotContains(t, err.Error(), "L---------")

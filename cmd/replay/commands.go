@@ -40,7 +40,7 @@ func verifyCmd(_ *flag.FlagSet) func(context.Context, []string, io.Writer) error
 		}
 		var errs []error
 		for _, p := range pos {
-			rep, err := replay.Verify(ctx, p)
+			rep, err := replay.Options{}.Verify(ctx, p)
 			if err != nil {
 				errs = append(errs, err)
 				continue
@@ -238,11 +238,11 @@ func mergeCmd(fs *flag.FlagSet) func(context.Context, []string, io.Writer) error
 		if err != nil {
 			return err
 		}
-		wo := replay.WriteOptions{Force: *force}
+		o.Force = *force
 		if strings.HasSuffix(out, ".zst") {
-			err = wo.WriteFile(ctx, out, m)
+			err = o.WriteFile(ctx, out, m)
 		} else {
-			err = wo.Write(ctx, out, m)
+			err = o.Write(ctx, out, m)
 		}
 		if err != nil {
 			return err

@@ -31,7 +31,8 @@ func TestCountDials(t *testing.T) {
 		require.NotSame(t, old, http.DefaultTransport)
 		guardtest.NoDials(t, c)
 		_, err := http.Get("http://example.com/")
-		require.ErrorIs(t, err, guard.ErrReplayMode)
+		var rme *guard.ReplayModeError
+		require.ErrorAs(t, err, &rme)
 		_, err = net.Dial("tcp", "api.anthropic.com:443")
 		require.Error(t, err)
 		require.Greater(t, c.Dials(), 1, "the DNS lookup went through the counter: %q", c.Attempts())

@@ -78,7 +78,7 @@ func pinnedBundle(t *testing.T, dir, name string) string {
 		},
 	}
 	p := filepath.Join(dir, name)
-	require.NoError(t, replay.WriteFile(context.Background(), p, b))
+	require.NoError(t, replay.Options{}.WriteFile(context.Background(), p, b))
 	return p
 }
 

@@ -83,8 +83,8 @@ func cmdMkbundle(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	out := ts.MkAbs(args[0])
 	if strings.HasSuffix(out, ".zst") {
-		ts.Check(replay.WriteFile(context.Background(), out, b))
+		ts.Check(replay.Options{}.WriteFile(context.Background(), out, b))
 	} else {
-		ts.Check(replay.Write(context.Background(), out, b))
+		ts.Check(replay.Options{}.Write(context.Background(), out, b))
 	}
 }

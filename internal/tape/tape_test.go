@@ -124,7 +124,7 @@ func TestRecordHeader(t *testing.T) {
 	require.False(t, r.HeaderOnly())
 	var c eventrec.Chainer
 	c.AddRecord(tape.AppendHeader(nil, e))
-	require.Equal(t, events.Chain([]events.Event{e}), events.Digest(c.Head()))
+	require.Equal(t, events.Chain([]events.Event{e}, 0), events.Digest(c.Head()))
 }
 
 func TestReadErrors(t *testing.T) {

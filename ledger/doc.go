@@ -17,7 +17,7 @@
 //
 //	schema         entry schema version (1)
 //	seq            1, 2, 3, ... gapless, assigned by Append
-//	kind           "verdict" | "replay" | "admin"
+//	kind           "verdict" (Append's default) | "replay" | "admin"
 //	scenario, path what was gated
 //	key            the run key; components: its named component strings
 //	verdict        "PASS" | "NONDETERMINISTIC" | "BROKEN"
@@ -31,7 +31,8 @@
 //	               the package directory relative to the module root that
 //	               produced it: what replay re-runs
 //	replays        (kind replay) the seq of the entry re-evaluated;
-//	replay         {status, moved, differs, error}: what it found
+//	replay         {status, moved, differs, error}: what it found; status
+//	               "same" | "diverged" | "not_comparable" | "error"
 //	admin          (kind admin) {action "retain", dropped_from,
 //	               dropped_to, boundary, reason}
 //	recorded_at    RFC 3339 UTC, microseconds: set once by Append from the
@@ -79,7 +80,7 @@
 //
 // # Retention
 //
-// Nothing is ever deleted except by Store.Retain, which drops the entries
+// Nothing is ever deleted except by [Store.Retain], which drops the entries
 // before a seq and appends an admin entry recording the range, the hash of
 // the last dropped entry (the boundary the first kept entry names as prev)
 // and the reason, in one act. The embedded store rewrites its file
@@ -103,13 +104,13 @@
 //
 // # Replay and flakes
 //
-// Replay re-evaluates verdict entries through an Evaluator and compares
-// when the key has not moved (verdict, output and chain digests); when it
-// moved the entry is not comparable and the moved components are named.
-// Every re-evaluation is appended as a replay entry pointing at the
-// original; nothing is modified. Flakes tallies PASS, NONDETERMINISTIC and
-// BROKEN verdicts per scenario and path with the first and last seq of
-// each; a verdict it does not know and an entry of a schema it does not
+// [Replay] re-evaluates verdict entries through [ReplayConfig.Evaluate]
+// and compares when the key has not moved (verdict, output and chain
+// digests); when it moved the entry is not comparable and the moved
+// components are named. Every re-evaluation is appended as a replay entry
+// pointing at the original; nothing is modified. [Flakes] tallies PASS,
+// NONDETERMINISTIC and BROKEN verdicts per scenario and path with the
+// first and last seq of each; a verdict it does not know and an entry of a schema it does not
 // know (both written by a newer version) are counted and reported, never
 // guessed at.
 package ledger

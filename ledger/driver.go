@@ -86,11 +86,12 @@ type backendStore struct {
 }
 
 func (s *backendStore) Append(ctx context.Context, e Entry) (Entry, error) {
-	if err := checkNew(e); err != nil {
+	e, err := checkNew(e)
+	if err != nil {
 		return Entry{}, err
 	}
 	var sealed Entry
-	err := s.b.Append(ctx, func(headSeq uint64, headHash string) (Entry, []byte, error) {
+	err = s.b.Append(ctx, func(headSeq uint64, headHash string) (Entry, []byte, error) {
 		var b []byte
 		var err error
 		sealed, b, err = seal(e, headSeq+1, headHash, s.now())
@@ -106,7 +107,8 @@ func (s *backendStore) Scan(ctx context.Context, from, to uint64, fn func(Record
 	return s.b.Scan(ctx, from, to, fn)
 }
 
-func (s *backendStore) Retain(ctx context.Context, r Retention) (Entry, error) {
+func (s *backendStore) Retain(ctx context.Context, before uint64, reason string) (Entry, error) {
+	r := retention{Before: before, Reason: reason}
 	var sealed Entry
 	err := s.b.Retain(ctx, r.Before, func(first, headSeq uint64, headHash, boundary string) (Entry, []byte, error) {
 		admin, err := retentionEntry(r, first, headSeq, boundary)

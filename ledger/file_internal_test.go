@@ -52,7 +52,7 @@ func TestFailedAppendLeavesNoPartialLine(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "ledger.jsonl")
 	s, err := openFile(path, time.Now)
 	require.NoError(t, err)
-	e := Entry{Kind: KindVerdict, Scenario: "npm", Verdict: Pass}
+	e := Entry{Scenario: "npm", Verdict: verdictPass}
 	_, err = s.Append(ctx, e)
 	require.NoError(t, err)
 	before, err := os.ReadFile(path)

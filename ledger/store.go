@@ -22,9 +22,10 @@ type Store interface {
 	// (to 0: up to the head), in seq order. It stops at fn's first error
 	// and returns it.
 	Scan(ctx context.Context, from, to uint64, fn func(Record) error) error
-	// Retain drops the entries before r.Before and appends the admin entry
-	// that records it, in one act. It is the only way anything is deleted.
-	Retain(ctx context.Context, r Retention) (Entry, error)
+	// Retain drops the entries with seq < before and appends the admin
+	// entry that records it with reason (required), in one act. It is the
+	// only way anything is deleted.
+	Retain(ctx context.Context, before uint64, reason string) (Entry, error)
 	// Close releases the handle.
 	Close() error
 }
@@ -46,10 +47,10 @@ type Record struct {
 	Hash, Prev string
 }
 
-// Retention asks Retain to drop the entries with seq < Before.
-type Retention struct {
+// retention is what Retain was asked: drop the entries with seq < Before,
+// recording Reason.
+type retention struct {
 	Before uint64
-	// Reason is recorded in the admin entry; it is required.
 	Reason string
 }
 
@@ -61,7 +62,7 @@ type Config struct {
 
 // Errors of stores.
 var (
-	// errBadRetention: a Retention that drops nothing, drops the head, or
+	// errBadRetention: a retention that drops nothing, drops the head, or
 	// gives no reason.
 	errBadRetention = errors.New("ledger: bad retention")
 	// errDamaged: a store holds a record that cannot be read as an entry.

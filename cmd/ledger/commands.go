@@ -145,7 +145,7 @@ func (a app) retain(ctx context.Context, args []string, stdout, _ io.Writer) err
 		rep.Text(stdout)
 		return fmt.Errorf("retain refused: %w", err)
 	}
-	e, err := s.Retain(ctx, ledger.Retention{Before: *before, Reason: *reason})
+	e, err := s.Retain(ctx, *before, *reason)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,8 @@ const (
 )
 
 var (
+	ShardOf = shardOf
+
 	ErrBadResult       = errBadResult
 	ErrBelowFloor      = errBelowFloor
 	ErrConflict        = errConflict

@@ -31,27 +31,27 @@ type Backend interface {
 	Close() error
 }
 
-// OpenFunc opens the Backend a DSN names.
-type OpenFunc func(ctx context.Context, dsn string) (Backend, error)
+// openFunc opens the Backend a DSN names.
+type openFunc = func(ctx context.Context, dsn string) (Backend, error)
 
 var drivers struct {
 	sync.RWMutex
-	m map[string]OpenFunc
+	m map[string]openFunc
 }
 
-// Register makes Open hand DSNs of the URL scheme (without "://") to
-// open. A driver package calls it from init, so a program links a
+// Register makes [Open] hand DSNs of the URL scheme (without "://") to
+// open, which opens the [Backend] the DSN names. A driver package calls it from init, so a program links a
 // database driver only by importing that package, as database/sql drivers
 // are linked; github.com/codegenie/codegenie/ledger/postgres registers
 // "postgres" and "postgresql". Registering a scheme twice panics.
-func Register(scheme string, open OpenFunc) {
+func Register(scheme string, open func(ctx context.Context, dsn string) (Backend, error)) {
 	drivers.Lock()
 	defer drivers.Unlock()
 	if _, dup := drivers.m[scheme]; dup {
 		panic("ledger: Register called twice for scheme " + scheme)
 	}
 	if drivers.m == nil {
-		drivers.m = map[string]OpenFunc{}
+		drivers.m = map[string]openFunc{}
 	}
 	drivers.m[scheme] = open
 }

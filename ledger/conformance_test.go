@@ -60,7 +60,7 @@ var epoch = time.Date(2026, 3, 1, 12, 0, 0, 123456789, time.UTC)
 
 func (c *clock) Now() time.Time { return epoch.Add(time.Duration(c.n.Add(1)) * time.Second) }
 
-func open(t *testing.T, dsn string, c *clock) ledger.Store {
+func open(t *testing.T, dsn string, c *clock) *ledger.Store {
 	t.Helper()
 	s, err := ledger.Config{Now: c.Now}.Open(context.Background(), dsn)
 	require.NoError(t, err)
@@ -82,18 +82,18 @@ func digest(s string) string {
 	return fmt.Sprintf("%064x", []byte(s))[:64]
 }
 
-func verifyOK(t *testing.T, s ledger.Store) *ledger.VerifyReport {
+func verifyOK(t *testing.T, s *ledger.Store) *ledger.VerifyReport {
 	t.Helper()
-	rep, err := ledger.Verify(context.Background(), s)
+	rep, err := s.Verify(context.Background())
 	require.NoError(t, err)
 	require.NoError(t, rep.Err(), "%+v", rep.Problems)
 	return rep
 }
 
-func all(t *testing.T, s ledger.Store) []ledger.Entry {
+func all(t *testing.T, s *ledger.Store) []ledger.Entry {
 	t.Helper()
 	var out []ledger.Entry
-	require.NoError(t, ledger.Entries(context.Background(), s, 0, 0, func(e ledger.Entry) error {
+	require.NoError(t, s.Entries(context.Background(), 0, 0, func(e ledger.Entry) error {
 		out = append(out, e)
 		return nil
 	}))
@@ -161,7 +161,7 @@ func testChain(t *testing.T, b backend) {
 	require.Empty(t, rep.Warnings)
 
 	var ranged []uint64
-	require.NoError(t, ledger.Entries(ctx, s, 2, 4, func(e ledger.Entry) error {
+	require.NoError(t, s.Entries(ctx, 2, 4, func(e ledger.Entry) error {
 		ranged = append(ranged, e.Seq)
 		return nil
 	}))
@@ -218,7 +218,7 @@ func testLoad(t *testing.T, b backend) {
 	ctx := context.Background()
 	dsn, _ := b.fresh(t)
 	c := &clock{}
-	handles := make([]ledger.Store, writers)
+	handles := make([]*ledger.Store, writers)
 	for w := range handles {
 		handles[w] = open(t, dsn, c)
 	}
@@ -334,7 +334,7 @@ func testFlakes(t *testing.T, b backend) {
 		_, err := s.Append(ctx, e)
 		require.NoError(t, err)
 	}
-	rep, err := ledger.Flakes(ctx, s, 0)
+	rep, err := s.Flakes(ctx, 0)
 	require.NoError(t, err)
 	require.Zero(t, rep.UnknownSchema)
 	require.Zero(t, rep.UnknownVerdict)
@@ -344,7 +344,7 @@ func testFlakes(t *testing.T, b backend) {
 		{Scenario: "npm", Path: "fallback", Verdicts: []ledger.Tally{
 			{Verdict: ledger.Pass, Count: 3, First: 1, Last: 6}, {Verdict: ledger.Nondeterministic, Count: 1, First: 3, Last: 3}, {Verdict: ledger.Broken}}},
 	}, rep.Flakes)
-	rep, err = ledger.Flakes(ctx, s, 4)
+	rep, err = s.Flakes(ctx, 4)
 	require.NoError(t, err)
 	require.Equal(t, ledger.Tally{Verdict: ledger.Pass, Count: 2, First: 4, Last: 6}, rep.Flakes[1].Verdicts[0])
 	require.Equal(t, 0, rep.Flakes[1].Verdicts[1].Count)
@@ -371,7 +371,7 @@ func testReplay(t *testing.T, b backend) {
 		}
 		return cur, nil
 	}
-	rep, err := ledger.Replay(ctx, s, ledger.ReplayConfig{From: 1, To: 4, Evaluate: ev, Revision: "rev2"})
+	rep, err := s.Replay(ctx, ledger.ReplayConfig{From: 1, To: 4, Evaluate: ev, Revision: "rev2"})
 	require.NoError(t, err)
 	require.Equal(t, []string{ledger.StatusSame, ledger.StatusDiverged, ledger.StatusNotComparable, ledger.StatusError},
 		[]string{rep.Items[0].Status, rep.Items[1].Status, rep.Items[2].Status, rep.Items[3].Status})
@@ -392,11 +392,11 @@ func testReplay(t *testing.T, b backend) {
 	verifyOK(t, s)
 
 	// Replaying the replays skips them; flakes do not count them.
-	rep, err = ledger.Replay(ctx, s, ledger.ReplayConfig{From: 5, Evaluate: ev})
+	rep, err = s.Replay(ctx, ledger.ReplayConfig{From: 5, Evaluate: ev})
 	require.NoError(t, err)
 	require.Equal(t, 4, rep.Skipped)
 	require.NoError(t, rep.Err())
-	_, err = ledger.Replay(ctx, s, ledger.ReplayConfig{From: 50, Evaluate: ev})
+	_, err = s.Replay(ctx, ledger.ReplayConfig{From: 50, Evaluate: ev})
 	require.ErrorIs(t, err, ledger.ErrEmptyRange)
 }
 

@@ -70,7 +70,7 @@
 // fails part-way (a full disk, a file size limit) truncates its partial
 // line before releasing the lock. A file that does not end in a newline
 // (an append killed part-way) is refused for appending and reported by
-// Verify until Config.Repair (ledger repair) drops the torn line, logging
+// Verify until [Config.Repair] (ledger repair) drops the torn line, logging
 // it with its bytes beside the ledger (path plus ".repairs"); Repair never
 // removes a complete line.
 //
@@ -89,7 +89,7 @@
 //
 // # Verify
 //
-// Verify reads every record and reports, by seq: a record that is not a
+// [Store.Verify] reads every record and reports, by seq: a record that is not a
 // readable entry, bytes that are not canonical, a hash that does not match
 // the content, a gap or repeat in the sequence, a prev that is not the
 // previous hash, schema violations, and missing first entries that no
@@ -104,13 +104,13 @@
 //
 // # Replay and flakes
 //
-// [Replay] re-evaluates verdict entries through [ReplayConfig.Evaluate]
-// and compares when the key has not moved (verdict, output and chain
-// digests); when it moved the entry is not comparable and the moved
-// components are named. Every re-evaluation is appended as a replay entry
-// pointing at the original; nothing is modified. [Flakes] tallies PASS,
-// NONDETERMINISTIC and BROKEN verdicts per scenario and path with the
-// first and last seq of each; a verdict it does not know and an entry of a schema it does not
+// [Store.Replay] re-evaluates verdict entries through
+// [ReplayConfig.Evaluate] and compares when the key has not moved
+// (verdict, output and chain digests); when it moved the entry is not
+// comparable and the moved components are named. Every re-evaluation is
+// appended as a replay entry pointing at the original; nothing is
+// modified. [Store.Flakes] tallies PASS, NONDETERMINISTIC and BROKEN
+// verdicts per scenario and path with the first and last seq of each; a verdict it does not know and an entry of a schema it does not
 // know (both written by a newer version) are counted and reported, never
 // guessed at.
 package ledger

@@ -20,7 +20,7 @@ type Backend interface {
 	// the entry and canonical bytes seal returns as the new head, in one
 	// transaction. It returns seal's error as it is.
 	Append(ctx context.Context, seal func(headSeq uint64, headHash string) (Entry, []byte, error)) error
-	// Scan is Store.Scan.
+	// Scan is [Store.Scan].
 	Scan(ctx context.Context, from, to uint64, fn func(Record) error) error
 	// Retain calls seal, under the append lock, with the first seq, the
 	// head's seq and hash, and the hash of entry before-1 ("" when there
@@ -60,7 +60,7 @@ func Register(scheme string, open func(ctx context.Context, dsn string) (Backend
 const postgresImport = `import _ "github.com/codegenie/codegenie/ledger/postgres"`
 
 // openDriver opens dsn through the driver registered for its scheme.
-func openDriver(ctx context.Context, dsn string, now func() time.Time) (Store, error) {
+func openDriver(ctx context.Context, dsn string, now func() time.Time) (store, error) {
 	scheme, _, _ := strings.Cut(dsn, "://")
 	drivers.RLock()
 	open := drivers.m[scheme]
@@ -78,7 +78,7 @@ func openDriver(ctx context.Context, dsn string, now func() time.Time) (Store, e
 	return &backendStore{b: b, now: now}, nil
 }
 
-// backendStore is a Backend as a Store: it seals and checks, the Backend
+// backendStore is a Backend as a store: it seals and checks, the Backend
 // stores.
 type backendStore struct {
 	b   Backend

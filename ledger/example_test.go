@@ -55,7 +55,7 @@ func ExampleConfig_Open() {
 	// Output: 2026-03-01 12:00:00 +0000 UTC
 }
 
-func ExampleVerify() {
+func ExampleStore_Verify() {
 	ctx := context.Background()
 	path, cleanup := tempLedger()
 	defer cleanup()
@@ -64,7 +64,7 @@ func ExampleVerify() {
 	for _, v := range []string{"PASS", "PASS"} {
 		s.Append(ctx, ledger.Entry{Scenario: "npm", Verdict: v})
 	}
-	rep, err := ledger.Verify(ctx, s)
+	rep, err := s.Verify(ctx)
 	if err != nil {
 		panic(err)
 	}
@@ -72,7 +72,7 @@ func ExampleVerify() {
 	// Output: 2 2 <nil>
 }
 
-func ExampleFlakes() {
+func ExampleStore_Flakes() {
 	ctx := context.Background()
 	path, cleanup := tempLedger()
 	defer cleanup()
@@ -81,14 +81,14 @@ func ExampleFlakes() {
 	for _, v := range []string{"PASS", "NONDETERMINISTIC", "PASS"} {
 		s.Append(ctx, ledger.Entry{Scenario: "npm", Verdict: v})
 	}
-	rep, _ := ledger.Flakes(ctx, s, 0)
+	rep, _ := s.Flakes(ctx, 0)
 	rep.Text(os.Stdout)
 	// Output:
 	// SCENARIO  PATH  PASS          NONDETERMINISTIC  BROKEN
 	// npm             2 (seq 1..3)  1 (seq 2..2)      0
 }
 
-func ExampleReplay() {
+func ExampleStore_Replay() {
 	ctx := context.Background()
 	path, cleanup := tempLedger()
 	defer cleanup()
@@ -99,7 +99,7 @@ func ExampleReplay() {
 	now := func(ctx context.Context, rec ledger.Entry) (ledger.Entry, error) {
 		return ledger.Entry{Key: rec.Key, Verdict: "NONDETERMINISTIC"}, nil
 	}
-	rep, err := ledger.Replay(ctx, s, ledger.ReplayConfig{From: 1, To: 1, Evaluate: now})
+	rep, err := s.Replay(ctx, ledger.ReplayConfig{From: 1, To: 1, Evaluate: now})
 	if err != nil {
 		panic(err)
 	}
@@ -111,7 +111,7 @@ func ExampleReplay() {
 	// ledger: replay diverged: 1 entr(ies) at seq [1]
 }
 
-func ExampleEntries() {
+func ExampleStore_Entries() {
 	ctx := context.Background()
 	path, cleanup := tempLedger()
 	defer cleanup()
@@ -120,7 +120,7 @@ func ExampleEntries() {
 	for _, sc := range []string{"npm", "go", "pypi"} {
 		s.Append(ctx, ledger.Entry{Scenario: sc, Verdict: "PASS"})
 	}
-	ledger.Entries(ctx, s, 2, 3, func(e ledger.Entry) error {
+	s.Entries(ctx, 2, 3, func(e ledger.Entry) error {
 		fmt.Println(e.Seq, e.Scenario)
 		return nil
 	})
@@ -129,7 +129,7 @@ func ExampleEntries() {
 	// 3 pypi
 }
 
-func ExampleStore_retain() {
+func ExampleStore_Retain() {
 	ctx := context.Background()
 	path, cleanup := tempLedger()
 	defer cleanup()
@@ -143,7 +143,7 @@ func ExampleStore_retain() {
 		panic(err)
 	}
 	fmt.Println(a.Seq, a.Kind, a.Admin.DroppedFrom, a.Admin.DroppedTo)
-	rep, _ := ledger.Verify(ctx, s)
+	rep, _ := s.Verify(ctx)
 	fmt.Println(rep.First, rep.Head, rep.Err())
 	// Output:
 	// 5 admin 1 2

@@ -72,7 +72,7 @@ func TestFailedAppendLeavesNoPartialLine(t *testing.T) {
 	got, err := s.Append(ctx, e)
 	require.NoError(t, err)
 	require.Equal(t, uint64(2), got.Seq)
-	rep, err := Verify(ctx, s)
+	rep, err := (&Store{s: s}).Verify(ctx)
 	require.NoError(t, err)
 	require.NoError(t, rep.Err())
 }

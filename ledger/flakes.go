@@ -62,10 +62,10 @@ func (f Flake) Flaky() bool {
 // are not verdicts of the gate) with seq >= since, per scenario and path.
 // Entries of a newer schema and verdicts it does not know are counted in
 // the report, never guessed at.
-func Flakes(ctx context.Context, s Store, since uint64) (*FlakeReport, error) {
+func (s *Store) Flakes(ctx context.Context, since uint64) (*FlakeReport, error) {
 	rep := &FlakeReport{}
 	by := map[[2]string]*Flake{}
-	err := Entries(ctx, s, since, 0, func(e Entry) error {
+	err := s.Entries(ctx, since, 0, func(e Entry) error {
 		if e.Kind != kindVerdict {
 			return nil
 		}

@@ -105,7 +105,7 @@ var (
 // replay entry per evaluated entry, pointing at it; it modifies nothing.
 // It returns an error when the store fails or ctx ends; what it found is
 // in the report (Err).
-func Replay(ctx context.Context, s Store, cfg ReplayConfig) (*ReplayReport, error) {
+func (s *Store) Replay(ctx context.Context, cfg ReplayConfig) (*ReplayReport, error) {
 	if cfg.From == 0 || (cfg.To != 0 && cfg.To < cfg.From) {
 		return nil, fmt.Errorf("ledger: replay range %d..%d: seqs start at 1 and from <= to", cfg.From, cfg.To)
 	}
@@ -113,7 +113,7 @@ func Replay(ctx context.Context, s Store, cfg ReplayConfig) (*ReplayReport, erro
 		return nil, errors.New("ledger: replay: ReplayConfig.Evaluate is nil")
 	}
 	var recorded []Entry
-	if err := Entries(ctx, s, cfg.From, cfg.To, func(e Entry) error {
+	if err := s.Entries(ctx, cfg.From, cfg.To, func(e Entry) error {
 		recorded = append(recorded, e)
 		return nil
 	}); err != nil {
@@ -133,7 +133,7 @@ func Replay(ctx context.Context, s Store, cfg ReplayConfig) (*ReplayReport, erro
 	return rep, nil
 }
 
-func replayOne(ctx context.Context, s Store, cfg ReplayConfig, e Entry) (ReplayItem, error) {
+func replayOne(ctx context.Context, s *Store, cfg ReplayConfig, e Entry) (ReplayItem, error) {
 	item := ReplayItem{
 		Seq: e.Seq, Kind: e.Kind, Scenario: e.Scenario, Path: e.Path, Test: e.Test, Package: e.Package,
 		RecordedVerdict: e.Verdict, RecordedKey: e.Key, RecordedOutput: e.OutputDigest, RecordedChain: e.ChainDigest,

@@ -80,7 +80,7 @@ func TestEndToEnd(t *testing.T) {
 	s, err := ledger.Open(context.Background(), ledgerPath)
 	require.NoError(t, err)
 	var entries []ledger.Entry
-	require.NoError(t, ledger.Entries(context.Background(), s, 0, 0, func(e ledger.Entry) error {
+	require.NoError(t, s.Entries(context.Background(), 0, 0, func(e ledger.Entry) error {
 		entries = append(entries, e)
 		return nil
 	}))

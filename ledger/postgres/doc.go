@@ -20,7 +20,8 @@
 // the app role inserts can make the next honest append fail. What the
 // database cannot check is the blake3 hash of the canonical bytes: a
 // well-formed row whose hash does not match its content is accepted, and
-// ledger.Verify names it at its seq while later appends chain on as usual.
+// [ledger.Store.Verify] names it at its seq while later appends chain on
+// as usual.
 // BEFORE UPDATE, DELETE and TRUNCATE triggers raise, so that not even the
 // owner edits a row by accident. Append runs in a transaction holding the
 // same transaction-scoped advisory lock: read the head, insert after it.

@@ -35,7 +35,7 @@ func TestScheduleCatchRate(t *testing.T) {
 		two, twoOff := rate(bug, []int{1, 2})
 		def, defOff := rate(bug, nil)
 		t.Logf("%s, %d gates of %d runs each: caught by %d gates with GOMAXPROCS 1..2 (%.1f%% of runs off the largest class), by %d with the default 1..%d (%.1f%%)",
-			bug, gates, defaultIterations, two, 100*twoOff, def, max(defaultMaxProcs, len(affinity())), 100*defOff)
+			bug, gates, defaultIterations, two, 100*twoOff, def, max(DefaultMaxProcs, len(affinity())), 100*defOff)
 		if two < gates/2 {
 			// Goroutines ran one after the other whatever GOMAXPROCS
 			// said: the machine's CPUs were busy elsewhere (go test ./...

@@ -47,8 +47,9 @@
 //
 // # Stores
 //
-// Open takes a DSN: a URL opens the store whose driver registered its
-// scheme (Register); anything else is the path of an embedded store. The
+// [Open] takes a DSN: a URL opens the store of a driver package the
+// program imports (which registers its scheme, as database/sql drivers
+// do); anything else is the path of an embedded store. The
 // PostgreSQL store is package ledger/postgres, linked only by programs
 // that import it (cmd/ledger does; a gated test that wants it adds
 // import _ "github.com/codegenie/codegenie/ledger/postgres"), so a

@@ -5,18 +5,22 @@ import (
 	"slices"
 
 	"github.com/codegenie/codegenie/events"
-	"github.com/codegenie/codegenie/ledger"
 )
 
-// Verdict is the gate's judgement over every run of a scenario: the
-// ledger's Verdict, which records it, or Skipped.
-type Verdict = ledger.Verdict
+// Verdict is the gate's judgement over every run of a scenario. The
+// ledger records the first three by name (ledger.Entry.Verdict).
+type Verdict string
 
 // The verdicts.
 const (
-	Pass             = ledger.Pass
-	Nondeterministic = ledger.Nondeterministic
-	Broken           = ledger.Broken
+	// Pass: one class, no error: every run gave the same outcome.
+	Pass Verdict = "PASS"
+	// Nondeterministic: more than one class, whatever mix of successes
+	// and failures.
+	Nondeterministic Verdict = "NONDETERMINISTIC"
+	// Broken: one class whose runs all failed the same way: a
+	// reproducible failure, not a flaky one.
+	Broken Verdict = "BROKEN"
 	// Skipped: the scenario was not run by this process (another shard's,
 	// or not the one a child process was started for). It is not a
 	// verdict the ledger records.

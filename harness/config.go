@@ -21,11 +21,11 @@ const (
 	// defaultProcesses is the number of runs Check makes in child
 	// processes of the test binary when Config.Processes is 0.
 	defaultProcesses = 4
-	// DefaultMaxProcs is the highest GOMAXPROCS of the default schedule
-	// (1, 2, ..., max(DefaultMaxProcs, NumCPU)). GOMAXPROCS above the core
+	// defaultMaxProcs is the highest GOMAXPROCS of the default schedule
+	// (1, 2, ..., max(defaultMaxProcs, NumCPU)). GOMAXPROCS above the core
 	// count still gives the scheduler more Ps to run goroutines on, so
 	// completion orders vary more than on the cores alone.
-	DefaultMaxProcs = 8
+	defaultMaxProcs = 8
 	// defaultChildTimeout bounds one child process when Config.Budget is 0.
 	defaultChildTimeout = 2 * time.Minute
 )
@@ -152,7 +152,7 @@ type Config struct {
 	// test command of the test, from the module root.
 	ReproCommand string
 	// Procs is the GOMAXPROCS schedule: run i uses Procs[i%len(Procs)].
-	// nil means 1, 2, ..., max(DefaultMaxProcs, NumCPU). GOMAXPROCS is
+	// nil means 1, 2, ..., max(8, NumCPU). GOMAXPROCS is
 	// restored when the runs end.
 	Procs []int
 	// NoPerturb turns off the scheduling perturbation (yielding goroutines
@@ -240,7 +240,7 @@ func (c Config) resolve() (resolved, error) {
 		return r, err
 	}
 	if r.Procs == nil {
-		for p := 1; p <= max(runtime.NumCPU(), DefaultMaxProcs); p++ {
+		for p := 1; p <= max(runtime.NumCPU(), defaultMaxProcs); p++ {
 			r.Procs = append(r.Procs, p)
 		}
 	}

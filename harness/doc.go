@@ -191,7 +191,8 @@
 // variable used when the flag is absent:
 //
 //	-gate.shard=i/n      CODEGENIE_GATE_SHARD: run only the scenarios whose
-//	                     ShardOf(name, n) is i; the others get a Skipped
+//	                     name's FNV-1a hash (32 bits) modulo n is i, the
+//	                     same on every machine; the others get a Skipped
 //	                     report (and result), and a test whose every
 //	                     Check is another shard's ends as skipped (t.Skip)
 //	-gate.results=DIR    CODEGENIE_GATE_RESULTS: write one result file per

@@ -196,21 +196,11 @@ func ExampleReproCommand() {
 	}
 }
 
-func ExampleShardOf() {
-	for _, s := range []string{"npm-lodash/happy", "npm-lodash/retry", "go-xnet/happy"} {
-		fmt.Println(s, harness.ShardOf(s, 4))
-	}
-	// Output:
-	// npm-lodash/happy 1
-	// npm-lodash/retry 1
-	// go-xnet/happy 0
-}
-
 // Merge the result files of a sharded gate and print the summary the
 // unsharded gate prints.
 func ExampleMergeResults() {
 	pass := func(scenario, shard string) harness.Result {
-		return harness.Result{Format: harness.ResultFormat, Scenario: scenario, Test: "TestGate/" + scenario,
+		return harness.Result{Scenario: scenario, Test: "TestGate/" + scenario,
 			Package: "example.com/m", Shard: shard, Verdict: harness.Pass, Iterations: 50, Runs: 50,
 			Classes: []harness.Class{{Size: 50}}}
 	}

@@ -99,16 +99,16 @@ func (s shard) skip(scenario string) string {
 	if s.n == 0 {
 		return ""
 	}
-	if o := ShardOf(scenario, s.n); o != s.i {
+	if o := shardOf(scenario, s.n); o != s.i {
 		return fmt.Sprintf("scenario belongs to shard %d/%d; this is shard %s", o, s.n, s)
 	}
 	return ""
 }
 
-// ShardOf is the shard of n that runs scenario: FNV-1a (32 bits) of its
+// shardOf is the shard of n that runs scenario: FNV-1a (32 bits) of its
 // name modulo n. It is the same on every machine, so every scenario lands
 // in exactly one shard of any CI matrix.
-func ShardOf(scenario string, n int) int {
+func shardOf(scenario string, n int) int {
 	h := fnv.New32a()
 	h.Write([]byte(scenario))
 	return int(h.Sum32() % uint32(n))

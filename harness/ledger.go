@@ -41,11 +41,10 @@ func appendToLedger(ctx context.Context, dsn string, rep *Report) error {
 // revision and the CI job read through getenv.
 func ledgerEntry(rep *Report, getenv func(string) string) ledger.Entry {
 	e := ledger.Entry{
-		Kind:         ledger.KindVerdict,
 		Scenario:     rep.Scenario,
 		Key:          rep.Key,
 		Components:   rep.Pin,
-		Verdict:      rep.Verdict,
+		Verdict:      string(rep.Verdict),
 		Runs:         rep.Runs,
 		OutputDigest: rep.OutputDigest.String(),
 		ChainDigest:  rep.ChainDigest.String(),

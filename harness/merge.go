@@ -77,7 +77,7 @@ func MergeResults(rs []Result) ([]Result, error) {
 		case len(real) == 0:
 			owner := "the shard that owns it"
 			if n := shardCount(all[i].Shard); n > 0 {
-				owner = fmt.Sprintf("shard %d/%d", ShardOf(all[i].Scenario, n), n)
+				owner = fmt.Sprintf("shard %d/%d", shardOf(all[i].Scenario, n), n)
 			}
 			errs = append(errs, fmt.Errorf("%w: %s: no result from %s; did that shard run and were its results (-gate.results) included?", errMissingScenario, all[i].id, owner))
 		case len(real) > 1:

@@ -2,6 +2,7 @@ package harness
 
 // Names the external tests use.
 const (
+	DefaultMaxProcs         = defaultMaxProcs
 	DefaultProcesses        = defaultProcesses
 	ErrorKindCassetteUnused = errorKindCassetteUnused
 	ErrorKindPanic          = errorKindPanic
@@ -11,6 +12,8 @@ const (
 )
 
 var (
+	ShardOf = shardOf
+
 	ErrBadResult       = errBadResult
 	ErrBelowFloor      = errBelowFloor
 	ErrConflict        = errConflict

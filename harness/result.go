@@ -19,13 +19,15 @@ import (
 	"github.com/codegenie/codegenie/internal/safename"
 )
 
-// ResultFormat is the format name of a result file.
-const ResultFormat = "codegenie-gate-result/1"
+// resultFormat is the format name of a result file.
+const resultFormat = "codegenie-gate-result/1"
 
 // Result is one Check's verdict as the gate's result file holds it (see
 // the package documentation): what a merge of shards, a ledger and a
 // re-run need, without the stacks and excerpts of the full Report.
 type Result struct {
+	// Format is the result file's format, "codegenie-gate-result/1";
+	// WriteResult sets it and ReadResults refuses any other.
 	Format   string `json:"format"`
 	Scenario string `json:"scenario"`
 	// Test is the test's name (t.Name()); Package its import path and Dir
@@ -142,7 +144,7 @@ func quoteName(s string) string {
 // Result returns the report's result.
 func (r *Report) Result() Result {
 	res := Result{
-		Format: ResultFormat, Scenario: r.Scenario, Test: r.Test, Package: r.Package, Dir: r.Dir, Shard: r.Shard,
+		Format: resultFormat, Scenario: r.Scenario, Test: r.Test, Package: r.Package, Dir: r.Dir, Shard: r.Shard,
 		Verdict: r.Verdict, Skipped: r.Skipped, Iterations: r.Iterations, Runs: r.Runs, ProcessRuns: r.ProcessRuns,
 		Floor: r.Floor, Classes: r.Classes, Key: r.Key, Pin: r.Pin, OutputDigest: r.OutputDigest,
 		ChainDigest: r.ChainDigest, Events: r.Events, Causes: r.Causes, ReproCommand: r.ReproCommand,
@@ -180,9 +182,11 @@ func resultFileName(r Result) string {
 	return safename.Of(r.Scenario) + "-" + id + ".json"
 }
 
-// WriteResult writes r into dir (created if needed) as one JSON file,
-// atomically, and returns its path.
+// WriteResult writes r into dir (created if needed) as one JSON file of
+// this harness's format (it sets r.Format), atomically, and returns its
+// path.
 func WriteResult(dir string, r Result) (string, error) {
+	r.Format = resultFormat
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("harness: results directory: %w", err)
 	}
@@ -210,7 +214,7 @@ const (
 
 // readResult reads one result file: a regular file (not a symbolic link,
 // a FIFO or a device) of at most 8 MiB and 65,536 JSON objects, holding
-// strict JSON of ResultFormat with a scenario, a verdict, a valid shard
+// strict JSON of resultFormat with a scenario, a verdict, a valid shard
 // and no negative count.
 func readResult(path string) (Result, error) {
 	var r Result
@@ -252,8 +256,8 @@ func readResult(path string) (Result, error) {
 	if dec.More() {
 		return r, fmt.Errorf("%w: %s: data after the JSON value", errBadResult, path)
 	}
-	if r.Format != ResultFormat {
-		return r, fmt.Errorf("%w: %s: format %q, want %q (written by another version of the harness? re-run the gate with this one)", errBadResult, path, r.Format, ResultFormat)
+	if r.Format != resultFormat {
+		return r, fmt.Errorf("%w: %s: format %q, want %q (written by another version of the harness? re-run the gate with this one)", errBadResult, path, r.Format, resultFormat)
 	}
 	if err := r.validate(); err != nil {
 		return r, fmt.Errorf("%w: %s: %w", errBadResult, path, err)

@@ -167,7 +167,7 @@ func TestGateLedger(t *testing.T) {
 }
 
 func TestMergeConflict(t *testing.T) {
-	r := harness.Result{Format: harness.ResultFormat, Scenario: "a", Test: "T", Package: "p", Verdict: harness.Pass, Runs: 50}
+	r := harness.Result{Scenario: "a", Test: "T", Package: "p", Verdict: harness.Pass, Runs: 50}
 	other := r
 	other.Runs = 49
 	_, err := harness.MergeResults([]harness.Result{r, other})
@@ -175,6 +175,15 @@ func TestMergeConflict(t *testing.T) {
 	merged, err := harness.MergeResults([]harness.Result{r, r})
 	require.NoError(t, err)
 	require.Len(t, merged, 1, "identical duplicates are kept once")
+}
+
+// TestShardOfIsStable: a scenario's shard is FNV-1a of its name modulo n,
+// the same on every machine and in every release, so the shards of one CI
+// matrix never disagree.
+func TestShardOfIsStable(t *testing.T) {
+	for name, want := range map[string]int{"npm-lodash/happy": 1, "npm-lodash/retry": 1, "go-xnet/happy": 0} {
+		require.Equal(t, want, harness.ShardOf(name, 4), name)
+	}
 }
 
 func TestBadShardFlag(t *testing.T) {
@@ -188,7 +197,7 @@ func TestBadShardFlag(t *testing.T) {
 // passResult is a result that passes: verdict PASS, 50 runs in one
 // class, floor 20.
 func passResult(scenario string) harness.Result {
-	return harness.Result{Format: harness.ResultFormat, Scenario: scenario, Test: "T/" + scenario, Package: "p",
+	return harness.Result{Scenario: scenario, Test: "T/" + scenario, Package: "p",
 		Verdict: harness.Pass, Iterations: 50, Runs: 50, Floor: 20, Classes: []harness.Class{{Size: 50}}}
 }
 
@@ -288,6 +297,23 @@ func TestReadResultRefuses(t *testing.T) {
 			<-done
 			t.Fatal("ReadResults blocked on a FIFO")
 		}
+	})
+	t.Run("other-format", func(t *testing.T) {
+		// WriteResult writes this harness's format whatever r.Format says;
+		// a file of another format is refused, naming it.
+		r := passResult("a")
+		r.Format = "codegenie-gate-result/2"
+		p, err := harness.WriteResult(t.TempDir(), r)
+		require.NoError(t, err)
+		got, err := harness.ReadResult(p)
+		require.NoError(t, err)
+		require.Equal(t, "codegenie-gate-result/1", got.Format)
+		b, err := os.ReadFile(p)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(p, bytes.Replace(b, []byte("gate-result/1"), []byte("gate-result/2"), 1), 0o644))
+		_, err = harness.ReadResult(p)
+		require.ErrorIs(t, err, harness.ErrBadResult)
+		require.ErrorContains(t, err, `format "codegenie-gate-result/2"`)
 	})
 	t.Run("object-bomb", func(t *testing.T) {
 		// 3 bytes of JSON per class, each decoded into a Class struct.

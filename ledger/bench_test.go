@@ -61,7 +61,7 @@ func BenchmarkVerifyEmbedded(b *testing.B) {
 		}
 	}
 	for b.Loop() {
-		rep, err := ledger.Verify(ctx, s)
+		rep, err := s.Verify(ctx)
 		if err != nil || rep.Err() != nil {
 			b.Fatal(err, rep.Err())
 		}

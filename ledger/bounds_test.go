@@ -31,7 +31,7 @@ func TestVerifyReportIsBounded(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "ledger.jsonl")
 	require.NoError(t, os.WriteFile(path, b.Bytes(), 0o644))
 	s := open(t, path, &clock{})
-	rep, err := ledger.Verify(context.Background(), s)
+	rep, err := s.Verify(context.Background())
 	require.NoError(t, err)
 
 	require.Equal(t, junk+2, rep.Entries)

@@ -60,7 +60,7 @@ var epoch = time.Date(2026, 3, 1, 12, 0, 0, 123456789, time.UTC)
 
 func (c *clock) Now() time.Time { return epoch.Add(time.Duration(c.n.Add(1)) * time.Second) }
 
-func open(t *testing.T, dsn string, c *clock) ledger.Store {
+func open(t *testing.T, dsn string, c *clock) *ledger.Store {
 	t.Helper()
 	s, err := ledger.Config{Now: c.Now}.Open(context.Background(), dsn)
 	require.NoError(t, err)
@@ -68,7 +68,7 @@ func open(t *testing.T, dsn string, c *clock) ledger.Store {
 	return s
 }
 
-func verdict(scenario string, v ledger.Verdict) ledger.Entry {
+func verdict(scenario string, v string) ledger.Entry {
 	return ledger.Entry{
 		Kind: ledger.KindVerdict, Scenario: scenario, Path: "fallback", Verdict: v, Runs: 50,
 		Key: "k-" + scenario, Components: map[string]string{"cassette_id": "c1", "store_digest": "s1"},
@@ -82,18 +82,18 @@ func digest(s string) string {
 	return fmt.Sprintf("%064x", []byte(s))[:64]
 }
 
-func verifyOK(t *testing.T, s ledger.Store) *ledger.VerifyReport {
+func verifyOK(t *testing.T, s *ledger.Store) *ledger.VerifyReport {
 	t.Helper()
-	rep, err := ledger.Verify(context.Background(), s)
+	rep, err := s.Verify(context.Background())
 	require.NoError(t, err)
 	require.NoError(t, rep.Err(), "%+v", rep.Problems)
 	return rep
 }
 
-func all(t *testing.T, s ledger.Store) []ledger.Entry {
+func all(t *testing.T, s *ledger.Store) []ledger.Entry {
 	t.Helper()
 	var out []ledger.Entry
-	require.NoError(t, ledger.Entries(context.Background(), s, 0, 0, func(e ledger.Entry) error {
+	require.NoError(t, s.Entries(context.Background(), 0, 0, func(e ledger.Entry) error {
 		out = append(out, e)
 		return nil
 	}))
@@ -161,7 +161,7 @@ func testChain(t *testing.T, b backend) {
 	require.Empty(t, rep.Warnings)
 
 	var ranged []uint64
-	require.NoError(t, ledger.Entries(ctx, s, 2, 4, func(e ledger.Entry) error {
+	require.NoError(t, s.Entries(ctx, 2, 4, func(e ledger.Entry) error {
 		ranged = append(ranged, e.Seq)
 		return nil
 	}))
@@ -199,6 +199,15 @@ func testInvalid(t *testing.T, b backend) {
 	}
 	require.Len(t, all(t, s), 1)
 	verifyOK(t, s)
+
+	// An entry without a kind is a gate verdict: the kind callers append.
+	e := verdict("npm", ledger.Pass)
+	e.Kind = ""
+	got, err := s.Append(ctx, e)
+	require.NoError(t, err)
+	require.Equal(t, ledger.KindVerdict, got.Kind)
+	require.Equal(t, ledger.KindVerdict, all(t, s)[1].Kind)
+	verifyOK(t, s)
 }
 
 // testLoad: 8 writers, each with its own handle, append 500 entries each
@@ -209,7 +218,7 @@ func testLoad(t *testing.T, b backend) {
 	ctx := context.Background()
 	dsn, _ := b.fresh(t)
 	c := &clock{}
-	handles := make([]ledger.Store, writers)
+	handles := make([]*ledger.Store, writers)
 	for w := range handles {
 		handles[w] = open(t, dsn, c)
 	}
@@ -258,19 +267,19 @@ func testRetention(t *testing.T, b backend) {
 		hashes = append(hashes, e.Hash)
 	}
 	admin := open(t, adminDSN, c)
-	_, err := admin.Retain(ctx, ledger.Retention{Before: 6})
+	_, err := admin.Retain(ctx, 6, "")
 	require.ErrorIs(t, err, ledger.ErrBadRetention, "a retention without a reason")
-	_, err = admin.Retain(ctx, ledger.Retention{Before: 12, Reason: "x"})
+	_, err = admin.Retain(ctx, 12, "x")
 	require.ErrorIs(t, err, ledger.ErrBadRetention, "past the head")
 
-	a, err := admin.Retain(ctx, ledger.Retention{Before: 6, Reason: "keep 90 days"})
+	a, err := admin.Retain(ctx, 6, "keep 90 days")
 	require.NoError(t, err)
 	require.Equal(t, uint64(11), a.Seq)
 	require.Equal(t, ledger.KindAdmin, a.Kind)
 	require.Equal(t, &ledger.Admin{Action: ledger.ActionRetain, DroppedFrom: 1, DroppedTo: 5, Boundary: hashes[4], Reason: "keep 90 days"}, a.Admin)
 	require.Equal(t, hashes[9], a.Prev)
 
-	_, err = admin.Retain(ctx, ledger.Retention{Before: 3, Reason: "x"})
+	_, err = admin.Retain(ctx, 3, "x")
 	require.ErrorIs(t, err, ledger.ErrBadRetention, "nothing left to drop")
 
 	// Appends continue after it, through a handle opened before it.
@@ -284,7 +293,7 @@ func testRetention(t *testing.T, b backend) {
 	require.Equal(t, 7, rep.Entries)
 
 	// A second retention up to the head leaves only its own entry.
-	a2, err := admin.Retain(ctx, ledger.Retention{Before: 13, Reason: "all"})
+	a2, err := admin.Retain(ctx, 13, "all")
 	require.NoError(t, err)
 	rep = verifyOK(t, s)
 	require.Equal(t, a2.Seq, rep.First)
@@ -325,7 +334,7 @@ func testFlakes(t *testing.T, b backend) {
 		_, err := s.Append(ctx, e)
 		require.NoError(t, err)
 	}
-	rep, err := ledger.Flakes(ctx, s, 0)
+	rep, err := s.Flakes(ctx, 0)
 	require.NoError(t, err)
 	require.Zero(t, rep.UnknownSchema)
 	require.Zero(t, rep.UnknownVerdict)
@@ -335,7 +344,7 @@ func testFlakes(t *testing.T, b backend) {
 		{Scenario: "npm", Path: "fallback", Verdicts: []ledger.Tally{
 			{Verdict: ledger.Pass, Count: 3, First: 1, Last: 6}, {Verdict: ledger.Nondeterministic, Count: 1, First: 3, Last: 3}, {Verdict: ledger.Broken}}},
 	}, rep.Flakes)
-	rep, err = ledger.Flakes(ctx, s, 4)
+	rep, err = s.Flakes(ctx, 4)
 	require.NoError(t, err)
 	require.Equal(t, ledger.Tally{Verdict: ledger.Pass, Count: 2, First: 4, Last: 6}, rep.Flakes[1].Verdicts[0])
 	require.Equal(t, 0, rep.Flakes[1].Verdicts[1].Count)
@@ -349,7 +358,7 @@ func testReplay(t *testing.T, b backend) {
 		_, err := s.Append(ctx, verdict(sc, ledger.Pass))
 		require.NoError(t, err)
 	}
-	ev := ledger.EvaluatorFunc(func(ctx context.Context, rec ledger.Entry) (ledger.Entry, error) {
+	ev := func(ctx context.Context, rec ledger.Entry) (ledger.Entry, error) {
 		cur := verdict(rec.Scenario, ledger.Pass)
 		switch rec.Scenario {
 		case "diverged":
@@ -361,11 +370,11 @@ func testReplay(t *testing.T, b backend) {
 			return ledger.Entry{}, fmt.Errorf("go test failed to build")
 		}
 		return cur, nil
-	})
-	rep, err := ledger.Replay(ctx, s, ledger.ReplayConfig{From: 1, To: 4, Evaluator: ev, Revision: "rev2"})
+	}
+	rep, err := s.Replay(ctx, ledger.ReplayConfig{From: 1, To: 4, Evaluate: ev, Revision: "rev2"})
 	require.NoError(t, err)
-	require.Equal(t, []ledger.Status{ledger.StatusSame, ledger.StatusDiverged, ledger.StatusNotComparable, ledger.StatusError},
-		[]ledger.Status{rep.Items[0].Status, rep.Items[1].Status, rep.Items[2].Status, rep.Items[3].Status})
+	require.Equal(t, []string{ledger.StatusSame, ledger.StatusDiverged, ledger.StatusNotComparable, ledger.StatusError},
+		[]string{rep.Items[0].Status, rep.Items[1].Status, rep.Items[2].Status, rep.Items[3].Status})
 	require.Equal(t, []string{"output_digest"}, rep.Items[1].Differs)
 	require.Equal(t, []string{"cassette_id", "model"}, rep.Items[2].Moved)
 	require.ErrorIs(t, rep.Err(), ledger.ErrDiverged)
@@ -383,11 +392,11 @@ func testReplay(t *testing.T, b backend) {
 	verifyOK(t, s)
 
 	// Replaying the replays skips them; flakes do not count them.
-	rep, err = ledger.Replay(ctx, s, ledger.ReplayConfig{From: 5, Evaluator: ev})
+	rep, err = s.Replay(ctx, ledger.ReplayConfig{From: 5, Evaluate: ev})
 	require.NoError(t, err)
 	require.Equal(t, 4, rep.Skipped)
 	require.NoError(t, rep.Err())
-	_, err = ledger.Replay(ctx, s, ledger.ReplayConfig{From: 50, Evaluator: ev})
+	_, err = s.Replay(ctx, ledger.ReplayConfig{From: 50, Evaluate: ev})
 	require.ErrorIs(t, err, ledger.ErrEmptyRange)
 }
 
@@ -414,7 +423,7 @@ func testRetentionUnderLoad(t *testing.T, b backend) {
 		})
 	}
 	wg.Go(func() {
-		if _, err := admin.Retain(ctx, ledger.Retention{Before: 51, Reason: "under load"}); err != nil {
+		if _, err := admin.Retain(ctx, 51, "under load"); err != nil {
 			errs <- err
 		}
 	})

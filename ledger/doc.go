@@ -17,7 +17,7 @@
 //
 //	schema         entry schema version (1)
 //	seq            1, 2, 3, ... gapless, assigned by Append
-//	kind           "verdict" | "replay" | "admin"
+//	kind           "verdict" (Append's default) | "replay" | "admin"
 //	scenario, path what was gated
 //	key            the run key; components: its named component strings
 //	verdict        "PASS" | "NONDETERMINISTIC" | "BROKEN"
@@ -31,7 +31,8 @@
 //	               the package directory relative to the module root that
 //	               produced it: what replay re-runs
 //	replays        (kind replay) the seq of the entry re-evaluated;
-//	replay         {status, moved, differs, error}: what it found
+//	replay         {status, moved, differs, error}: what it found; status
+//	               "same" | "diverged" | "not_comparable" | "error"
 //	admin          (kind admin) {action "retain", dropped_from,
 //	               dropped_to, boundary, reason}
 //	recorded_at    RFC 3339 UTC, microseconds: set once by Append from the
@@ -46,8 +47,9 @@
 //
 // # Stores
 //
-// Open takes a DSN: a URL opens the store whose driver registered its
-// scheme (Register); anything else is the path of an embedded store. The
+// [Open] takes a DSN: a URL opens the store of a driver package the
+// program imports (which registers its scheme, as database/sql drivers
+// do); anything else is the path of an embedded store. The
 // PostgreSQL store is package ledger/postgres, linked only by programs
 // that import it (cmd/ledger does; a gated test that wants it adds
 // import _ "github.com/codegenie/codegenie/ledger/postgres"), so a
@@ -69,7 +71,7 @@
 // fails part-way (a full disk, a file size limit) truncates its partial
 // line before releasing the lock. A file that does not end in a newline
 // (an append killed part-way) is refused for appending and reported by
-// Verify until Config.Repair (ledger repair) drops the torn line, logging
+// Verify until [Config.Repair] (ledger repair) drops the torn line, logging
 // it with its bytes beside the ledger (path plus ".repairs"); Repair never
 // removes a complete line.
 //
@@ -79,7 +81,7 @@
 //
 // # Retention
 //
-// Nothing is ever deleted except by Store.Retain, which drops the entries
+// Nothing is ever deleted except by [Store.Retain], which drops the entries
 // before a seq and appends an admin entry recording the range, the hash of
 // the last dropped entry (the boundary the first kept entry names as prev)
 // and the reason, in one act. The embedded store rewrites its file
@@ -88,7 +90,7 @@
 //
 // # Verify
 //
-// Verify reads every record and reports, by seq: a record that is not a
+// [Store.Verify] reads every record and reports, by seq: a record that is not a
 // readable entry, bytes that are not canonical, a hash that does not match
 // the content, a gap or repeat in the sequence, a prev that is not the
 // previous hash, schema violations, and missing first entries that no
@@ -103,13 +105,13 @@
 //
 // # Replay and flakes
 //
-// Replay re-evaluates verdict entries through an Evaluator and compares
-// when the key has not moved (verdict, output and chain digests); when it
-// moved the entry is not comparable and the moved components are named.
-// Every re-evaluation is appended as a replay entry pointing at the
-// original; nothing is modified. Flakes tallies PASS, NONDETERMINISTIC and
-// BROKEN verdicts per scenario and path with the first and last seq of
-// each; a verdict it does not know and an entry of a schema it does not
+// [Store.Replay] re-evaluates verdict entries through
+// [ReplayConfig.Evaluate] and compares when the key has not moved
+// (verdict, output and chain digests); when it moved the entry is not
+// comparable and the moved components are named. Every re-evaluation is
+// appended as a replay entry pointing at the original; nothing is
+// modified. [Store.Flakes] tallies PASS, NONDETERMINISTIC and BROKEN
+// verdicts per scenario and path with the first and last seq of each; a verdict it does not know and an entry of a schema it does not
 // know (both written by a newer version) are counted and reported, never
 // guessed at.
 package ledger

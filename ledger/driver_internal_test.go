@@ -16,15 +16,8 @@ import (
 // (This test binary links the driver for the conformance suite, so the
 // registry is emptied for the test.)
 func TestOpenPostgresNotLinked(t *testing.T) {
-	drivers.Lock()
-	saved := drivers.m
-	drivers.m = nil
-	drivers.Unlock()
-	t.Cleanup(func() {
-		drivers.Lock()
-		drivers.m = saved
-		drivers.Unlock()
-	})
+	saved := ledgerdb.SetDriversForTest(nil)
+	t.Cleanup(func() { ledgerdb.SetDriversForTest(saved) })
 	_, err := Open(context.Background(), "postgres://ci:s3cret@db.internal/ledger")
 	require.ErrorIs(t, err, ledgerdb.ErrBadDSN)
 	require.EqualError(t, err, `ledger: bad DSN: postgres://ci:xxxxx@db.internal/ledger names PostgreSQL, whose driver is not linked into this program: add import _ "github.com/codegenie/codegenie/ledger/postgres" to a file of the package (for a gated test, beside its TestMain)`)

@@ -15,37 +15,29 @@ import (
 // schemaVersion is the entry schema this package writes and checks.
 const schemaVersion = 1
 
-// Kind says what an entry records.
-type Kind string
-
-// The kinds of entry.
+// The kinds of entry (Entry.Kind).
 const (
-	// KindVerdict is one gate verdict for one scenario and path.
-	KindVerdict Kind = "verdict"
+	// kindVerdict is one gate verdict for one scenario and path: the kind
+	// Append gives an entry whose Kind is empty.
+	kindVerdict = "verdict"
 	// kindReplay is the re-evaluation of an earlier entry (Entry.Replays).
-	kindReplay Kind = "replay"
+	kindReplay = "replay"
 	// kindAdmin is an administrative act on the ledger itself: retention.
-	kindAdmin Kind = "admin"
+	kindAdmin = "admin"
 )
 
-// Verdict is the gate's verdict on a scenario; the harness package gives
-// it and uses this type.
-type Verdict string
-
-// The verdicts.
+// The verdicts the gate gives (Entry.Verdict), which this version tallies
+// and checks; the harness package defines them as its Verdict.
 const (
-	// Pass: one class, no error: every run gave the same outcome.
-	Pass Verdict = "PASS"
-	// Nondeterministic: more than one class, whatever mix of successes and
-	// failures.
-	Nondeterministic Verdict = "NONDETERMINISTIC"
-	// Broken: one class whose runs all failed the same way: a reproducible
-	// failure, not a flaky one.
-	Broken Verdict = "BROKEN"
+	verdictPass             = "PASS"
+	verdictNondeterministic = "NONDETERMINISTIC"
+	verdictBroken           = "BROKEN"
 )
 
-// Valid reports whether v is one of the three verdicts.
-func (v Verdict) Valid() bool { return v == Pass || v == Nondeterministic || v == Broken }
+// validVerdict reports whether v is one of the three verdicts.
+func validVerdict(v string) bool {
+	return v == verdictPass || v == verdictNondeterministic || v == verdictBroken
+}
 
 // Class is one class of runs: the runs that agreed on output digest, chain
 // digest and error kind, and how many there were.
@@ -56,13 +48,16 @@ type Class struct {
 	Error        string `json:"error,omitempty"`
 }
 
-// Entry is one ledger record. Append sets Schema (when zero), Seq,
-// RecordedAt, Prev and Hash; the caller sets the rest. It holds plain data
+// Entry is one ledger record. Append sets Schema and Kind (when zero),
+// Seq, RecordedAt, Prev and Hash; the caller sets the rest. It holds plain data
 // only, so that any gate can write it.
 type Entry struct {
 	Schema int    `json:"schema"`
 	Seq    uint64 `json:"seq"`
-	Kind   Kind   `json:"kind"`
+	// Kind is "verdict" (one gate verdict; Append sets it when empty),
+	// "replay" (written by [Replay]) or "admin" (written by
+	// [Store.Retain]).
+	Kind string `json:"kind"`
 
 	// Scenario and Path name what was gated.
 	Scenario string `json:"scenario,omitempty"`
@@ -71,7 +66,9 @@ type Entry struct {
 	Key        string            `json:"key,omitempty"`
 	Components map[string]string `json:"components,omitempty"`
 
-	Verdict      Verdict `json:"verdict,omitempty"`
+	// Verdict is the gate's verdict: "PASS", "NONDETERMINISTIC" or
+	// "BROKEN" (the harness package's Verdict).
+	Verdict      string  `json:"verdict,omitempty"`
 	Classes      []Class `json:"classes,omitempty"`
 	Runs         int     `json:"runs,omitempty"`
 	OutputDigest string  `json:"output_digest,omitempty"`
@@ -170,16 +167,20 @@ func seal(e Entry, seq uint64, prev string, now time.Time) (Entry, []byte, error
 	return e, b, nil
 }
 
-// checkNew validates an entry handed to Append: the fields Append owns
-// must be zero and the rest must satisfy the schema.
-func checkNew(e Entry) error {
+// checkNew validates an entry handed to Append and returns it with an
+// empty Kind set to "verdict": the fields Append owns must be zero and the
+// rest must satisfy the schema.
+func checkNew(e Entry) (Entry, error) {
 	if e.Seq != 0 || e.Prev != "" || e.Hash != "" || !e.RecordedAt.IsZero() {
-		return fmt.Errorf("%w: Seq, Prev, Hash and RecordedAt are set by Append; leave them zero", errInvalidEntry)
+		return Entry{}, fmt.Errorf("%w: Seq, Prev, Hash and RecordedAt are set by Append; leave them zero", errInvalidEntry)
 	}
 	if e.Schema < 0 {
-		return fmt.Errorf("%w: schema %d", errInvalidEntry, e.Schema)
+		return Entry{}, fmt.Errorf("%w: schema %d", errInvalidEntry, e.Schema)
 	}
-	return checkFields(e)
+	if e.Kind == "" {
+		e.Kind = kindVerdict
+	}
+	return e, checkFields(e)
 }
 
 // checkFields checks the schema-1 rules that do not depend on other
@@ -189,13 +190,13 @@ func checkFields(e Entry) error {
 		return fmt.Errorf("%w: %s", errInvalidEntry, fmt.Sprintf(format, args...))
 	}
 	switch e.Kind {
-	case KindVerdict, kindReplay:
+	case kindVerdict, kindReplay:
 		if e.Scenario == "" {
 			return bad("%s entry without a scenario", e.Kind)
 		}
 		// A replay that could not re-evaluate has no current verdict.
-		erred := e.Kind == kindReplay && e.Replay != nil && e.Replay.Status == StatusError && e.Verdict == ""
-		if !e.Verdict.Valid() && !erred {
+		erred := e.Kind == kindReplay && e.Replay != nil && e.Replay.Status == statusError && e.Verdict == ""
+		if !validVerdict(e.Verdict) && !erred {
 			return bad("verdict %q is not PASS, NONDETERMINISTIC or BROKEN", e.Verdict)
 		}
 		if e.Runs < 0 {

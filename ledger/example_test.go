@@ -29,7 +29,7 @@ func ExampleOpen() {
 	}
 	defer s.Close()
 	e, err := s.Append(ctx, ledger.Entry{
-		Kind: ledger.KindVerdict, Scenario: "npm", Path: "fallback", Verdict: ledger.Pass, Runs: 50,
+		Scenario: "npm", Path: "fallback", Verdict: "PASS", Runs: 50,
 		Key: "9f2c", Components: map[string]string{"cassette_id": "c1"},
 		Test: "TestGate/npm", Package: "./properties",
 	})
@@ -50,21 +50,21 @@ func ExampleConfig_Open() {
 		panic(err)
 	}
 	defer s.Close()
-	e, _ := s.Append(ctx, ledger.Entry{Kind: ledger.KindVerdict, Scenario: "go", Verdict: ledger.Pass})
+	e, _ := s.Append(ctx, ledger.Entry{Scenario: "go", Verdict: "PASS"})
 	fmt.Println(e.RecordedAt)
 	// Output: 2026-03-01 12:00:00 +0000 UTC
 }
 
-func ExampleVerify() {
+func ExampleStore_Verify() {
 	ctx := context.Background()
 	path, cleanup := tempLedger()
 	defer cleanup()
 	s, _ := ledger.Open(ctx, path)
 	defer s.Close()
-	for _, v := range []ledger.Verdict{ledger.Pass, ledger.Pass} {
-		s.Append(ctx, ledger.Entry{Kind: ledger.KindVerdict, Scenario: "npm", Verdict: v})
+	for _, v := range []string{"PASS", "PASS"} {
+		s.Append(ctx, ledger.Entry{Scenario: "npm", Verdict: v})
 	}
-	rep, err := ledger.Verify(ctx, s)
+	rep, err := s.Verify(ctx)
 	if err != nil {
 		panic(err)
 	}
@@ -72,34 +72,34 @@ func ExampleVerify() {
 	// Output: 2 2 <nil>
 }
 
-func ExampleFlakes() {
+func ExampleStore_Flakes() {
 	ctx := context.Background()
 	path, cleanup := tempLedger()
 	defer cleanup()
 	s, _ := ledger.Open(ctx, path)
 	defer s.Close()
-	for _, v := range []ledger.Verdict{ledger.Pass, ledger.Nondeterministic, ledger.Pass} {
-		s.Append(ctx, ledger.Entry{Kind: ledger.KindVerdict, Scenario: "npm", Verdict: v})
+	for _, v := range []string{"PASS", "NONDETERMINISTIC", "PASS"} {
+		s.Append(ctx, ledger.Entry{Scenario: "npm", Verdict: v})
 	}
-	rep, _ := ledger.Flakes(ctx, s, 0)
+	rep, _ := s.Flakes(ctx, 0)
 	rep.Text(os.Stdout)
 	// Output:
 	// SCENARIO  PATH  PASS          NONDETERMINISTIC  BROKEN
 	// npm             2 (seq 1..3)  1 (seq 2..2)      0
 }
 
-func ExampleReplay() {
+func ExampleStore_Replay() {
 	ctx := context.Background()
 	path, cleanup := tempLedger()
 	defer cleanup()
 	s, _ := ledger.Open(ctx, path)
 	defer s.Close()
-	s.Append(ctx, ledger.Entry{Kind: ledger.KindVerdict, Scenario: "npm", Verdict: ledger.Pass, Key: "k1"})
-	// An evaluator that finds the same key but another verdict now.
-	now := ledger.EvaluatorFunc(func(ctx context.Context, rec ledger.Entry) (ledger.Entry, error) {
-		return ledger.Entry{Key: rec.Key, Verdict: ledger.Nondeterministic}, nil
-	})
-	rep, err := ledger.Replay(ctx, s, ledger.ReplayConfig{From: 1, To: 1, Evaluator: now})
+	s.Append(ctx, ledger.Entry{Scenario: "npm", Verdict: "PASS", Key: "k1"})
+	// Evaluate finds the same key but another verdict now.
+	now := func(ctx context.Context, rec ledger.Entry) (ledger.Entry, error) {
+		return ledger.Entry{Key: rec.Key, Verdict: "NONDETERMINISTIC"}, nil
+	}
+	rep, err := s.Replay(ctx, ledger.ReplayConfig{From: 1, To: 1, Evaluate: now})
 	if err != nil {
 		panic(err)
 	}
@@ -111,16 +111,16 @@ func ExampleReplay() {
 	// ledger: replay diverged: 1 entr(ies) at seq [1]
 }
 
-func ExampleEntries() {
+func ExampleStore_Entries() {
 	ctx := context.Background()
 	path, cleanup := tempLedger()
 	defer cleanup()
 	s, _ := ledger.Open(ctx, path)
 	defer s.Close()
 	for _, sc := range []string{"npm", "go", "pypi"} {
-		s.Append(ctx, ledger.Entry{Kind: ledger.KindVerdict, Scenario: sc, Verdict: ledger.Pass})
+		s.Append(ctx, ledger.Entry{Scenario: sc, Verdict: "PASS"})
 	}
-	ledger.Entries(ctx, s, 2, 3, func(e ledger.Entry) error {
+	s.Entries(ctx, 2, 3, func(e ledger.Entry) error {
 		fmt.Println(e.Seq, e.Scenario)
 		return nil
 	})
@@ -129,21 +129,21 @@ func ExampleEntries() {
 	// 3 pypi
 }
 
-func ExampleStore_retain() {
+func ExampleStore_Retain() {
 	ctx := context.Background()
 	path, cleanup := tempLedger()
 	defer cleanup()
 	s, _ := ledger.Open(ctx, path)
 	defer s.Close()
 	for range 4 {
-		s.Append(ctx, ledger.Entry{Kind: ledger.KindVerdict, Scenario: "npm", Verdict: ledger.Pass})
+		s.Append(ctx, ledger.Entry{Scenario: "npm", Verdict: "PASS"})
 	}
-	a, err := s.Retain(ctx, ledger.Retention{Before: 3, Reason: "keep the last two"})
+	a, err := s.Retain(ctx, 3, "keep the last two")
 	if err != nil {
 		panic(err)
 	}
 	fmt.Println(a.Seq, a.Kind, a.Admin.DroppedFrom, a.Admin.DroppedTo)
-	rep, _ := ledger.Verify(ctx, s)
+	rep, _ := s.Verify(ctx)
 	fmt.Println(rep.First, rep.Head, rep.Err())
 	// Output:
 	// 5 admin 1 2
@@ -158,15 +158,15 @@ func ExampleConfig_Repair() {
 	defer cleanup()
 	s, _ := ledger.Open(ctx, path)
 	defer s.Close()
-	s.Append(ctx, ledger.Entry{Kind: ledger.KindVerdict, Scenario: "npm", Verdict: ledger.Pass})
+	s.Append(ctx, ledger.Entry{Scenario: "npm", Verdict: "PASS"})
 	f, _ := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 	f.WriteString(`{"schema":1,"seq":2,"ki`)
 	f.Close()
-	_, err := s.Append(ctx, ledger.Entry{Kind: ledger.KindVerdict, Scenario: "npm", Verdict: ledger.Pass})
+	_, err := s.Append(ctx, ledger.Entry{Scenario: "npm", Verdict: "PASS"})
 	fmt.Println(err != nil)
 	rep, _ := ledger.Config{}.Repair(ctx, path)
 	fmt.Println(rep.Action, rep.Bytes, rep.HeadSeq)
-	e, _ := s.Append(ctx, ledger.Entry{Kind: ledger.KindVerdict, Scenario: "npm", Verdict: ledger.Pass})
+	e, _ := s.Append(ctx, ledger.Entry{Scenario: "npm", Verdict: "PASS"})
 	fmt.Println(e.Seq)
 	// Output:
 	// true

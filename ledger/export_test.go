@@ -5,9 +5,19 @@ const (
 	ActionRetain    = actionRetain
 	KindAdmin       = kindAdmin
 	KindReplay      = kindReplay
+	KindVerdict     = kindVerdict
 	MaxMessageBytes = maxMessageBytes
 	MaxReported     = maxReported
 	SchemaVersion   = schemaVersion
+
+	Pass             = verdictPass
+	Nondeterministic = verdictNondeterministic
+	Broken           = verdictBroken
+
+	StatusSame          = statusSame
+	StatusDiverged      = statusDiverged
+	StatusNotComparable = statusNotComparable
+	StatusError         = statusError
 )
 
 var (

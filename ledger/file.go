@@ -131,7 +131,8 @@ func lastLine(f *os.File, size int64) ([]byte, error) {
 }
 
 func (s *fileStore) Append(ctx context.Context, e Entry) (Entry, error) {
-	if err := checkNew(e); err != nil {
+	e, err := checkNew(e)
+	if err != nil {
 		return Entry{}, err
 	}
 	s.mu.Lock()
@@ -291,7 +292,8 @@ func peekSeq(body []byte) (uint64, bool) {
 
 // Retain rewrites the file without the dropped entries and with the admin
 // entry appended, atomically, under the exclusive lock.
-func (s *fileStore) Retain(ctx context.Context, r Retention) (Entry, error) {
+func (s *fileStore) Retain(ctx context.Context, before uint64, reason string) (Entry, error) {
+	r := retention{Before: before, Reason: reason}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f, unlock, err := s.lockFile(ctx)
@@ -321,7 +323,7 @@ func (s *fileStore) Retain(ctx context.Context, r Retention) (Entry, error) {
 }
 
 // rewrite copies the kept lines of src to w and appends the admin entry.
-func (s *fileStore) rewrite(ctx context.Context, src io.Reader, w io.Writer, r Retention, headSeq uint64, headHash string) (Entry, error) {
+func (s *fileStore) rewrite(ctx context.Context, src io.Reader, w io.Writer, r retention, headSeq uint64, headHash string) (Entry, error) {
 	bw := bufio.NewWriter(w)
 	var first, want uint64
 	var boundary string
@@ -362,7 +364,7 @@ func (s *fileStore) rewrite(ctx context.Context, src io.Reader, w io.Writer, r R
 
 // retentionEntry checks r against the ledger's first and head seqs and
 // returns the admin entry that records it.
-func retentionEntry(r Retention, first, head uint64, boundary string) (Entry, error) {
+func retentionEntry(r retention, first, head uint64, boundary string) (Entry, error) {
 	switch {
 	case r.Reason == "":
 		return Entry{}, fmt.Errorf("%w: give a reason; it is recorded in the ledger", errBadRetention)

@@ -52,7 +52,7 @@ func TestFailedAppendLeavesNoPartialLine(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "ledger.jsonl")
 	s, err := openFile(path, time.Now)
 	require.NoError(t, err)
-	e := Entry{Kind: KindVerdict, Scenario: "npm", Verdict: Pass}
+	e := Entry{Scenario: "npm", Verdict: verdictPass}
 	_, err = s.Append(ctx, e)
 	require.NoError(t, err)
 	before, err := os.ReadFile(path)
@@ -72,7 +72,7 @@ func TestFailedAppendLeavesNoPartialLine(t *testing.T) {
 	got, err := s.Append(ctx, e)
 	require.NoError(t, err)
 	require.Equal(t, uint64(2), got.Seq)
-	rep, err := Verify(ctx, s)
+	rep, err := (&Store{s: s}).Verify(ctx)
 	require.NoError(t, err)
 	require.NoError(t, rep.Err())
 }

@@ -44,29 +44,29 @@ type Flake struct {
 
 // Tally counts one verdict; First and Last are 0 when Count is.
 type Tally struct {
-	Verdict Verdict `json:"verdict"`
-	Count   int     `json:"count"`
-	First   uint64  `json:"first,omitempty"`
-	Last    uint64  `json:"last,omitempty"`
+	Verdict string `json:"verdict"`
+	Count   int    `json:"count"`
+	First   uint64 `json:"first,omitempty"`
+	Last    uint64 `json:"last,omitempty"`
 }
 
 // knownVerdicts are the verdicts a Flake tallies, in its order.
-var knownVerdicts = [...]Verdict{Pass, Nondeterministic, Broken}
+var knownVerdicts = [...]string{verdictPass, verdictNondeterministic, verdictBroken}
 
 // Flaky reports whether the scenario has had any verdict but PASS.
 func (f Flake) Flaky() bool {
-	return f.Unknown > 0 || slices.ContainsFunc(f.Verdicts, func(t Tally) bool { return t.Verdict != Pass && t.Count > 0 })
+	return f.Unknown > 0 || slices.ContainsFunc(f.Verdicts, func(t Tally) bool { return t.Verdict != verdictPass && t.Count > 0 })
 }
 
 // Flakes tallies the gate verdicts (kind verdict; replays and admin entries
 // are not verdicts of the gate) with seq >= since, per scenario and path.
 // Entries of a newer schema and verdicts it does not know are counted in
 // the report, never guessed at.
-func Flakes(ctx context.Context, s Store, since uint64) (*FlakeReport, error) {
+func (s *Store) Flakes(ctx context.Context, since uint64) (*FlakeReport, error) {
 	rep := &FlakeReport{}
 	by := map[[2]string]*Flake{}
-	err := Entries(ctx, s, since, 0, func(e Entry) error {
-		if e.Kind != KindVerdict {
+	err := s.Entries(ctx, since, 0, func(e Entry) error {
+		if e.Kind != kindVerdict {
 			return nil
 		}
 		if e.Schema != schemaVersion {

@@ -70,7 +70,7 @@ func TestFlakesCountsWhatANewerWriterWrote(t *testing.T) {
 	rep := verifyOK(t, s)
 	require.Len(t, rep.Warnings, 2)
 
-	fl, err := ledger.Flakes(context.Background(), s, 0)
+	fl, err := s.Flakes(context.Background(), 0)
 	require.NoError(t, err)
 	require.Equal(t, 1, fl.UnknownSchema)
 	require.Equal(t, 1, fl.UnknownVerdict)
@@ -111,10 +111,10 @@ func FuzzReaders(f *testing.F) {
 		defer s.Close()
 		render := func() string {
 			var b bytes.Buffer
-			rep, err := ledger.Verify(context.Background(), s)
+			rep, err := s.Verify(context.Background())
 			require.NoError(t, err)
 			require.NoError(t, rep.Text(&b))
-			if fl, err := ledger.Flakes(context.Background(), s, 0); err == nil {
+			if fl, err := s.Flakes(context.Background(), 0); err == nil {
 				require.NoError(t, fl.Text(&b))
 				require.LessOrEqual(t, len(fl.Flakes), 2)
 			} else {

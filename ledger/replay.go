@@ -11,43 +11,29 @@ import (
 	"slices"
 )
 
-// Evaluator re-evaluates a recorded entry now: it re-runs the gate that
-// produced it in the current code and returns the current values (Key,
-// Components, Verdict, Classes, Runs, digests, Evidence) as an entry that
-// is not sealed. cmd/ledger's evaluator runs the entry's Go test.
-type Evaluator interface {
-	Evaluate(ctx context.Context, recorded Entry) (Entry, error)
-}
-
-// EvaluatorFunc adapts a function to Evaluator.
-type EvaluatorFunc func(ctx context.Context, recorded Entry) (Entry, error)
-
-// Evaluate calls f.
-func (f EvaluatorFunc) Evaluate(ctx context.Context, recorded Entry) (Entry, error) {
-	return f(ctx, recorded)
-}
-
-// Status is the outcome of replaying one entry.
-type Status string
-
-// The statuses of a replayed entry.
+// The statuses of a replayed entry (Outcome.Status).
 const (
-	// StatusSame: same key, same verdict and digests.
-	StatusSame Status = "same"
-	// StatusDiverged: same key, but the verdict or a digest differs.
-	StatusDiverged Status = "diverged"
-	// StatusNotComparable: the key moved, so the outcomes cannot be
-	// compared; Outcome.Moved names the components that moved.
-	StatusNotComparable Status = "not_comparable"
-	// StatusError: the entry could not be re-evaluated.
-	StatusError Status = "error"
-	// StatusSkipped: admin and replay entries are not re-evaluated.
-	StatusSkipped Status = "skipped"
+	statusSame          = "same"
+	statusDiverged      = "diverged"
+	statusNotComparable = "not_comparable"
+	statusError         = "error"
+	statusSkipped       = "skipped"
 )
 
 // Outcome is what replaying an entry found; a replay entry records it.
 type Outcome struct {
-	Status Status `json:"status"`
+	// Status is one of:
+	//   - "same": same key, same verdict and digests;
+	//   - "diverged": same key, but the verdict or a digest differs
+	//     (Differs names which);
+	//   - "not_comparable": the key moved, so the outcomes cannot be
+	//     compared (Moved names the components that moved);
+	//   - "error": the entry could not be re-evaluated (Error says why);
+	//   - "skipped": a replay or admin entry, which is not re-evaluated.
+	//
+	// [ReplayReport] counts each; [ReplayReport.Err] fails on "diverged"
+	// and "error".
+	Status string `json:"status"`
 	// Moved names the key components that were added, removed or changed
 	// ("key" when the key moved with the same components).
 	Moved []string `json:"moved,omitempty"`
@@ -59,20 +45,20 @@ type Outcome struct {
 // ReplayItem is one entry of a replay report, with both verdicts.
 type ReplayItem struct {
 	Seq      uint64 `json:"seq"`
-	Kind     Kind   `json:"kind"`
+	Kind     string `json:"kind"`
 	Scenario string `json:"scenario,omitempty"`
 	Path     string `json:"path,omitempty"`
 	Test     string `json:"test,omitempty"`
 	Package  string `json:"package,omitempty"`
 
-	RecordedVerdict Verdict `json:"recorded_verdict,omitempty"`
-	CurrentVerdict  Verdict `json:"current_verdict,omitempty"`
-	RecordedKey     string  `json:"recorded_key,omitempty"`
-	CurrentKey      string  `json:"current_key,omitempty"`
-	RecordedOutput  string  `json:"recorded_output_digest,omitempty"`
-	CurrentOutput   string  `json:"current_output_digest,omitempty"`
-	RecordedChain   string  `json:"recorded_chain_digest,omitempty"`
-	CurrentChain    string  `json:"current_chain_digest,omitempty"`
+	RecordedVerdict string `json:"recorded_verdict,omitempty"`
+	CurrentVerdict  string `json:"current_verdict,omitempty"`
+	RecordedKey     string `json:"recorded_key,omitempty"`
+	CurrentKey      string `json:"current_key,omitempty"`
+	RecordedOutput  string `json:"recorded_output_digest,omitempty"`
+	CurrentOutput   string `json:"current_output_digest,omitempty"`
+	RecordedChain   string `json:"recorded_chain_digest,omitempty"`
+	CurrentChain    string `json:"current_chain_digest,omitempty"`
 	Outcome
 	// ReplaySeq is the seq of the replay entry appended for this item.
 	ReplaySeq uint64 `json:"replay_seq,omitempty"`
@@ -94,8 +80,13 @@ type ReplayReport struct {
 // ReplayConfig configures Replay.
 type ReplayConfig struct {
 	// From and To bound the seqs replayed; To 0 means up to the head.
-	From, To  uint64
-	Evaluator Evaluator
+	From, To uint64
+	// Evaluate re-evaluates a recorded verdict entry now: it re-runs the
+	// gate that produced it in the current code and returns the current
+	// values (Key, Components, Verdict, Classes, Runs, digests, Evidence)
+	// as an entry that is not sealed. cmd/ledger's runs the entry's Go
+	// test. It is required.
+	Evaluate func(ctx context.Context, recorded Entry) (Entry, error)
 	// Revision and CIJob are recorded in the appended replay entries.
 	Revision, CIJob string
 }
@@ -110,16 +101,19 @@ var (
 )
 
 // Replay re-evaluates each verdict entry with seq in [From, To] through
-// the Evaluator, compares when the key has not moved, and appends one
+// Evaluate, compares when the key has not moved, and appends one
 // replay entry per evaluated entry, pointing at it; it modifies nothing.
 // It returns an error when the store fails or ctx ends; what it found is
 // in the report (Err).
-func Replay(ctx context.Context, s Store, cfg ReplayConfig) (*ReplayReport, error) {
+func (s *Store) Replay(ctx context.Context, cfg ReplayConfig) (*ReplayReport, error) {
 	if cfg.From == 0 || (cfg.To != 0 && cfg.To < cfg.From) {
 		return nil, fmt.Errorf("ledger: replay range %d..%d: seqs start at 1 and from <= to", cfg.From, cfg.To)
 	}
+	if cfg.Evaluate == nil {
+		return nil, errors.New("ledger: replay: ReplayConfig.Evaluate is nil")
+	}
 	var recorded []Entry
-	if err := Entries(ctx, s, cfg.From, cfg.To, func(e Entry) error {
+	if err := s.Entries(ctx, cfg.From, cfg.To, func(e Entry) error {
 		recorded = append(recorded, e)
 		return nil
 	}); err != nil {
@@ -139,22 +133,22 @@ func Replay(ctx context.Context, s Store, cfg ReplayConfig) (*ReplayReport, erro
 	return rep, nil
 }
 
-func replayOne(ctx context.Context, s Store, cfg ReplayConfig, e Entry) (ReplayItem, error) {
+func replayOne(ctx context.Context, s *Store, cfg ReplayConfig, e Entry) (ReplayItem, error) {
 	item := ReplayItem{
 		Seq: e.Seq, Kind: e.Kind, Scenario: e.Scenario, Path: e.Path, Test: e.Test, Package: e.Package,
 		RecordedVerdict: e.Verdict, RecordedKey: e.Key, RecordedOutput: e.OutputDigest, RecordedChain: e.ChainDigest,
 	}
-	if e.Kind != KindVerdict {
-		item.Status = StatusSkipped
+	if e.Kind != kindVerdict {
+		item.Status = statusSkipped
 		return item, nil
 	}
-	cur, err := cfg.Evaluator.Evaluate(ctx, e)
+	cur, err := cfg.Evaluate(ctx, e)
 	if ctx.Err() != nil {
 		return item, ctx.Err()
 	}
 	if err != nil {
 		cur = Entry{}
-		item.Outcome = Outcome{Status: StatusError, Error: err.Error()}
+		item.Outcome = Outcome{Status: statusError, Error: err.Error()}
 	} else {
 		item.CurrentVerdict, item.CurrentKey, item.CurrentOutput, item.CurrentChain = cur.Verdict, cur.Key, cur.OutputDigest, cur.ChainDigest
 		item.Outcome = compare(e, cur)
@@ -181,7 +175,7 @@ func compare(rec, cur Entry) Outcome {
 		if len(moved) == 0 {
 			moved = []string{"key"}
 		}
-		return Outcome{Status: StatusNotComparable, Moved: moved}
+		return Outcome{Status: statusNotComparable, Moved: moved}
 	}
 	var differs []string
 	if rec.Verdict != cur.Verdict {
@@ -194,9 +188,9 @@ func compare(rec, cur Entry) Outcome {
 		differs = append(differs, "chain_digest")
 	}
 	if len(differs) > 0 {
-		return Outcome{Status: StatusDiverged, Differs: differs}
+		return Outcome{Status: statusDiverged, Differs: differs}
 	}
-	return Outcome{Status: StatusSame}
+	return Outcome{Status: statusSame}
 }
 
 // movedComponents returns the sorted names whose values differ between a
@@ -220,15 +214,15 @@ func movedComponents(a, b map[string]string) []string {
 func (r *ReplayReport) add(it ReplayItem) {
 	r.Items = append(r.Items, it)
 	switch it.Status {
-	case StatusSame:
+	case statusSame:
 		r.Same++
-	case StatusDiverged:
+	case statusDiverged:
 		r.Diverged++
-	case StatusNotComparable:
+	case statusNotComparable:
 		r.NotComparable++
-	case StatusError:
+	case statusError:
 		r.Errors++
-	case StatusSkipped:
+	case statusSkipped:
 		r.Skipped++
 	}
 }
@@ -239,7 +233,7 @@ func (r *ReplayReport) add(it ReplayItem) {
 func (r *ReplayReport) Err() error {
 	var seqs []uint64
 	for _, it := range r.Items {
-		if it.Status == StatusDiverged || it.Status == StatusError {
+		if it.Status == statusDiverged || it.Status == statusError {
 			seqs = append(seqs, it.Seq)
 		}
 	}
@@ -260,13 +254,13 @@ func (r *ReplayReport) Text(w io.Writer) error {
 		}
 		fmt.Fprintf(&b, ": %s", it.Status)
 		switch it.Status {
-		case StatusSkipped:
+		case statusSkipped:
 			fmt.Fprintf(&b, " (%s entry)", it.Kind)
-		case StatusError:
+		case statusError:
 			fmt.Fprintf(&b, " (recorded %s): %s", it.RecordedVerdict, display(it.Error))
-		case StatusNotComparable:
+		case statusNotComparable:
 			fmt.Fprintf(&b, " (recorded %s, now %s): key %s -> %s, moved: %v", it.RecordedVerdict, it.CurrentVerdict, short(it.RecordedKey), short(it.CurrentKey), it.Moved)
-		case StatusDiverged:
+		case statusDiverged:
 			fmt.Fprintf(&b, " (recorded %s, now %s): differs in %v", it.RecordedVerdict, it.CurrentVerdict, it.Differs)
 		default:
 			fmt.Fprintf(&b, " (recorded %s, now %s)", it.RecordedVerdict, it.CurrentVerdict)

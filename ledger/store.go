@@ -10,22 +10,21 @@ import (
 	"github.com/codegenie/codegenie/internal/ledgerdb"
 )
 
-// Store is an append-only ledger. Both stores satisfy the same contract,
-// which one conformance suite checks: Append is atomic and serialised
-// across goroutines, handles and processes (and, for PostgreSQL, machines),
-// so the sequence is gapless and the chain never forks.
-type Store interface {
-	// Append seals e (Seq, Prev, RecordedAt, Hash) as the entry after the
-	// current head, stores it durably and returns it as stored.
+// Store is an open append-only ledger, embedded or behind a registered
+// driver. Both kinds satisfy the same contract, which one conformance
+// suite checks: Append is atomic and serialised across goroutines, handles
+// and processes (and, for PostgreSQL, machines), so the sequence is
+// gapless and the chain never forks.
+type Store struct {
+	s store
+}
+
+// store is what each kind of store implements: the methods of Store of
+// the same names.
+type store interface {
 	Append(ctx context.Context, e Entry) (Entry, error)
-	// Scan calls fn with each stored record whose seq is in [from, to]
-	// (to 0: up to the head), in seq order. It stops at fn's first error
-	// and returns it.
 	Scan(ctx context.Context, from, to uint64, fn func(Record) error) error
-	// Retain drops the entries before r.Before and appends the admin entry
-	// that records it, in one act. It is the only way anything is deleted.
-	Retain(ctx context.Context, r Retention) (Entry, error)
-	// Close releases the handle.
+	Retain(ctx context.Context, before uint64, reason string) (Entry, error)
 	Close() error
 }
 
@@ -46,10 +45,10 @@ type Record struct {
 	Hash, Prev string
 }
 
-// Retention asks Retain to drop the entries with seq < Before.
-type Retention struct {
+// retention is what Retain was asked: drop the entries with seq < Before,
+// recording Reason.
+type retention struct {
 	Before uint64
-	// Reason is recorded in the admin entry; it is required.
 	Reason string
 }
 
@@ -61,15 +60,37 @@ type Config struct {
 
 // Errors of stores.
 var (
-	// errBadRetention: a Retention that drops nothing, drops the head, or
+	// errBadRetention: a retention that drops nothing, drops the head, or
 	// gives no reason.
 	errBadRetention = errors.New("ledger: bad retention")
 	// errDamaged: a store holds a record that cannot be read as an entry.
 	errDamaged = errors.New("ledger: damaged record")
 )
 
+// Append seals e (Seq, Prev, RecordedAt, Hash; Kind "verdict" when empty)
+// as the entry after the current head, stores it durably and returns it
+// as stored.
+func (s *Store) Append(ctx context.Context, e Entry) (Entry, error) { return s.s.Append(ctx, e) }
+
+// Scan calls fn with each stored record whose seq is in [from, to] (to 0:
+// up to the head), in seq order, before any check (see [Store.Entries]).
+// It stops at fn's first error and returns it.
+func (s *Store) Scan(ctx context.Context, from, to uint64, fn func(Record) error) error {
+	return s.s.Scan(ctx, from, to, fn)
+}
+
+// Retain drops the entries with seq < before and appends the admin entry
+// that records it with reason (required), in one act. It is the only way
+// anything is deleted.
+func (s *Store) Retain(ctx context.Context, before uint64, reason string) (Entry, error) {
+	return s.s.Retain(ctx, before, reason)
+}
+
+// Close releases the handle.
+func (s *Store) Close() error { return s.s.Close() }
+
 // Open opens the ledger named by dsn with the zero Config.
-func Open(ctx context.Context, dsn string) (Store, error) {
+func Open(ctx context.Context, dsn string) (*Store, error) {
 	return Config{}.Open(ctx, dsn)
 }
 
@@ -78,14 +99,21 @@ func Open(ctx context.Context, dsn string) (Store, error) {
 // postgresql:// once the program imports ledger/postgres, see Register);
 // anything else is the path of an embedded store file, created on first
 // append.
-func (c Config) Open(ctx context.Context, dsn string) (Store, error) {
+func (c Config) Open(ctx context.Context, dsn string) (*Store, error) {
+	var s store
+	var err error
 	switch {
 	case dsn == "":
 		return nil, fmt.Errorf("%w: empty; give a file path or a postgres:// URL", ledgerdb.ErrBadDSN)
 	case strings.Contains(dsn, "://"):
-		return openDriver(ctx, dsn, c.now())
+		s, err = openDriver(ctx, dsn, c.now())
+	default:
+		s, err = openFile(dsn, c.now())
 	}
-	return openFile(dsn, c.now())
+	if err != nil {
+		return nil, err
+	}
+	return &Store{s: s}, nil
 }
 
 func (c Config) now() func() time.Time {
@@ -96,11 +124,11 @@ func (c Config) now() func() time.Time {
 	return time.Now
 }
 
-// Entries calls fn with each entry of s whose seq is in [from, to] (to 0:
-// up to the head), decoded and checked against its schema. A record that
-// cannot be read stops the scan with an error wrapping errDamaged that
-// names its seq or line; ledger verify says more.
-func Entries(ctx context.Context, s Store, from, to uint64, fn func(Entry) error) error {
+// Entries calls fn with each entry whose seq is in [from, to] (to 0: up to
+// the head), decoded and checked against its schema. A record that cannot
+// be read stops the scan with an error wrapping errDamaged that names its
+// seq or line; [Store.Verify] says more.
+func (s *Store) Entries(ctx context.Context, from, to uint64, fn func(Entry) error) error {
 	return s.Scan(ctx, from, to, func(r Record) error {
 		e, unknown, err := decodeEntry(r.Body)
 		if err == nil && !unknown {

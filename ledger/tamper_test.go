@@ -16,7 +16,7 @@ import (
 )
 
 // fill appends n PASS verdicts for scenario npm.
-func fill(t *testing.T, s ledger.Store, n int) {
+func fill(t *testing.T, s *ledger.Store, n int) {
 	t.Helper()
 	for range n {
 		_, err := s.Append(context.Background(), verdict("npm", ledger.Pass))
@@ -24,9 +24,9 @@ func fill(t *testing.T, s ledger.Store, n int) {
 	}
 }
 
-func problemSeqs(t *testing.T, s ledger.Store) []uint64 {
+func problemSeqs(t *testing.T, s *ledger.Store) []uint64 {
 	t.Helper()
-	rep, err := ledger.Verify(context.Background(), s)
+	rep, err := s.Verify(context.Background())
 	require.NoError(t, err)
 	require.ErrorIs(t, rep.Err(), ledger.ErrTampered)
 	var seqs []uint64

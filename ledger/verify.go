@@ -117,12 +117,12 @@ func (r *VerifyReport) Text(w io.Writer) error {
 	return err
 }
 
-// Verify reads every record of s and checks each entry's schema, its hash
+// Verify reads every record and checks each entry's schema, its hash
 // against its content, the gapless sequence and the chain of hashes, and
 // that entries missing from the start were dropped by a recorded
-// retention. It returns an error only when s cannot be read; what it finds
+// retention. It returns an error only when the store cannot be read; what it finds
 // is in the report (Err). Memory stays bounded whatever the store holds.
-func Verify(ctx context.Context, s Store) (*VerifyReport, error) {
+func (s *Store) Verify(ctx context.Context) (*VerifyReport, error) {
 	v := verifier{rep: &VerifyReport{}, schemas: map[int]int{}}
 	if err := s.Scan(ctx, 0, 0, func(r Record) error { v.record(r); return nil }); err != nil {
 		return nil, err

@@ -305,14 +305,17 @@ func BenchmarkHarnessOverhead(b *testing.B) {
 	sc := fixtures.Scenarios()[0]
 	s := contractScenario(src, sc, fallback.PathHappy)
 	cfg := contractConfig(sc.Name, fallback.PathHappy)
-	procs := max(runtime.NumCPU(), harness.DefaultMaxProcs)
+	// The harness's default schedule, given to both loops explicitly.
+	for p := 1; p <= max(runtime.NumCPU(), 8); p++ {
+		cfg.Procs = append(cfg.Procs, p)
+	}
 	plain := func(schedule bool) time.Duration {
 		prev := runtime.GOMAXPROCS(0)
 		defer runtime.GOMAXPROCS(prev)
 		start := time.Now()
 		for i := range iterations {
 			if schedule {
-				runtime.GOMAXPROCS(1 + i%procs)
+				runtime.GOMAXPROCS(cfg.Procs[i%len(cfg.Procs)])
 			}
 			if _, err := runPipeline(b.Context(), src, sc, fallback.PathHappy, i); err != nil {
 				b.Fatal(err)

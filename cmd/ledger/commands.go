@@ -59,7 +59,7 @@ func (h *helpRequested) write(w io.Writer) {
 	h.fs.PrintDefaults()
 }
 
-func (a app) open(ctx context.Context, f flags) (ledger.Store, error) {
+func (a app) open(ctx context.Context, f flags) (*ledger.Store, error) {
 	return ledger.Config{Now: a.now}.Open(ctx, *f.dsn)
 }
 
@@ -83,7 +83,7 @@ func (a app) verify(ctx context.Context, args []string, stdout, _ io.Writer) err
 		return err
 	}
 	defer s.Close()
-	rep, err := ledger.Verify(ctx, s)
+	rep, err := s.Verify(ctx)
 	if err != nil {
 		return err
 	}
@@ -110,7 +110,7 @@ func (a app) flakes(ctx context.Context, args []string, stdout, _ io.Writer) err
 		return err
 	}
 	defer s.Close()
-	rep, err := ledger.Flakes(ctx, s, *since)
+	rep, err := s.Flakes(ctx, *since)
 	if err != nil {
 		return err
 	}
@@ -137,7 +137,7 @@ func (a app) retain(ctx context.Context, args []string, stdout, _ io.Writer) err
 		return err
 	}
 	defer s.Close()
-	rep, err := ledger.Verify(ctx, s)
+	rep, err := s.Verify(ctx)
 	if err != nil {
 		return err
 	}
@@ -145,7 +145,7 @@ func (a app) retain(ctx context.Context, args []string, stdout, _ io.Writer) err
 		rep.Text(stdout)
 		return fmt.Errorf("retain refused: %w", err)
 	}
-	e, err := s.Retain(ctx, ledger.Retention{Before: *before, Reason: *reason})
+	e, err := s.Retain(ctx, *before, *reason)
 	if err != nil {
 		return err
 	}

@@ -80,7 +80,7 @@ func TestEndToEnd(t *testing.T) {
 	s, err := ledger.Open(context.Background(), ledgerPath)
 	require.NoError(t, err)
 	var entries []ledger.Entry
-	require.NoError(t, ledger.Entries(context.Background(), s, 0, 0, func(e ledger.Entry) error {
+	require.NoError(t, s.Entries(context.Background(), 0, 0, func(e ledger.Entry) error {
 		entries = append(entries, e)
 		return nil
 	}))
@@ -89,7 +89,7 @@ func TestEndToEnd(t *testing.T) {
 	for i, sc := range []string{"alpha", "beta", "gamma"} {
 		e := entries[i]
 		require.Equal(t, sc, e.Scenario)
-		require.Equal(t, ledger.Pass, e.Verdict)
+		require.Equal(t, "PASS", e.Verdict)
 		require.Equal(t, "TestGate/"+sc, e.Test)
 		require.Equal(t, ".", e.Package)
 		require.Equal(t, map[string]string{"cassette_id": "c" + sc[:1], "model": "m1"}, e.Components)
@@ -114,15 +114,15 @@ func TestEndToEnd(t *testing.T) {
 	var rep ledger.ReplayReport
 	require.NoError(t, json.Unmarshal(b, &rep))
 	require.Len(t, rep.Items, 3)
-	require.Equal(t, ledger.StatusSame, rep.Items[0].Status)
+	require.Equal(t, "same", rep.Items[0].Status)
 	beta := rep.Items[1]
 	require.Equal(t, uint64(2), beta.Seq)
 	require.Equal(t, "beta", beta.Scenario)
-	require.Equal(t, ledger.StatusDiverged, beta.Status)
+	require.Equal(t, "diverged", beta.Status)
 	require.Equal(t, []string{"output_digest"}, beta.Differs)
 	require.NotEqual(t, beta.RecordedOutput, beta.CurrentOutput)
 	gamma := rep.Items[2]
-	require.Equal(t, ledger.StatusNotComparable, gamma.Status)
+	require.Equal(t, "not_comparable", gamma.Status)
 	require.Equal(t, []string{"cassette_id"}, gamma.Moved)
 	require.True(t, strings.Contains(stdout, "moved: [cassette_id]"), stdout)
 

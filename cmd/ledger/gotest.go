@@ -32,8 +32,9 @@ type goTest struct {
 	runs   map[string][]harness.Result // by package and test
 }
 
-func goTestEvaluator(dir string, stderr io.Writer) ledger.Evaluator {
-	return &goTest{dir: dir, stderr: stderr, runs: map[string][]harness.Result{}}
+func goTestEvaluator(dir string, stderr io.Writer) evaluateFunc {
+	g := &goTest{dir: dir, stderr: stderr, runs: map[string][]harness.Result{}}
+	return g.Evaluate
 }
 
 func (g *goTest) Evaluate(ctx context.Context, rec ledger.Entry) (ledger.Entry, error) {
@@ -119,8 +120,8 @@ func pkgArg(p string) string {
 // fromResult is the ledger's view of a gate result: what replay compares.
 func fromResult(r harness.Result) ledger.Entry {
 	e := ledger.Entry{
-		Kind: ledger.KindVerdict, Scenario: r.Scenario, Key: r.Key, Components: r.Pin,
-		Verdict: r.Verdict, Runs: r.Runs, Evidence: r.Evidence,
+		Scenario: r.Scenario, Key: r.Key, Components: r.Pin,
+		Verdict: string(r.Verdict), Runs: r.Runs, Evidence: r.Evidence,
 		OutputDigest: r.OutputDigest.String(), ChainDigest: r.ChainDigest.String(),
 	}
 	for _, c := range r.Classes {

@@ -81,11 +81,15 @@ func exitCode(err error, stderr io.Writer) int {
 type app struct {
 	getenv func(string) string
 	now    func() time.Time
-	// evaluator returns the Evaluator replay uses for the module in dir.
-	evaluator func(dir string, stderr io.Writer) ledger.Evaluator
+	// evaluator returns how replay re-evaluates an entry of the module in
+	// dir (ledger.ReplayConfig.Evaluate).
+	evaluator func(dir string, stderr io.Writer) evaluateFunc
 	// revision returns the current code revision of the module in dir.
 	revision func(ctx context.Context, dir string) string
 }
+
+// evaluateFunc is ledger.ReplayConfig.Evaluate.
+type evaluateFunc = func(ctx context.Context, recorded ledger.Entry) (ledger.Entry, error)
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	//detvet:ignore main wires the real environment and clock; app.run takes them injected

@@ -55,8 +55,8 @@ func (a app) replay(ctx context.Context, args []string, stdout, stderr io.Writer
 		return err
 	}
 	defer s.Close()
-	rep, err := ledger.Replay(ctx, s, ledger.ReplayConfig{
-		From: *from, To: *to, Evaluator: a.evaluator(*dir, stderr),
+	rep, err := s.Replay(ctx, ledger.ReplayConfig{
+		From: *from, To: *to, Evaluate: a.evaluator(*dir, stderr),
 		Revision: cmp.Or(*revision, a.revision(ctx, *dir)),
 		CIJob:    cmp.Or(*ciJob, ciinfo.CIJob(a.getenv)),
 	})

@@ -148,7 +148,7 @@ func TestOutputDeterministic(t *testing.T) {
 func resultDirs(t *testing.T, dir string) []string {
 	t.Helper()
 	res := func(scenario, shard string, v harness.Verdict, runs int) harness.Result {
-		r := harness.Result{Format: harness.ResultFormat, Scenario: scenario, Test: "TestGate/" + scenario, Package: "example.com/m",
+		r := harness.Result{Scenario: scenario, Test: "TestGate/" + scenario, Package: "example.com/m",
 			Shard: shard, Verdict: v, Iterations: 50, Runs: runs, Floor: 20, Classes: []harness.Class{{Size: runs}},
 			Pin: map[string]string{"a": "1", "b": "2", "c": "3"}}
 		if v == harness.Skipped {
@@ -268,7 +268,7 @@ func seedLedger(t *testing.T, path string, scenarios ...string) {
 	defer s.Close()
 	for _, sc := range scenarios {
 		_, err := s.Append(context.Background(), ledger.Entry{
-			Kind: ledger.KindVerdict, Scenario: sc, Verdict: ledger.Pass, Key: "k-" + sc,
+			Scenario: sc, Verdict: "PASS", Key: "k-" + sc,
 			Components: map[string]string{"cassette_id": "c1"}, Test: "TestGate/" + sc, Package: "./properties",
 		})
 		require.NoError(t, err)

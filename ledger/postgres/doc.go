@@ -1,7 +1,7 @@
 // Package postgres is the PostgreSQL store of the verdict ledger
-// (package github.com/codegenie/codegenie/ledger), for CI runners that
-// share one ledger. Importing it registers the postgres:// and
-// postgresql:// schemes with [ledger.Open]; a program that does not import
+// ([github.com/codegenie/codegenie/ledger]), for CI runners that share one
+// ledger. Importing it makes [github.com/codegenie/codegenie/ledger.Open]
+// open postgres:// and postgresql:// DSNs; a program that does not import
 // it links no database driver:
 //
 //	import _ "github.com/codegenie/codegenie/ledger/postgres"
@@ -20,7 +20,8 @@
 // the app role inserts can make the next honest append fail. What the
 // database cannot check is the blake3 hash of the canonical bytes: a
 // well-formed row whose hash does not match its content is accepted, and
-// ledger.Verify names it at its seq while later appends chain on as usual.
+// the ledger's Store.Verify (ledger verify) names it at its seq while
+// later appends chain on as usual.
 // BEFORE UPDATE, DELETE and TRUNCATE triggers raise, so that not even the
 // owner edits a row by accident. Append runs in a transaction holding the
 // same transaction-scoped advisory lock: read the head, insert after it.

@@ -9,15 +9,14 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/codegenie/codegenie/internal/ledgerdb"
-	"github.com/codegenie/codegenie/ledger"
 )
 
 func init() {
-	ledger.Register("postgres", open)
-	ledger.Register("postgresql", open)
+	ledgerdb.Register("postgres", open)
+	ledgerdb.Register("postgresql", open)
 }
 
-// store is the PostgreSQL ledger.Backend. Appends serialise on a
+// store is the PostgreSQL ledgerdb.Backend. Appends serialise on a
 // transaction-scoped advisory lock; the database itself refuses any row
 // that is not the next seq after the head chained to its hash.
 type store struct {
@@ -26,7 +25,7 @@ type store struct {
 	chained bool   // the chain trigger is installed and enabled
 }
 
-func open(ctx context.Context, dsn string) (ledger.Backend, error) {
+func open(ctx context.Context, dsn string) (ledgerdb.Backend, error) {
 	red := ledgerdb.RedactDSN(dsn)
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
@@ -94,17 +93,17 @@ func (s *store) locked(ctx context.Context, fn func(tx pgx.Tx, seq uint64, hash 
 	})
 }
 
-func (s *store) Append(ctx context.Context, seal func(uint64, string) (ledger.Entry, []byte, error)) error {
+func (s *store) Append(ctx context.Context, seal func(uint64, string) (ledgerdb.Row, error)) error {
 	if !s.chained {
 		return s.errUnchained()
 	}
 	err := s.locked(ctx, func(tx pgx.Tx, seq uint64, hash string) error {
-		e, b, err := seal(seq, hash)
+		r, err := seal(seq, hash)
 		if err != nil {
 			return err
 		}
 		_, err = tx.Exec(ctx, "INSERT INTO "+Table+" (seq, prev, hash, kind, scenario, recorded_at, body) VALUES ($1, $2, $3, $4, $5, $6, $7)",
-			int64(e.Seq), e.Prev, e.Hash, string(e.Kind), e.Scenario, e.RecordedAt, string(b))
+			int64(r.Seq), r.Prev, r.Hash, r.Kind, r.Scenario, r.RecordedAt, string(r.Body))
 		return err
 	})
 	if err != nil {
@@ -113,7 +112,7 @@ func (s *store) Append(ctx context.Context, seal func(uint64, string) (ledger.En
 	return nil
 }
 
-func (s *store) Scan(ctx context.Context, from, to uint64, fn func(ledger.Record) error) error {
+func (s *store) Scan(ctx context.Context, from, to uint64, fn func(ledgerdb.Row) error) error {
 	// substr bounds what a hostile row can make us hold: a longer body
 	// is cut and then reported as too long.
 	rows, err := s.pool.Query(ctx, "SELECT seq, prev, hash, substr(body, 1, $3) FROM "+Table+
@@ -124,7 +123,7 @@ func (s *store) Scan(ctx context.Context, from, to uint64, fn func(ledger.Record
 	defer rows.Close()
 	for rows.Next() {
 		var seq int64
-		var r ledger.Record
+		var r ledgerdb.Row
 		var body string
 		if err := rows.Scan(&seq, &r.Prev, &r.Hash, &body); err != nil {
 			return fmt.Errorf("ledger: read %s: %w", s.dsn, err)
@@ -143,7 +142,7 @@ func (s *store) Scan(ctx context.Context, from, to uint64, fn func(ledger.Record
 // Retain calls the retention procedure, which only the admin role may run:
 // it deletes with the delete trigger disabled and inserts the admin entry
 // sealed here, in the same transaction.
-func (s *store) Retain(ctx context.Context, before uint64, seal func(first, headSeq uint64, headHash, boundary string) (ledger.Entry, []byte, error)) error {
+func (s *store) Retain(ctx context.Context, before uint64, seal func(first, headSeq uint64, headHash, boundary string) (ledgerdb.Row, error)) error {
 	if !s.chained {
 		return s.errUnchained()
 	}
@@ -157,12 +156,12 @@ func (s *store) Retain(ctx context.Context, before uint64, seal func(first, head
 		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 			return err
 		}
-		e, b, err := seal(uint64(first), headSeq, headHash, boundary)
+		r, err := seal(uint64(first), headSeq, headHash, boundary)
 		if err != nil {
 			return err
 		}
 		_, err = tx.Exec(ctx, "CALL codegenie_ledger_retain($1, $2, $3, $4, $5, $6)",
-			int64(before), int64(e.Seq), e.Prev, e.Hash, e.RecordedAt, string(b))
+			int64(before), int64(r.Seq), r.Prev, r.Hash, r.RecordedAt, string(r.Body))
 		return err
 	})
 	if err != nil {

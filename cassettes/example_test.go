@@ -137,16 +137,6 @@ func ExampleApply() {
 	// <nil>
 }
 
-func ExampleCompare() {
-	ch, err := cassettes.Compare(filepath.Join("testdata", "npm-lodash.happy.yaml"), filepath.Join("testdata", "npm-lodash.retry.yaml"))
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Printf("added %d, removed %d, changed %d, same %d\n", ch.Added, ch.Removed, ch.Changed, ch.Same)
-	// Output: added 1, removed 1, changed 0, same 0
-}
-
 func ExampleFileName() {
 	fmt.Println(cassettes.FileName("npm-lodash", "retry"))
 	// Output: npm-lodash.retry.yaml

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -225,63 +224,28 @@ func TestApplyKilledMidWrite(t *testing.T) {
 	require.NoError(t, Verify(dir))
 }
 
-func TestCompare(t *testing.T) {
-	dir := t.TempDir()
-	msg := func(text string, in, out int) string {
-		return `{"type":"message","model":"claude-test","content":[{"type":"text","text":"` + text + `"}],"usage":{"input_tokens":` +
-			strconv.Itoa(in) + `,"output_tokens":` + strconv.Itoa(out) + `}}`
+// TestModelOf: the manifest's model is the first one a response names,
+// in a JSON body or in the frames of a stream, whatever else the bodies hold.
+func TestModelOf(t *testing.T) {
+	sse := map[string][]string{"Content-Type": {"text/event-stream; charset=utf-8"}}
+	tests := []struct {
+		name    string
+		body    string
+		headers map[string][]string
+		want    string
+	}{
+		{"json", `{"type":"message","model":"claude-test","content":[{"type":"text","text":"x"}]}`, nil, "claude-test"},
+		{"openai", `{"model":"gpt-test","choices":[{"message":{"content":"x"}}]}`, nil, "gpt-test"},
+		{"sse", "event: ping\ndata: {\"type\":\"ping\"}\n\n" +
+			"event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"model\":\"claude-s\"}}\n\n", sse, "claude-s"},
+		{"not json", `oops`, nil, ""},
+		{"no model", `{"type":"error","error":{"type":"overloaded_error"}}`, nil, ""},
 	}
-	write := func(name string, bodies map[string]string) string {
-		var b strings.Builder
-		b.WriteString("---\nversion: 2\ninteractions:\n")
-		i := 0
-		for _, req := range []string{"a", "b", "c"} {
-			resp, ok := bodies[req]
-			if !ok {
-				continue
-			}
-			reqJSON, _ := json.Marshal(`{"q":"` + req + `"}`)
-			respJSON, _ := json.Marshal(resp)
-			b.WriteString("- id: " + strconv.Itoa(i) + "\n  request:\n    method: POST\n    url: https://api.anthropic.com/v1/messages\n    body: " + string(reqJSON) + "\n")
-			b.WriteString("  response:\n    code: 200\n    status: 200 OK\n    body: " + string(respJSON) + "\n")
-			i++
-		}
-		p := filepath.Join(dir, name)
-		require.NoError(t, os.WriteFile(p, []byte(b.String()), 0o644))
-		return p
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			require.Equal(t, tt.want, responseModel(tt.body, tt.headers))
+		})
 	}
-	oldP := write("old.yaml", map[string]string{"a": msg("x", 10, 2), "b": msg("y", 5, 1)})
-	newP := write("new.yaml", map[string]string{"a": msg("x", 10, 2), "b": msg("y2", 5, 3), "c": msg("z", 1, 1)})
-	ch, err := Compare(oldP, newP)
-	require.NoError(t, err)
-	require.Equal(t, 1, ch.Same)
-	require.Equal(t, 1, ch.Changed)
-	require.Equal(t, 1, ch.Added)
-	require.Equal(t, 0, ch.Removed)
-	require.True(t, ch.TextChanged)
-	require.Equal(t, "claude-test", ch.Model)
-	require.Equal(t, [2]int64{15, 3}, [2]int64{ch.OldInputTokens, ch.OldOutputTokens})
-	require.Equal(t, [2]int64{16, 6}, [2]int64{ch.NewInputTokens, ch.NewOutputTokens})
-	require.NotEqual(t, ch.OldDigest, ch.NewDigest)
-
-	ch, err = Compare(filepath.Join(dir, "absent.yaml"), oldP)
-	require.NoError(t, err)
-	require.Equal(t, 2, ch.Added)
-	require.Empty(t, ch.OldDigest)
-	require.False(t, ch.TextChanged)
-
-	ch, err = Compare(newP, oldP)
-	require.NoError(t, err)
-	require.Equal(t, 1, ch.Removed)
-}
-
-func TestResponseInfoSSE(t *testing.T) {
-	body := "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"model\":\"claude-s\",\"usage\":{\"input_tokens\":7,\"output_tokens\":1}}}\n\n" +
-		"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"hel\"}}\n\n" +
-		"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"lo\"}}\n\n" +
-		"event: message_delta\ndata: {\"type\":\"message_delta\",\"usage\":{\"output_tokens\":4}}\n\n"
-	info := responseInfo(body, map[string][]string{"Content-Type": {"text/event-stream; charset=utf-8"}})
-	require.Equal(t, respInfo{model: "claude-s", text: "hello", usage: tokenUsage{InputTokens: 7, OutputTokens: 4}}, info)
 }
 
 func TestManifestParsedStrictly(t *testing.T) {

@@ -125,9 +125,9 @@ func (cfg config) run(ctx context.Context, args []string, stdin io.Reader, stdou
 		return nil
 	}
 	for _, r := range recs {
-		if e, ok := manifest.Lookup(r.t.file); ok && e.Pinned && e.Digest != r.change.NewDigest && !o.force {
+		if e, ok := manifest.Lookup(r.t.file); ok && e.Pinned && e.Digest != r.digest && !o.force {
 			return fmt.Errorf("%s: %w: %s changed (digest %s -> %s) and a golden digest depends on it; re-run with -force -reason 'why'\nnothing was changed in %s",
-				r.t.key, cassettes.ErrPinned, r.t.file, e.Digest, r.change.NewDigest, o.dir)
+				r.t.key, cassettes.ErrPinned, r.t.file, e.Digest, r.digest, o.dir)
 		}
 	}
 	if err := cfg.parity(ctx, o, recs, stdout); err != nil {
@@ -140,7 +140,7 @@ func (cfg config) run(ctx context.Context, args []string, stdin io.Reader, stdou
 	if _, err := lock.Apply(updates, cfg.now().UTC().Format(time.RFC3339)); err != nil {
 		return applyError(err, o.dir)
 	}
-	summary(o, recs, stdout)
+	summary(o, rev, stdout)
 	return nil
 }
 

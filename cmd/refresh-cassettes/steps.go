@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -24,7 +25,9 @@ type recorded struct {
 	staged  string
 	outcome []byte // what the recording run gave (see outcome)
 	at      time.Time
-	change  *cassettes.Change
+	// oldDigest is the digest of the cassette it replaces ("" for a new
+	// one), digest its own.
+	oldDigest, digest string
 }
 
 // selectTargets returns the targets -run selects, and with -expired only
@@ -122,18 +125,36 @@ func (cfg config) recordAll(ctx context.Context, o *options, selected []target, 
 				return nil, err
 			}
 		}
-		if r.change, err = cassettes.Compare(filepath.Join(o.dir, t.file), r.staged); err != nil {
+		n, err := r.digests(filepath.Join(o.dir, t.file))
+		if err != nil {
 			return nil, err
 		}
 		state := "new"
 		switch {
-		case r.change.OldDigest == r.change.NewDigest:
+		case r.oldDigest == r.digest:
 			state = "unchanged"
-		case r.change.OldDigest != "":
+		case r.oldDigest != "":
 			state = "changed"
 		}
-		fmt.Fprintf(stdout, "refresh-cassettes: [%d/%d] %s: recorded %d interactions (%s)\n", i+1, len(selected), t.key, r.change.NewInteractions, state)
+		fmt.Fprintf(stdout, "refresh-cassettes: [%d/%d] %s: recorded %d interactions (%s)\n", i+1, len(selected), t.key, n, state)
 		recs = append(recs, r)
 	}
 	return recs, nil
+}
+
+// digests sets r's digest and that of the cassette at old it replaces
+// (absent: ""), and returns how many interactions r holds.
+func (r *recorded) digests(old string) (int, error) {
+	recs, err := cassettes.ReadRecorded(r.staged)
+	if err != nil {
+		return 0, err
+	}
+	if r.digest, err = cassettes.Digest(r.staged); err != nil {
+		return 0, err
+	}
+	if _, err := os.Lstat(old); errors.Is(err, fs.ErrNotExist) {
+		return len(recs), nil
+	}
+	r.oldDigest, err = cassettes.Digest(old)
+	return len(recs), err
 }

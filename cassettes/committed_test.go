@@ -16,7 +16,7 @@ import (
 // fixture tier inside a synctest bubble (so nothing can reach a socket) and
 // requires the DiffBytes a direct run against fakellm gives.
 func TestCommittedCassettesReplay(t *testing.T) {
-	require.NoError(t, cassettes.Verify("testdata"))
+	require.NoError(t, cassettes.Verify("testdata", cassettes.VerifyOptions{}))
 	m, err := cassettes.ReadManifest(filepath.Join("testdata", cassettes.ManifestName))
 	require.NoError(t, err)
 	require.NotEmpty(t, m.Cassettes)

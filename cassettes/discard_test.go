@@ -48,7 +48,7 @@ func TestDiscardPutsBackThePrevious(t *testing.T) {
 			require.NoError(t, c.Discard())
 			require.Equal(t, before, dirSnapshot(t, dir))
 			if tt.manifest {
-				require.NoError(t, Verify(dir))
+				require.NoError(t, Verify(dir, VerifyOptions{}))
 			}
 			left, _ := filepath.Glob(filepath.Join(dir, stagePrefix+"*"))
 			require.Empty(t, left)

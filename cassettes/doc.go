@@ -324,10 +324,10 @@
 // when none is known. max_age and hard_max_age are age limits, a Go
 // duration or a number of days ("90d"); the manifest's apply to every
 // cassette, an entry's override them for that cassette. They are policy:
-// edit them by hand; recording keeps them. Past max_age, VerifyWith
+// edit them by hand; recording keeps them. Past max_age, [Verify]
 // writes a warning naming the command that re-records the cassette (a
 // cassette with a limit and no recorded_at is warned about too); past
-// hard_max_age, Verify and VerifyWith fail with ErrExpired. Ages are
+// hard_max_age, Verify fails with [ErrExpired]. Ages are
 // judged at VerifyOptions.Now (time.Now when nil); Stale lists the
 // cassettes past their limits at any instant. Open never judges age, so a
 // replay's outcome never depends on the clock, and nothing re-records on
@@ -340,7 +340,7 @@
 // manifest is parsed strictly (one JSON object, no unknown fields, no
 // duplicate keys, nothing after it; errors name the line) and, like
 // cassettes, checked once per content in a process.
-// Verify(dir) checks a whole directory, and Apply moves freshly recorded
+// [Verify] checks a whole directory, and [Apply] moves freshly recorded
 // cassettes in and records them.
 //
 // # Applying re-recorded cassettes

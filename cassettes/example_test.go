@@ -70,7 +70,7 @@ func ExampleOpen_record() {
 // Verify the committed cassettes against their manifest, and see a
 // hand-edited copy rejected.
 func ExampleVerify() {
-	fmt.Println(cassettes.Verify("testdata"))
+	fmt.Println(cassettes.Verify("testdata", cassettes.VerifyOptions{}))
 
 	dir, _ := os.MkdirTemp("", "cassettes-example-")
 	defer os.RemoveAll(dir)
@@ -81,7 +81,7 @@ func ExampleVerify() {
 		}
 		os.WriteFile(filepath.Join(dir, f), b, 0o644)
 	}
-	err := cassettes.Verify(dir)
+	err := cassettes.Verify(dir, cassettes.VerifyOptions{})
 	fmt.Println(errors.Is(err, cassettes.ErrDigestMismatch))
 	// Output:
 	// <nil>
@@ -131,7 +131,7 @@ func ExampleApply() {
 		return
 	}
 	fmt.Println(len(m.Cassettes), len(m.History), m.History[0].File)
-	fmt.Println(cassettes.Verify(dir))
+	fmt.Println(cassettes.Verify(dir, cassettes.VerifyOptions{}))
 	// Output:
 	// 1 1 npm-lodash.happy.yaml
 	// <nil>

@@ -48,7 +48,7 @@ func (s Staleness) String() string {
 		s.Path, s.RecordedAt.UTC().Format(time.RFC3339), formatAge(s.Age), what, formatAge(limit), s.Command)
 }
 
-// VerifyOptions configures VerifyWith. The zero value judges ages at
+// VerifyOptions configures [Verify]. The zero value judges ages at
 // time.Now, drops warnings, and names the go test line that re-records a
 // cassette.
 type VerifyOptions struct {
@@ -61,14 +61,6 @@ type VerifyOptions struct {
 	// Refresh returns the command that re-records the cassette at path;
 	// nil means the go test line with the record flag.
 	Refresh func(path string) string
-}
-
-// VerifyWith is Verify with freshness judged as opts says: a cassette past
-// its maximum age is reported to opts.Warn, and one past its hard maximum
-// age is an error wrapping ErrExpired. Verify is VerifyWith with the zero
-// VerifyOptions.
-func VerifyWith(dir string, opts VerifyOptions) error {
-	return verify(dir, opts)
 }
 
 // Stale lists the cassettes of dir's manifest that are past their maximum

@@ -51,7 +51,7 @@ func agedDir(recorded time.Time) (string, error) {
 
 // Verify a directory at a given instant: past the maximum age is a
 // warning, past the hard one an error.
-func ExampleVerifyWith() {
+func ExampleVerify_freshness() {
 	recorded := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	dir, err := agedDir(recorded)
 	defer os.RemoveAll(dir)
@@ -62,7 +62,7 @@ func ExampleVerifyWith() {
 	refresh := func(string) string { return "refresh-cassettes -expired" }
 	for _, days := range []int{10, 45, 90} {
 		var warn strings.Builder
-		err := cassettes.VerifyWith(dir, cassettes.VerifyOptions{
+		err := cassettes.Verify(dir, cassettes.VerifyOptions{
 			Now:     func() time.Time { return recorded.Add(time.Duration(days) * 24 * time.Hour) },
 			Warn:    &warn,
 			Refresh: refresh,

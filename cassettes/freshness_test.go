@@ -47,7 +47,7 @@ func TestApplyKeepsTheRecordingTime(t *testing.T) {
 	require.Len(t, m.History, 2)
 	require.Equal(t, "2026-03-01T00:00:00Z", m.Cassettes[0].RecordedAt, "from at, an RFC 3339 time")
 	require.Equal(t, "30d", m.Cassettes[0].MaxAge)
-	require.NoError(t, Verify(dir))
+	require.NoError(t, Verify(dir, VerifyOptions{}))
 }
 
 // TestFreshness: past max_age a cassette is warned about with the refresh
@@ -101,7 +101,7 @@ func TestFreshness(t *testing.T) {
 			require.Equal(t, tt.expired, expired)
 
 			var warn bytes.Buffer
-			err = VerifyWith(dir, VerifyOptions{Now: func() time.Time { return tt.now }, Warn: &warn, Refresh: refresh})
+			err = Verify(dir, VerifyOptions{Now: func() time.Time { return tt.now }, Warn: &warn, Refresh: refresh})
 			lines := strings.Split(strings.TrimSuffix(warn.String(), "\n"), "\n")
 			if warn.Len() == 0 {
 				lines = nil
@@ -131,7 +131,7 @@ func TestManifestAgesAreChecked(t *testing.T) {
 	} {
 		dir := freshDir(t, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 		editManifest(t, dir, edit)
-		err := Verify(dir)
+		err := Verify(dir, VerifyOptions{})
 		require.ErrorIs(t, err, ErrInvalidManifest)
 	}
 }

@@ -130,7 +130,7 @@ func TestConcurrentAppliesAreSerialised(t *testing.T) {
 	}
 	slices.Sort(applied)
 	require.Equal(t, applied, listed)
-	require.NoError(t, Verify(dir))
+	require.NoError(t, Verify(dir, VerifyOptions{}))
 	left, _ := filepath.Glob(filepath.Join(dir, stagePrefix+"*"))
 	require.Empty(t, left)
 }
@@ -159,7 +159,7 @@ func TestLockWaitIsBounded(t *testing.T) {
 	require.NoError(t, held.Unlock())
 	_, err = Apply(dir, []Update{{File: "s.happy.yaml", Staged: staged}}, "")
 	require.NoError(t, err)
-	require.NoError(t, Verify(dir))
+	require.NoError(t, Verify(dir, VerifyOptions{}))
 }
 
 // raceChildMain runs raceChild when the environment asks for it.

@@ -390,10 +390,11 @@ func verifyEntry(m *Manifest, rel, path string, p *parsed, refresh string) error
 // Verify checks the cassettes in dir against dir's manifest: the manifest
 // parses and its history chain is intact, every entry's file exists, parses
 // and has the recorded digest and interaction count, every cassette
-// file (*.yaml) in dir is listed, and none is past its hard maximum age at
-// time.Now (see VerifyWith). It returns all problems joined, each a
-// *CassetteError, or nil.
-func Verify(dir string) error { return verify(dir, VerifyOptions{}) }
+// file (*.yaml) in dir is listed, and none is past its hard maximum age
+// (an error wrapping [ErrExpired]); one past its maximum age is reported
+// to opts.Warn. It returns all problems joined, each a [*CassetteError],
+// or nil. The zero [VerifyOptions] judges ages at time.Now.
+func Verify(dir string, opts VerifyOptions) error { return verify(dir, opts) }
 
 func verify(dir string, opts VerifyOptions) error {
 	if err := interrupted(dir); err != nil {

@@ -91,7 +91,7 @@ func TestManifestLifecycle(t *testing.T) {
 	require.Len(t, m.Cassettes, 1)
 	require.True(t, m.Cassettes[0].Pinned)
 	require.Len(t, m.History, 1)
-	require.NoError(t, Verify(dir))
+	require.NoError(t, Verify(dir, VerifyOptions{}))
 
 	// Opening verifies the digest against the manifest next to it.
 	c, err := Open(filepath.Join(dir, "s.happy.yaml"), Options{AllowUnused: true})
@@ -115,7 +115,7 @@ func TestManifestLifecycle(t *testing.T) {
 	require.True(t, m2.History[1].Forced)
 	require.Equal(t, m.Cassettes[0].Digest, m2.History[1].OldDigest)
 	require.NotEqual(t, m2.History[0].Chain, m2.History[1].Chain)
-	require.NoError(t, Verify(dir))
+	require.NoError(t, Verify(dir, VerifyOptions{}))
 }
 
 func TestVerifyDetects(t *testing.T) {
@@ -158,9 +158,9 @@ func TestVerifyDetects(t *testing.T) {
 				{File: "s.retry.yaml", Staged: stage(t, dir, "s.retry", []plainReq{reqA, reqA})},
 			}, "")
 			require.NoError(t, err)
-			require.NoError(t, Verify(dir))
+			require.NoError(t, Verify(dir, VerifyOptions{}))
 			tt.mutate(t, dir)
-			err = Verify(dir)
+			err = Verify(dir, VerifyOptions{})
 			require.ErrorIs(t, err, tt.wantErr)
 			require.ErrorContains(t, err, tt.want)
 			var ce *CassetteError
@@ -221,7 +221,7 @@ func TestApplyKilledMidWrite(t *testing.T) {
 	require.ErrorAs(t, err, &ce)
 	require.Equal(t, "write", ce.Op)
 	require.Equal(t, before, dirSnapshot(t, dir), "cassettes and manifest unchanged, no temp file left")
-	require.NoError(t, Verify(dir))
+	require.NoError(t, Verify(dir, VerifyOptions{}))
 }
 
 // TestModelOf: the manifest's model is the first one a response names,
@@ -276,7 +276,7 @@ func TestManifestParsedStrictly(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			require.NoError(t, os.WriteFile(mpath, []byte(tt.content), 0o644))
 			for _, f := range []func() error{
-				func() error { return Verify(dir) },
+				func() error { return Verify(dir, VerifyOptions{}) },
 				func() error { _, err := ReadManifest(mpath); return err },
 				func() error {
 					_, err := Open(filepath.Join(dir, "s.happy.yaml"), Options{AllowUnused: true})
@@ -301,9 +301,9 @@ func TestManifestChangeSeenThroughTheCache(t *testing.T) {
 	dir := t.TempDir()
 	_, err := Apply(dir, []Update{{File: "s.happy.yaml", Staged: stage(t, dir, "s.happy", []plainReq{reqA})}}, "")
 	require.NoError(t, err)
-	require.NoError(t, Verify(dir))
+	require.NoError(t, Verify(dir, VerifyOptions{}))
 	editManifest(t, dir, func(m *Manifest) { m.History[0].Reason = "rewritten" })
-	require.ErrorIs(t, Verify(dir), ErrInvalidManifest)
+	require.ErrorIs(t, Verify(dir, VerifyOptions{}), ErrInvalidManifest)
 	m, err := ReadManifest(filepath.Join(dir, ManifestName))
 	require.Nil(t, m)
 	require.ErrorIs(t, err, ErrInvalidManifest)

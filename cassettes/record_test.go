@@ -139,7 +139,7 @@ func TestRecordFlagKeepsTheManifest(t *testing.T) {
 	require.NoError(t, err)
 	readAll(t, do(t, c.Client(), srv.URL, reqA))
 	require.NoError(t, c.Close())
-	require.NoError(t, Verify(dir))
+	require.NoError(t, Verify(dir, VerifyOptions{}))
 	m, err := ReadManifest(filepath.Join(dir, ManifestName))
 	require.NoError(t, err)
 	require.Len(t, m.History, 2)

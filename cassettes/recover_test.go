@@ -197,7 +197,7 @@ func TestManifestEntriesAreFileNames(t *testing.T) {
 				require.NoError(t, err)
 				m.History[0].Chain = c
 			})
-			err = Verify(dir)
+			err = Verify(dir, VerifyOptions{})
 			require.ErrorIs(t, err, ErrInvalidManifest)
 			require.ErrorContains(t, err, "not a cassette file name")
 			require.ErrorContains(t, err, ManifestName+":")
@@ -243,7 +243,7 @@ func TestApplyFailingPartWaySaysWhatChanged(t *testing.T) {
 
 	require.NoError(t, os.RemoveAll(filepath.Join(dir, ManifestName)))
 	require.NoError(t, Recover(dir))
-	require.NoError(t, Verify(dir))
+	require.NoError(t, Verify(dir, VerifyOptions{}))
 	m, err := ReadManifest(filepath.Join(dir, ManifestName))
 	require.NoError(t, err)
 	require.Len(t, m.Cassettes, 2)

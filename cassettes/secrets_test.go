@@ -141,7 +141,7 @@ func TestOpenAndVerifyReportCredentials(t *testing.T) {
 			// Listed in a manifest written by hand, for Verify.
 			writeManifestFor(t, dir, "s.happy.yaml")
 			_, openErr := Open(path, Options{})
-			verifyErr := Verify(dir)
+			verifyErr := Verify(dir, VerifyOptions{})
 			errs := []error{verifyErr}
 			if tt.name != "an unknown header named like a key" {
 				// Vouched for by a manifest, Open checks credential headers

@@ -112,7 +112,7 @@ func TestParityRefusesADivergentStagedCassette(t *testing.T) {
 			}
 			require.NotContains(t, string(report), "re-record it", "the cassette was just recorded: the report must not advise recording it again")
 			require.Equal(t, before, snapshot(t, dir), "nothing applied, staging removed")
-			require.NoError(t, cassettes.Verify(dir))
+			require.NoError(t, cassettes.Verify(dir, cassettes.VerifyOptions{}))
 		})
 	}
 }

@@ -70,7 +70,7 @@ func (cfg config) run(ctx context.Context, args []string, stdin io.Reader, stdou
 			return err
 		}
 		fmt.Fprintf(stdout, "refresh-cassettes: %s is consistent\n", o.dir)
-		return cassettes.VerifyWith(o.dir, cassettes.VerifyOptions{Now: cfg.now, Warn: stdout, Refresh: refreshCommand(o)})
+		return cassettes.Verify(o.dir, cassettes.VerifyOptions{Now: cfg.now, Warn: stdout, Refresh: refreshCommand(o)})
 	}
 	manifest, err := cassettes.ReadManifest(filepath.Join(o.dir, cassettes.ManifestName))
 	if errors.Is(err, fs.ErrNotExist) {

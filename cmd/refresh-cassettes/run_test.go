@@ -125,7 +125,7 @@ func TestRecordThenReplay(t *testing.T) {
 		require.Contains(t, stdout, "  "+tg.key+": new: ")
 	}
 	require.Contains(t, stdout, "go test ./properties/ -run Golden -update")
-	require.NoError(t, cassettes.Verify(dir))
+	require.NoError(t, cassettes.Verify(dir, cassettes.VerifyOptions{}))
 
 	for _, tg := range ts {
 		t.Run(tg.key, func(t *testing.T) {
@@ -211,7 +211,7 @@ func TestPinnedNeedsForceAndReason(t *testing.T) {
 	require.Len(t, m.History, 2)
 	require.Equal(t, "new model snapshot", m.History[1].Reason)
 	require.Equal(t, "2026-11-22T03:00:00Z", m.History[1].At)
-	require.NoError(t, cassettes.Verify(dir))
+	require.NoError(t, cassettes.Verify(dir, cassettes.VerifyOptions{}))
 }
 
 // failAfter lets n requests through, then fails: the API going away (or
@@ -244,7 +244,7 @@ func TestInterruptedRefreshChangesNothing(t *testing.T) {
 	require.Contains(t, stderr, "connection reset (simulated)")
 	require.Contains(t, stderr, "nothing was changed in "+dir)
 	require.Equal(t, before, snapshot(t, dir), "old cassettes and manifest unchanged, staging removed")
-	require.NoError(t, cassettes.Verify(dir))
+	require.NoError(t, cassettes.Verify(dir, cassettes.VerifyOptions{}))
 }
 
 func TestSecretInResponseIsRefused(t *testing.T) {
@@ -297,7 +297,7 @@ func TestRejectedAnswerIsStillRecorded(t *testing.T) {
 	stdout, stderr, code := runCmd(t, cfg, "-dir", dir, "-base-url", base, "-run", "npm-lodash/happy")
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, stdout, "npm-lodash/happy: note: the pipeline rejected the answer")
-	require.NoError(t, cassettes.Verify(dir))
+	require.NoError(t, cassettes.Verify(dir, cassettes.VerifyOptions{}))
 }
 
 func TestRecoverFlag(t *testing.T) {

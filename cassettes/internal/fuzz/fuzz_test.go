@@ -84,7 +84,7 @@ func FuzzManifest(f *testing.F) {
 			}
 			return
 		}
-		verr := cassettes.Verify(dir)
+		verr := cassettes.Verify(dir, cassettes.VerifyOptions{})
 		if len(m.Cassettes) == 0 && verr != nil {
 			t.Fatalf("an empty valid manifest fails Verify: %v", verr)
 		}

@@ -88,6 +88,11 @@ func newStage(dir string) (string, error) {
 // Open and Verify report (ErrInterruptedApply, naming the repair command)
 // and that Recover, which every Apply runs first, completes.
 func Apply(dir string, updates []Update, at string) (*Manifest, error) {
+	if len(updates) > 0 {
+		if l := stageLock(dir, filepath.Dir(updates[0].Staged)); l != nil {
+			return l.apply(updates, at)
+		}
+	}
 	var m *Manifest
 	err := withLock(dir, func() error {
 		var err error
@@ -303,7 +308,8 @@ func stages(dir string) []string {
 // and free of secrets, and the staged manifest listing them; a journal
 // that fails any of these is refused, naming the file and the entry, and
 // nothing is moved. It holds dir's refresh lock while it works (see
-// LockDir); Apply runs it first.
+// the package documentation, Applying re-recorded cassettes); Apply runs it
+// first.
 func Recover(dir string) error {
 	return withLock(dir, func() error { return recoverDir(dir, "") })
 }

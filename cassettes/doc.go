@@ -383,8 +383,8 @@
 // the save of a cassette recorded by the test flag hold the directory's
 // refresh lock (a file in the folder .refresh.lock, which git ignores; an
 // advisory lock, flock on Unix and LockFileEx on Windows) while they work,
-// and a command that records several cassettes holds it from staging to
-// applying (LockDir and its methods). A second refresh waits for the lock
+// and refresh-cassettes holds it from staging to applying (Apply of a
+// stage made under a held lock runs under that lock). A second refresh waits for the lock
 // for up to a minute, then fails saying so; it changed nothing.
 //
 // # Committed cassettes

@@ -209,24 +209,3 @@ func ExampleRecover() {
 	// <nil>
 	// true
 }
-
-// A refresh that records several cassettes holds the directory's lock
-// from staging to applying; Unlock removes a staging folder that was not
-// applied.
-func ExampleLockDir() {
-	dir, _ := os.MkdirTemp("", "cassettes-example-")
-	defer os.RemoveAll(dir)
-	l, err := cassettes.LockDir(context.Background(), dir)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	stage, _ := l.NewStage()
-	// ... record into stage, review, then l.Apply(updates, at) ...
-	fmt.Println(l.Unlock())
-	_, err = os.Stat(stage)
-	fmt.Println(os.IsNotExist(err))
-	// Output:
-	// <nil>
-	// true
-}

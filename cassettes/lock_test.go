@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/codegenie/codegenie/internal/refreshlock"
 	"github.com/stretchr/testify/require"
 )
 
@@ -144,7 +145,7 @@ func TestLockWaitIsBounded(t *testing.T) {
 	t.Cleanup(func() { lockWait = prevWait })
 	dir := t.TempDir()
 	staged := stage(t, dir, "s.happy", []plainReq{reqA})
-	held, err := LockDir(context.Background(), dir)
+	held, err := lockDirCtx(context.Background(), dir)
 	require.NoError(t, err)
 	before := dirSnapshot(t, dir)
 	_, err = Apply(dir, []Update{{File: "s.happy.yaml", Staged: staged}}, "")
@@ -154,10 +155,40 @@ func TestLockWaitIsBounded(t *testing.T) {
 	require.Equal(t, before, dirSnapshot(t, dir))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err = LockDir(ctx, dir)
+	_, err = lockDirCtx(ctx, dir)
 	require.ErrorIs(t, err, context.Canceled)
 	require.NoError(t, held.Unlock())
 	_, err = Apply(dir, []Update{{File: "s.happy.yaml", Staged: staged}}, "")
+	require.NoError(t, err)
+	require.NoError(t, Verify(dir, VerifyOptions{}))
+}
+
+// TestHeldLockAppliesItsOwnStage: while a refresh holds a directory's
+// lock through refreshlock, Apply of a stage it made runs under it at
+// once; Apply of any other stage waits for it; Unlock removes the stage
+// it made and did not apply.
+func TestHeldLockAppliesItsOwnStage(t *testing.T) {
+	prevWait := lockWait
+	lockWait = 50 * time.Millisecond
+	t.Cleanup(func() { lockWait = prevWait })
+	dir := t.TempDir()
+	other := stage(t, dir, "o.happy", []plainReq{reqA})
+	held, err := refreshlock.Take(context.Background(), dir)
+	require.NoError(t, err)
+	own, err := held.NewStage()
+	require.NoError(t, err)
+	src, err := os.ReadFile(other)
+	require.NoError(t, err)
+	require.NoError(t, writeFileAtomic(filepath.Join(own, "s.happy.yaml"), src, nil))
+	_, err = Apply(dir, []Update{{File: "s.happy.yaml", Staged: filepath.Join(own, "s.happy.yaml")}}, "")
+	require.NoError(t, err)
+	_, err = Apply(dir, []Update{{File: "o.happy.yaml", Staged: other}}, "")
+	require.ErrorContains(t, err, "another refresh of "+dir)
+	unapplied, err := held.NewStage()
+	require.NoError(t, err)
+	require.NoError(t, held.Unlock())
+	require.NoDirExists(t, unapplied)
+	_, err = Apply(dir, []Update{{File: "o.happy.yaml", Staged: other}}, "")
 	require.NoError(t, err)
 	require.NoError(t, Verify(dir, VerifyOptions{}))
 }

@@ -232,7 +232,7 @@ func inStableOrder(captured []*cassette.Interaction) []*cassette.Interaction {
 
 // applyOne records one cassette re-recorded by a test flag into the
 // manifest of its directory, through a staging folder and Apply, under l.
-func applyOne(l *DirLock, file string, data []byte, recorded time.Time) error {
+func applyOne(l *dirLock, file string, data []byte, recorded time.Time) error {
 	stage, err := l.NewStage()
 	if err != nil {
 		return err
@@ -241,7 +241,7 @@ func applyOne(l *DirLock, file string, data []byte, recorded time.Time) error {
 	if err := writeFileAtomic(staged, data, nil); err != nil {
 		return err
 	}
-	_, err = l.Apply([]Update{{File: file, Staged: staged, Force: true, Reason: "re-recorded with go test -" + RecordFlag, RecordedAt: recorded}}, "")
+	_, err = l.apply([]Update{{File: file, Staged: staged, Force: true, Reason: "re-recorded with go test -" + RecordFlag, RecordedAt: recorded}}, "")
 	return err
 }
 

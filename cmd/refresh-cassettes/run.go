@@ -13,6 +13,7 @@ import (
 	"github.com/codegenie/codegenie/cassettes"
 	"github.com/codegenie/codegenie/fallback"
 	"github.com/codegenie/codegenie/fixtures"
+	"github.com/codegenie/codegenie/internal/refreshlock"
 )
 
 // config is what main injects: the key from the environment, the
@@ -91,7 +92,7 @@ func (cfg config) run(ctx context.Context, args []string, stdin io.Reader, stdou
 		return errors.New("ANTHROPIC_API_KEY is not set: export the key to record with (it is sent to the API only and never written to a cassette)")
 	}
 	// One refresh of a directory at a time, from recording to applying.
-	lock, err := cassettes.LockDir(ctx, o.dir)
+	lock, err := refreshlock.Take(ctx, o.dir)
 	if err != nil {
 		return err
 	}
@@ -137,7 +138,8 @@ func (cfg config) run(ctx context.Context, args []string, stdin io.Reader, stdou
 	for _, r := range recs {
 		updates = append(updates, cassettes.Update{File: r.t.file, Staged: r.staged, Force: o.force, Reason: o.reason, RecordedAt: r.at})
 	}
-	if _, err := lock.Apply(updates, cfg.now().UTC().Format(time.RFC3339)); err != nil {
+	// Staged through lock, so applied under it.
+	if _, err := cassettes.Apply(o.dir, updates, cfg.now().UTC().Format(time.RFC3339)); err != nil {
 		return applyError(err, o.dir)
 	}
 	summary(o, rev, stdout)

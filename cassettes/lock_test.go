@@ -136,13 +136,18 @@ func TestConcurrentAppliesAreSerialised(t *testing.T) {
 	require.Empty(t, left)
 }
 
+// shortLockWait bounds the wait for a held lock to 50ms for t.
+func shortLockWait(t *testing.T) {
+	prevWait := lockWait
+	lockWait = 50 * time.Millisecond
+	t.Cleanup(func() { lockWait = prevWait })
+}
+
 // TestLockWaitIsBounded: while another holder keeps a directory's lock, a
 // second refresh waits the bound, then fails saying who holds it and that
 // nothing was changed; once released, it proceeds.
 func TestLockWaitIsBounded(t *testing.T) {
-	prevWait := lockWait
-	lockWait = 50 * time.Millisecond
-	t.Cleanup(func() { lockWait = prevWait })
+	shortLockWait(t)
 	dir := t.TempDir()
 	staged := stage(t, dir, "s.happy", []plainReq{reqA})
 	held, err := lockDirCtx(context.Background(), dir)
@@ -168,9 +173,7 @@ func TestLockWaitIsBounded(t *testing.T) {
 // once; Apply of any other stage waits for it; Unlock removes the stage
 // it made and did not apply.
 func TestHeldLockAppliesItsOwnStage(t *testing.T) {
-	prevWait := lockWait
-	lockWait = 50 * time.Millisecond
-	t.Cleanup(func() { lockWait = prevWait })
+	shortLockWait(t)
 	dir := t.TempDir()
 	other := stage(t, dir, "o.happy", []plainReq{reqA})
 	held, err := refreshlock.Take(context.Background(), dir)

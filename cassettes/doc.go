@@ -304,13 +304,13 @@
 //
 // # Manifest
 //
-// A directory of cassettes has a manifest.json ([Manifest], [ReadManifest])
-// listing each cassette with its digest, interaction count, model, age
-// limits and whether it is pinned, and an append-only history of every
-// change, chained by hash. Pinned marks a cassette that a golden digest
-// depends on; [Apply] creates entries pinned, and replacing a pinned
-// cassette with different content needs force and a reason ([ErrPinned]
-// otherwise). Re-recording identical content adds no history (it updates
+// A directory of cassettes has a manifest.json listing each cassette with
+// its digest, interaction count, model, age limits and whether it is
+// pinned, and an append-only history of every change, chained by hash.
+// Pinned marks a cassette that a golden digest depends on; [Apply] creates
+// entries pinned, and replacing a pinned cassette with different content
+// needs [Update.Force] and [Update.Reason] (Apply refuses it otherwise,
+// saying the cassette is pinned). Re-recording identical content adds no history (it updates
 // the recording time). The byte formats of the digest and of the manifest
 // are specified in docs/FORMATS.md.
 //

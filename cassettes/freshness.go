@@ -7,9 +7,9 @@ import (
 	"net/http"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
+	"github.com/codegenie/codegenie/internal/manifest"
 	"gopkg.in/dnaeon/go-vcr.v3/cassette"
 )
 
@@ -67,23 +67,21 @@ type VerifyOptions struct {
 // age at now (or have a limit and no recording time), by file. refresh
 // names the command for each (nil: the go test line).
 func Stale(dir string, now time.Time, refresh func(path string) string) ([]Staleness, error) {
-	m, err := readManifest(filepath.Join(dir, ManifestName))
+	m, err := readManifest(filepath.Join(dir, manifest.Name))
 	if err != nil {
 		return nil, err
 	}
 	return staleEntries(dir, m, now, refresh), nil
 }
 
-func staleEntries(dir string, m *Manifest, now time.Time, refresh func(string) string) []Staleness {
+func staleEntries(dir string, m *manifest.Manifest, now time.Time, refresh func(string) string) []Staleness {
 	if refresh == nil {
 		refresh = func(path string) string { return rerecordHint(path, Options{}) }
 	}
 	var out []Staleness
 	for _, e := range m.Cassettes {
 		s := Staleness{File: e.File, Path: filepath.Join(dir, filepath.FromSlash(e.File))}
-		// check validated every age and time, so parse errors cannot occur.
-		s.MaxAge, _ = parseAgeOr(e.MaxAge, m.MaxAge)
-		s.HardMaxAge, _ = parseAgeOr(e.HardMaxAge, m.HardMaxAge)
+		s.MaxAge, s.HardMaxAge = m.Limits(e)
 		if s.MaxAge == 0 && s.HardMaxAge == 0 {
 			continue
 		}
@@ -107,7 +105,7 @@ func staleEntries(dir string, m *Manifest, now time.Time, refresh func(string) s
 }
 
 // freshness warns about and fails on the stale cassettes of m.
-func freshness(dir string, m *Manifest, opts VerifyOptions) []error {
+func freshness(dir string, m *manifest.Manifest, opts VerifyOptions) []error {
 	//detvet:ignore the default of VerifyOptions.Now: a cassette's age is measured against the real date by design
 	now := time.Now
 	if opts.Now != nil {
@@ -124,27 +122,6 @@ func freshness(dir string, m *Manifest, opts VerifyOptions) []error {
 	return errs
 }
 
-// parseAge parses a maximum age: a Go duration ("720h", "90m") or a
-// whole number of days ("30d"). It must be positive.
-func parseAge(s string) (time.Duration, error) {
-	var d time.Duration
-	var err error
-	if n, ok := strings.CutSuffix(s, "d"); ok {
-		var days int64
-		days, err = strconv.ParseInt(n, 10, 64)
-		if err == nil && (days <= 0 || days > 100*365) {
-			err = errors.New("out of range")
-		}
-		d = time.Duration(days) * 24 * time.Hour
-	} else {
-		d, err = time.ParseDuration(s)
-	}
-	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("age %q is not a positive Go duration or a number of days such as \"30d\"", s)
-	}
-	return d, nil
-}
-
 // formatAge writes d in whole days when it is at least a day, else as a
 // Go duration.
 func formatAge(d time.Duration) string {
@@ -152,39 +129,6 @@ func formatAge(d time.Duration) string {
 		return strconv.FormatInt(int64(d/(24*time.Hour)), 10) + "d"
 	}
 	return d.String()
-}
-
-// parseAgeOr parses s, or def when s is empty; "" for both is 0.
-func parseAgeOr(s, def string) (time.Duration, error) {
-	if s == "" {
-		s = def
-	}
-	if s == "" {
-		return 0, nil
-	}
-	return parseAge(s)
-}
-
-// checkAges validates the freshness fields of m.
-func checkAges(m *Manifest) error {
-	for _, a := range []struct{ name, v string }{{"max_age", m.MaxAge}, {"hard_max_age", m.HardMaxAge}} {
-		if _, err := parseAgeOr(a.v, ""); err != nil {
-			return fmt.Errorf("%s: %v", a.name, err)
-		}
-	}
-	for i, e := range m.Cassettes {
-		for _, a := range []struct{ name, v string }{{"max_age", e.MaxAge}, {"hard_max_age", e.HardMaxAge}} {
-			if _, err := parseAgeOr(a.v, ""); err != nil {
-				return entryErrf("cassettes", i, "cassette %q: %s: %v", e.File, a.name, err)
-			}
-		}
-		if e.RecordedAt != "" {
-			if _, err := time.Parse(time.RFC3339, e.RecordedAt); err != nil {
-				return entryErrf("cassettes", i, "cassette %q: recorded_at %q is not an RFC 3339 time", e.File, e.RecordedAt)
-			}
-		}
-	}
-	return nil
 }
 
 // recordedAt is the manifest's recorded_at of an update: u.RecordedAt, or

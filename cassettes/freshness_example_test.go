@@ -36,11 +36,11 @@ func agedDir(recorded time.Time) (string, error) {
 	if err := c.Close(); err != nil {
 		return dir, err
 	}
-	if _, err := cassettes.Apply(dir, []cassettes.Update{{File: "demo.yaml", Staged: staged, RecordedAt: recorded}}, ""); err != nil {
+	if err := cassettes.Apply(dir, []cassettes.Update{{File: "demo.yaml", Staged: staged, RecordedAt: recorded}}, ""); err != nil {
 		return dir, err
 	}
 	// The limits are policy, set by hand in manifest.json.
-	path := filepath.Join(dir, cassettes.ManifestName)
+	path := filepath.Join(dir, "manifest.json")
 	var m map[string]any
 	b, _ := os.ReadFile(path)
 	json.Unmarshal(b, &m)
@@ -89,12 +89,6 @@ func ExampleStale() {
 		fmt.Println(s.File, cassettes.FormatAge(s.Age), cassettes.FormatAge(s.MaxAge), s.Expired)
 	}
 	// Output: demo.yaml 45d 30d false
-}
-
-func ExampleParseAge() {
-	d, _ := cassettes.ParseAge("90d")
-	fmt.Println(d, cassettes.FormatAge(d))
-	// Output: 2160h0m0s 90d
 }
 
 func ExampleFormatAge() {

@@ -126,10 +126,11 @@ func (l *dirLock) NewStage() (string, error) {
 
 // apply is the package's Apply, under l: the staged cassettes must be in
 // a folder NewStage made in l's directory.
-func (l *dirLock) apply(updates []Update, at string) (*Manifest, error) {
+func (l *dirLock) apply(updates []Update, at string) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return apply(l.dir, updates, at, nil)
+	_, err := apply(l.dir, updates, at, nil)
+	return err
 }
 
 // Recover is the package's Recover, under l. Staging folders that other

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/codegenie/codegenie/internal/manifest"
 	"github.com/codegenie/codegenie/internal/refreshlock"
 	"github.com/stretchr/testify/require"
 )
@@ -43,7 +44,7 @@ func applyCopy(dir, src, name string) error {
 	if err := writeFileAtomic(staged, b, nil); err != nil {
 		return err
 	}
-	_, err = Apply(dir, []Update{{File: name, Staged: staged, Force: true, Reason: "race"}}, "")
+	err = Apply(dir, []Update{{File: name, Staged: staged, Force: true, Reason: "race"}}, "")
 	return err
 }
 
@@ -121,7 +122,7 @@ func TestConcurrentAppliesAreSerialised(t *testing.T) {
 	wg.Wait()
 	require.Empty(t, failed)
 	require.Len(t, applied, 8*raceN)
-	m, err := ReadManifest(filepath.Join(dir, ManifestName))
+	m, err := manifest.Read(filepath.Join(dir, manifest.Name))
 	require.NoError(t, err)
 	var listed []string
 	for _, e := range m.Cassettes {
@@ -153,7 +154,7 @@ func TestLockWaitIsBounded(t *testing.T) {
 	held, err := lockDirCtx(context.Background(), dir)
 	require.NoError(t, err)
 	before := dirSnapshot(t, dir)
-	_, err = Apply(dir, []Update{{File: "s.happy.yaml", Staged: staged}}, "")
+	err = Apply(dir, []Update{{File: "s.happy.yaml", Staged: staged}}, "")
 	require.ErrorContains(t, err, "another refresh of "+dir)
 	require.ErrorContains(t, err, "nothing was changed")
 	require.ErrorContains(t, err, filepath.Join(dir, lockDirName, lockFileName))
@@ -163,7 +164,7 @@ func TestLockWaitIsBounded(t *testing.T) {
 	_, err = lockDirCtx(ctx, dir)
 	require.ErrorIs(t, err, context.Canceled)
 	require.NoError(t, held.Unlock())
-	_, err = Apply(dir, []Update{{File: "s.happy.yaml", Staged: staged}}, "")
+	err = Apply(dir, []Update{{File: "s.happy.yaml", Staged: staged}}, "")
 	require.NoError(t, err)
 	require.NoError(t, Verify(dir, VerifyOptions{}))
 }
@@ -183,15 +184,15 @@ func TestHeldLockAppliesItsOwnStage(t *testing.T) {
 	src, err := os.ReadFile(other)
 	require.NoError(t, err)
 	require.NoError(t, writeFileAtomic(filepath.Join(own, "s.happy.yaml"), src, nil))
-	_, err = Apply(dir, []Update{{File: "s.happy.yaml", Staged: filepath.Join(own, "s.happy.yaml")}}, "")
+	err = Apply(dir, []Update{{File: "s.happy.yaml", Staged: filepath.Join(own, "s.happy.yaml")}}, "")
 	require.NoError(t, err)
-	_, err = Apply(dir, []Update{{File: "o.happy.yaml", Staged: other}}, "")
+	err = Apply(dir, []Update{{File: "o.happy.yaml", Staged: other}}, "")
 	require.ErrorContains(t, err, "another refresh of "+dir)
 	unapplied, err := held.NewStage()
 	require.NoError(t, err)
 	require.NoError(t, held.Unlock())
 	require.NoDirExists(t, unapplied)
-	_, err = Apply(dir, []Update{{File: "o.happy.yaml", Staged: other}}, "")
+	err = Apply(dir, []Update{{File: "o.happy.yaml", Staged: other}}, "")
 	require.NoError(t, err)
 	require.NoError(t, Verify(dir, VerifyOptions{}))
 }

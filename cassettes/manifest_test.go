@@ -2,11 +2,13 @@ package cassettes
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/codegenie/codegenie/internal/manifest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -86,7 +88,8 @@ func ptr[T any](v T) *T { return &v }
 func TestManifestLifecycle(t *testing.T) {
 	dir := t.TempDir()
 	// First recording: creates the manifest, new cassettes are pinned.
-	m, err := Apply(dir, []Update{{File: "s.happy.yaml", Staged: stage(t, dir, "s.happy", []plainReq{reqA})}}, "2026-11-22T00:00:00Z")
+	require.NoError(t, Apply(dir, []Update{{File: "s.happy.yaml", Staged: stage(t, dir, "s.happy", []plainReq{reqA})}}, "2026-11-22T00:00:00Z"))
+	m, err := manifest.Read(filepath.Join(dir, manifest.Name))
 	require.NoError(t, err)
 	require.Len(t, m.Cassettes, 1)
 	require.True(t, m.Cassettes[0].Pinned)
@@ -104,11 +107,12 @@ func TestManifestLifecycle(t *testing.T) {
 	reqB := reqA
 	reqB.body = strings.Replace(reqA.body, `"a"`, `"b"`, 1)
 	staged := stage(t, dir, "s.happy", []plainReq{reqB})
-	_, err = Apply(dir, []Update{{File: "s.happy.yaml", Staged: staged}}, "")
-	require.ErrorIs(t, err, ErrPinned)
-	_, err = Apply(dir, []Update{{File: "s.happy.yaml", Staged: staged, Force: true}}, "")
-	require.ErrorIs(t, err, ErrPinned, "force without a reason")
-	m2, err := Apply(dir, []Update{{File: "s.happy.yaml", Staged: staged, Force: true, Reason: "prompt v2"}}, "")
+	err = Apply(dir, []Update{{File: "s.happy.yaml", Staged: staged}}, "")
+	require.ErrorIs(t, err, manifest.ErrPinned)
+	err = Apply(dir, []Update{{File: "s.happy.yaml", Staged: staged, Force: true}}, "")
+	require.ErrorIs(t, err, manifest.ErrPinned, "force without a reason")
+	require.NoError(t, Apply(dir, []Update{{File: "s.happy.yaml", Staged: staged, Force: true, Reason: "prompt v2"}}, ""))
+	m2, err := manifest.Read(filepath.Join(dir, manifest.Name))
 	require.NoError(t, err)
 	require.Len(t, m2.History, 2)
 	require.Equal(t, "prompt v2", m2.History[1].Reason)
@@ -138,22 +142,22 @@ func TestVerifyDetects(t *testing.T) {
 			require.NoError(t, os.Remove(filepath.Join(dir, "s.happy.yaml")))
 		}, ErrCassetteNotFound, `'-cassettes.record=s\.happy\.yaml$'`},
 		{"history rewritten", func(t *testing.T, dir string) {
-			editManifest(t, dir, func(m *Manifest) { m.History[0].Reason = "rewritten" })
-		}, ErrInvalidManifest, "the history was edited"},
+			editManifest(t, dir, func(m *manifest.Manifest) { m.History[0].Reason = "rewritten" })
+		}, manifest.ErrInvalid, "the history was edited"},
 		{"history truncated", func(t *testing.T, dir string) {
-			editManifest(t, dir, func(m *Manifest) { m.History = m.History[1:] })
-		}, ErrInvalidManifest, "append-only"},
+			editManifest(t, dir, func(m *manifest.Manifest) { m.History = m.History[1:] })
+		}, manifest.ErrInvalid, "append-only"},
 		{"digest edited to match", func(t *testing.T, dir string) {
-			editManifest(t, dir, func(m *Manifest) { m.Cassettes[0].Digest = strings.Repeat("0", 64) })
-		}, ErrInvalidManifest, "is not the last one its history records"},
+			editManifest(t, dir, func(m *manifest.Manifest) { m.Cassettes[0].Digest = strings.Repeat("0", 64) })
+		}, manifest.ErrInvalid, "is not the last one its history records"},
 		{"not json", func(t *testing.T, dir string) {
-			require.NoError(t, os.WriteFile(filepath.Join(dir, ManifestName), []byte("{\n\"format\": 1,\n]"), 0o644))
-		}, ErrInvalidManifest, "manifest.json:3"},
+			require.NoError(t, os.WriteFile(filepath.Join(dir, manifest.Name), []byte("{\n\"format\": 1,\n]"), 0o644))
+		}, manifest.ErrInvalid, "manifest.json:3"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			_, err := Apply(dir, []Update{
+			err := Apply(dir, []Update{
 				{File: "s.happy.yaml", Staged: stage(t, dir, "s.happy", []plainReq{reqA})},
 				{File: "s.retry.yaml", Staged: stage(t, dir, "s.retry", []plainReq{reqA, reqA})},
 			}, "")
@@ -171,7 +175,7 @@ func TestVerifyDetects(t *testing.T) {
 
 func TestOpenVerifiesDigest(t *testing.T) {
 	dir := t.TempDir()
-	_, err := Apply(dir, []Update{{File: "s.happy.yaml", Staged: stage(t, dir, "s.happy", []plainReq{reqA})}}, "")
+	err := Apply(dir, []Update{{File: "s.happy.yaml", Staged: stage(t, dir, "s.happy", []plainReq{reqA})}}, "")
 	require.NoError(t, err)
 	p := filepath.Join(dir, "s.happy.yaml")
 	b, err := os.ReadFile(p)
@@ -191,22 +195,22 @@ func TestOpenVerifiesDigest(t *testing.T) {
 	require.ErrorIs(t, err, errNotInManifest)
 }
 
-func editManifest(t *testing.T, dir string, f func(*Manifest)) {
+func editManifest(t *testing.T, dir string, f func(*manifest.Manifest)) {
 	t.Helper()
-	p := filepath.Join(dir, ManifestName)
+	p := filepath.Join(dir, manifest.Name)
 	b, err := os.ReadFile(p)
 	require.NoError(t, err)
-	var m Manifest
+	var m manifest.Manifest
 	require.NoError(t, json.Unmarshal(b, &m))
 	f(&m)
-	out, err := m.encode()
+	out, err := m.Encode()
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(p, out, 0o644))
 }
 
 func TestApplyKilledMidWrite(t *testing.T) {
 	dir := t.TempDir()
-	_, err := Apply(dir, []Update{{File: "s.happy.yaml", Staged: stage(t, dir, "s.happy", []plainReq{reqA})}}, "")
+	err := Apply(dir, []Update{{File: "s.happy.yaml", Staged: stage(t, dir, "s.happy", []plainReq{reqA})}}, "")
 	require.NoError(t, err)
 	reqB := reqA
 	reqB.body = `{"other":true}`
@@ -248,11 +252,24 @@ func TestModelOf(t *testing.T) {
 	}
 }
 
+// errorPlace is the file and line err names: this package's errors are
+// *CassetteError, the manifest reader's own *manifest.Error.
+func errorPlace(t *testing.T, err error) (string, int) {
+	t.Helper()
+	var ce *CassetteError
+	if errors.As(err, &ce) {
+		return ce.Path, ce.Line
+	}
+	var me *manifest.Error
+	require.ErrorAs(t, err, &me)
+	return me.Path, me.Line
+}
+
 func TestManifestParsedStrictly(t *testing.T) {
 	dir := t.TempDir()
-	_, err := Apply(dir, []Update{{File: "s.happy.yaml", Staged: stage(t, dir, "s.happy", []plainReq{reqA})}}, "")
+	err := Apply(dir, []Update{{File: "s.happy.yaml", Staged: stage(t, dir, "s.happy", []plainReq{reqA})}}, "")
 	require.NoError(t, err)
-	mpath := filepath.Join(dir, ManifestName)
+	mpath := filepath.Join(dir, manifest.Name)
 	good, err := os.ReadFile(mpath)
 	require.NoError(t, err)
 	lines := strings.Count(string(good), "\n")
@@ -275,22 +292,29 @@ func TestManifestParsedStrictly(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			require.NoError(t, os.WriteFile(mpath, []byte(tt.content), 0o644))
-			for _, f := range []func() error{
-				func() error { return Verify(dir, VerifyOptions{}) },
-				func() error { _, err := ReadManifest(mpath); return err },
-				func() error {
+			for _, f := range []struct {
+				name string
+				call func() error
+				own  bool // the error is this package's *CassetteError
+			}{
+				{"Verify", func() error { return Verify(dir, VerifyOptions{}) }, true},
+				{"manifest.Read", func() error { _, err := manifest.Read(mpath); return err }, false},
+				{"Open", func() error {
 					_, err := Open(filepath.Join(dir, "s.happy.yaml"), Options{AllowUnused: true})
 					return err
-				},
+				}, true},
 			} {
-				err := f()
-				require.ErrorIs(t, err, ErrInvalidManifest)
-				require.ErrorContains(t, err, tt.want)
-				var ce *CassetteError
-				require.ErrorAs(t, err, &ce)
-				require.Equal(t, mpath, ce.Path)
+				err := f.call()
+				require.ErrorIs(t, err, manifest.ErrInvalid, f.name)
+				require.ErrorContains(t, err, tt.want, f.name)
+				if f.own {
+					var ce *CassetteError
+					require.ErrorAs(t, err, &ce, f.name)
+				}
+				path, line := errorPlace(t, err)
+				require.Equal(t, mpath, path, f.name)
 				if tt.wantLine > 0 {
-					require.Equal(t, tt.wantLine, ce.Line, "%v", err)
+					require.Equal(t, tt.wantLine, line, "%s: %v", f.name, err)
 				}
 			}
 		})
@@ -299,12 +323,12 @@ func TestManifestParsedStrictly(t *testing.T) {
 
 func TestManifestChangeSeenThroughTheCache(t *testing.T) {
 	dir := t.TempDir()
-	_, err := Apply(dir, []Update{{File: "s.happy.yaml", Staged: stage(t, dir, "s.happy", []plainReq{reqA})}}, "")
+	err := Apply(dir, []Update{{File: "s.happy.yaml", Staged: stage(t, dir, "s.happy", []plainReq{reqA})}}, "")
 	require.NoError(t, err)
 	require.NoError(t, Verify(dir, VerifyOptions{}))
-	editManifest(t, dir, func(m *Manifest) { m.History[0].Reason = "rewritten" })
-	require.ErrorIs(t, Verify(dir, VerifyOptions{}), ErrInvalidManifest)
-	m, err := ReadManifest(filepath.Join(dir, ManifestName))
+	editManifest(t, dir, func(m *manifest.Manifest) { m.History[0].Reason = "rewritten" })
+	require.ErrorIs(t, Verify(dir, VerifyOptions{}), manifest.ErrInvalid)
+	m, err := manifest.Read(filepath.Join(dir, manifest.Name))
 	require.Nil(t, m)
-	require.ErrorIs(t, err, ErrInvalidManifest)
+	require.ErrorIs(t, err, manifest.ErrInvalid)
 }

@@ -7,5 +7,4 @@ var (
 	ErrDigestMismatch  = errDigestMismatch
 	ErrInvalidCassette = errInvalidCassette
 	FormatAge          = formatAge
-	ParseAge           = parseAge
 )

@@ -57,7 +57,7 @@ func TestFreshnessCheckWarnsThenFails(t *testing.T) {
 	require.NoError(t, err)
 	staged := filepath.Join(stage, "npm-lodash.happy.yaml")
 	require.NoError(t, os.WriteFile(staged, src, 0o644))
-	_, err = cassettes.Apply(dir, []cassettes.Update{{File: "npm-lodash.happy.yaml", Staged: staged, RecordedAt: recorded}}, "")
+	err = cassettes.Apply(dir, []cassettes.Update{{File: "npm-lodash.happy.yaml", Staged: staged, RecordedAt: recorded}}, "")
 	require.NoError(t, err)
 	setAges(t, dir, "30d", "90d")
 
@@ -79,7 +79,7 @@ func TestFreshnessCheckWarnsThenFails(t *testing.T) {
 // steward does by hand.
 func setAges(t *testing.T, dir, maxAge, hardMaxAge string) {
 	t.Helper()
-	path := filepath.Join(dir, cassettes.ManifestName)
+	path := filepath.Join(dir, "manifest.json")
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
 	var m map[string]any

@@ -13,6 +13,7 @@ import (
 	"github.com/codegenie/codegenie/cassettes"
 	"github.com/codegenie/codegenie/fallback"
 	"github.com/codegenie/codegenie/fixtures"
+	"github.com/codegenie/codegenie/internal/manifest"
 	"github.com/codegenie/codegenie/internal/refreshlock"
 )
 
@@ -73,9 +74,9 @@ func (cfg config) run(ctx context.Context, args []string, stdin io.Reader, stdou
 		fmt.Fprintf(stdout, "refresh-cassettes: %s is consistent\n", o.dir)
 		return cassettes.Verify(o.dir, cassettes.VerifyOptions{Now: cfg.now, Warn: stdout, Refresh: refreshCommand(o)})
 	}
-	manifest, err := cassettes.ReadManifest(filepath.Join(o.dir, cassettes.ManifestName))
+	man, err := manifest.Read(filepath.Join(o.dir, manifest.Name))
 	if errors.Is(err, fs.ErrNotExist) {
-		manifest, err = &cassettes.Manifest{Format: cassettes.ManifestFormat}, nil
+		man, err = &manifest.Manifest{Format: manifest.Format}, nil
 	}
 	if err != nil {
 		return err
@@ -85,7 +86,7 @@ func (cfg config) run(ctx context.Context, args []string, stdin io.Reader, stdou
 		return err
 	}
 	if o.dryRun {
-		dryRun(o, selected, manifest, stdout)
+		dryRun(o, selected, man, stdout)
 		return nil
 	}
 	if cfg.apiKey == "" {
@@ -126,9 +127,9 @@ func (cfg config) run(ctx context.Context, args []string, stdin io.Reader, stdou
 		return nil
 	}
 	for _, r := range recs {
-		if e, ok := manifest.Lookup(r.t.file); ok && e.Pinned && e.Digest != r.digest && !o.force {
+		if e, ok := man.Lookup(r.t.file); ok && e.Pinned && e.Digest != r.digest && !o.force {
 			return fmt.Errorf("%s: %w: %s changed (digest %s -> %s) and a golden digest depends on it; re-run with -force -reason 'why'\nnothing was changed in %s",
-				r.t.key, cassettes.ErrPinned, r.t.file, e.Digest, r.digest, o.dir)
+				r.t.key, manifest.ErrPinned, r.t.file, e.Digest, r.digest, o.dir)
 		}
 	}
 	if err := cfg.parity(ctx, o, recs, stdout); err != nil {
@@ -139,7 +140,7 @@ func (cfg config) run(ctx context.Context, args []string, stdin io.Reader, stdou
 		updates = append(updates, cassettes.Update{File: r.t.file, Staged: r.staged, Force: o.force, Reason: o.reason, RecordedAt: r.at})
 	}
 	// Staged through lock, so applied under it.
-	if _, err := cassettes.Apply(o.dir, updates, cfg.now().UTC().Format(time.RFC3339)); err != nil {
+	if err := cassettes.Apply(o.dir, updates, cfg.now().UTC().Format(time.RFC3339)); err != nil {
 		return applyError(err, o.dir)
 	}
 	summary(o, rev, stdout)

@@ -16,6 +16,7 @@ import (
 	"github.com/codegenie/codegenie/cassettes"
 	"github.com/codegenie/codegenie/fixtures"
 	"github.com/codegenie/codegenie/internal/fakellm"
+	"github.com/codegenie/codegenie/internal/manifest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -206,7 +207,7 @@ func TestPinnedNeedsForceAndReason(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, stdout, "npm-lodash/happy: changed: 0 added, 0 removed, 1 changed, 0 same; response text unchanged")
 	require.Contains(t, stdout, "go test ./properties/ -run Golden -update")
-	m, err := cassettes.ReadManifest(filepath.Join(dir, cassettes.ManifestName))
+	m, err := manifest.Read(filepath.Join(dir, manifest.Name))
 	require.NoError(t, err)
 	require.Len(t, m.History, 2)
 	require.Equal(t, "new model snapshot", m.History[1].Reason)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/codegenie/codegenie/cassettes"
 	"github.com/codegenie/codegenie/internal/hint"
+	"github.com/codegenie/codegenie/internal/manifest"
 )
 
 // errDrifted: -check found drift (exit status 3).
@@ -86,11 +87,11 @@ func refreshCommand(o *options) func(path string) string {
 	}
 }
 
-func dryRun(o *options, selected []target, manifest *cassettes.Manifest, stdout io.Writer) {
+func dryRun(o *options, selected []target, man *manifest.Manifest, stdout io.Writer) {
 	fmt.Fprintf(stdout, "refresh-cassettes: would record %d cassettes into %s against %s:\n", len(selected), o.dir, o.baseURL)
 	for _, t := range selected {
 		state := "new"
-		if e, ok := manifest.Lookup(t.file); ok {
+		if e, ok := man.Lookup(t.file); ok {
 			state = "exists, digest " + e.Digest
 			if e.RecordedAt != "" {
 				state += ", recorded " + e.RecordedAt

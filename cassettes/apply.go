@@ -29,7 +29,8 @@ const (
 
 // Update is one re-recorded cassette for Apply.
 type Update struct {
-	// File is the cassette's name in the directory (see FileName).
+	// File is the cassette's name in the directory: a plain name ending
+	// in ".yaml".
 	File string
 	// Staged is the freshly recorded cassette, inside a folder NewStage
 	// made in the same directory.

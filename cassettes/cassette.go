@@ -297,7 +297,3 @@ func (c *Cassette) Close() error {
 
 // interaction returns recorded interaction i.
 func (c *Cassette) interaction(i int) *cassette.Interaction { return c.p.c.Interactions[i] }
-
-// FileName is the cassette file name for one path ("happy", "retry") of
-// one fixture scenario: "<scenario>.<path>.yaml".
-func FileName(scenario, path string) string { return scenario + "." + path + ".yaml" }

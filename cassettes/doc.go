@@ -390,7 +390,7 @@
 // # Committed cassettes
 //
 // testdata/ holds one cassette per fixture scenario and path,
-// testdata/<scenario>.<path>.yaml (see FileName; paths are "happy" and,
+// testdata/<scenario>.<path>.yaml (paths are "happy" and,
 // for scenarios with prior attempts, "retry"), and testdata/manifest.json.
 // They were recorded by refresh-cassettes' own code against
 // internal/fakellm, with fixtures.NewTier's defaults (JSON Messages API,

@@ -20,7 +20,7 @@ import (
 // and the run is pinned to the cassette's digest.
 func ExampleOpen() {
 	s, _ := fixtures.Lookup("npm-lodash")
-	c, err := cassettes.Open(filepath.Join("testdata", cassettes.FileName(s.Name, "happy")),
+	c, err := cassettes.Open(filepath.Join("testdata", s.Name+".happy.yaml"),
 		cassettes.Options{})
 	if err != nil {
 		fmt.Println(err)
@@ -121,11 +121,6 @@ func ExampleApply() {
 	// <nil>
 	// <nil>
 	// <nil>
-}
-
-func ExampleFileName() {
-	fmt.Println(cassettes.FileName("npm-lodash", "retry"))
-	// Output: npm-lodash.retry.yaml
 }
 
 // Code that only holds the *http.Client discovers the cassette through

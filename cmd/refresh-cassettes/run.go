@@ -40,19 +40,23 @@ func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(f
 // target is one cassette to record.
 type target struct {
 	key      string // "scenario/path"
-	file     string // cassettes.FileName
+	file     string // cassetteFile
 	scenario fixtures.Scenario
 	prior    []fallback.AttemptSummary
 }
+
+// cassetteFile is the cassette file of one path ("happy", "retry") of one
+// fixture scenario: "<scenario>.<path>.yaml".
+func cassetteFile(scenario, path string) string { return scenario + "." + path + ".yaml" }
 
 // Paths of a scenario: the happy path, and the retry-bypass path when the
 // scenario has prior attempts.
 func targets() []target {
 	var out []target
 	for _, s := range fixtures.Scenarios() {
-		out = append(out, target{key: s.Name + "/" + fallback.PathHappy, file: cassettes.FileName(s.Name, fallback.PathHappy), scenario: s})
+		out = append(out, target{key: s.Name + "/" + fallback.PathHappy, file: cassetteFile(s.Name, fallback.PathHappy), scenario: s})
 		if len(s.Prior) > 0 {
-			out = append(out, target{key: s.Name + "/" + fallback.PathRetry, file: cassettes.FileName(s.Name, fallback.PathRetry), scenario: s, prior: s.Prior})
+			out = append(out, target{key: s.Name + "/" + fallback.PathRetry, file: cassetteFile(s.Name, fallback.PathRetry), scenario: s, prior: s.Prior})
 		}
 	}
 	return out

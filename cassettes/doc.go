@@ -327,9 +327,10 @@
 // edit them by hand; recording keeps them. Past max_age, [Verify]
 // writes a warning naming the command that re-records the cassette (a
 // cassette with a limit and no recorded_at is warned about too); past
-// hard_max_age, Verify fails with [ErrExpired]. Ages are
-// judged at VerifyOptions.Now (time.Now when nil); Stale lists the
-// cassettes past their limits at any instant. Open never judges age, so a
+// hard_max_age, Verify fails with [ErrExpired]. Ages are judged at
+// [VerifyOptions].Now (time.Now when nil), so a Verify at any instant
+// lists the cassettes past their limits then (refresh-cassettes -expired
+// re-records them). Open never judges age, so a
 // replay's outcome never depends on the clock, and nothing re-records on
 // its own.
 //

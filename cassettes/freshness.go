@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"path/filepath"
-	"strconv"
 	"time"
 
 	"github.com/codegenie/codegenie/internal/manifest"
@@ -16,37 +14,6 @@ import (
 // ErrExpired: a cassette is older than its hard maximum age. CI never
 // re-records on its own: the steward re-records it.
 var ErrExpired = errors.New("cassette past its hard maximum age")
-
-// Staleness is one cassette past its maximum age, or with a limit and no
-// known recording time.
-type Staleness struct {
-	// File is the cassette's path relative to its directory; Path joins
-	// the directory.
-	File, Path string
-	// RecordedAt is when it was recorded (zero: unknown); Age is how long
-	// before the instant it was judged at.
-	RecordedAt time.Time
-	Age        time.Duration
-	// MaxAge and HardMaxAge are the limits in force (0: none).
-	MaxAge, HardMaxAge time.Duration
-	// Expired says it is past HardMaxAge.
-	Expired bool
-	// Command re-records it.
-	Command string
-}
-
-func (s Staleness) String() string {
-	if s.RecordedAt.IsZero() {
-		return fmt.Sprintf("%s: its recording time is unknown (the manifest has no recorded_at) and it has a maximum age of %s; re-record it to start its clock: %s",
-			s.Path, formatAge(s.MaxAge), s.Command)
-	}
-	limit, what := s.MaxAge, "maximum age"
-	if s.Expired {
-		limit, what = s.HardMaxAge, "hard maximum age"
-	}
-	return fmt.Sprintf("%s: recorded %s, %s ago, past its %s of %s; re-record it with: %s",
-		s.Path, s.RecordedAt.UTC().Format(time.RFC3339), formatAge(s.Age), what, formatAge(limit), s.Command)
-}
 
 // VerifyOptions configures [Verify]. The zero value judges ages at
 // time.Now, drops warnings, and names the go test line that re-records a
@@ -63,47 +30,6 @@ type VerifyOptions struct {
 	Refresh func(path string) string
 }
 
-// Stale lists the cassettes of dir's manifest that are past their maximum
-// age at now (or have a limit and no recording time), by file. refresh
-// names the command for each (nil: the go test line).
-func Stale(dir string, now time.Time, refresh func(path string) string) ([]Staleness, error) {
-	m, err := readManifest(filepath.Join(dir, manifest.Name))
-	if err != nil {
-		return nil, err
-	}
-	return staleEntries(dir, m, now, refresh), nil
-}
-
-func staleEntries(dir string, m *manifest.Manifest, now time.Time, refresh func(string) string) []Staleness {
-	if refresh == nil {
-		refresh = func(path string) string { return rerecordHint(path, Options{}) }
-	}
-	var out []Staleness
-	for _, e := range m.Cassettes {
-		s := Staleness{File: e.File, Path: filepath.Join(dir, filepath.FromSlash(e.File))}
-		s.MaxAge, s.HardMaxAge = m.Limits(e)
-		if s.MaxAge == 0 && s.HardMaxAge == 0 {
-			continue
-		}
-		if s.MaxAge == 0 || (s.HardMaxAge > 0 && s.HardMaxAge < s.MaxAge) {
-			s.MaxAge = s.HardMaxAge
-		}
-		s.Command = refresh(s.Path)
-		if e.RecordedAt == "" {
-			out = append(out, s)
-			continue
-		}
-		s.RecordedAt, _ = time.Parse(time.RFC3339, e.RecordedAt)
-		s.Age = now.Sub(s.RecordedAt)
-		if s.Age <= s.MaxAge {
-			continue
-		}
-		s.Expired = s.HardMaxAge > 0 && s.Age > s.HardMaxAge
-		out = append(out, s)
-	}
-	return out
-}
-
 // freshness warns about and fails on the stale cassettes of m.
 func freshness(dir string, m *manifest.Manifest, opts VerifyOptions) []error {
 	//detvet:ignore the default of VerifyOptions.Now: a cassette's age is measured against the real date by design
@@ -112,7 +38,11 @@ func freshness(dir string, m *manifest.Manifest, opts VerifyOptions) []error {
 		now = opts.Now
 	}
 	var errs []error
-	for _, s := range staleEntries(dir, m, now(), opts.Refresh) {
+	refresh := opts.Refresh
+	if refresh == nil {
+		refresh = func(path string) string { return rerecordHint(path, Options{}) }
+	}
+	for _, s := range m.Stale(dir, now(), refresh) {
 		if s.Expired {
 			errs = append(errs, newErr(s.Path, 0, "verify", detailf(ErrExpired, "%v: %s", ErrExpired, s)))
 		} else if opts.Warn != nil {
@@ -120,15 +50,6 @@ func freshness(dir string, m *manifest.Manifest, opts VerifyOptions) []error {
 		}
 	}
 	return errs
-}
-
-// formatAge writes d in whole days when it is at least a day, else as a
-// Go duration.
-func formatAge(d time.Duration) string {
-	if d >= 24*time.Hour {
-		return strconv.FormatInt(int64(d/(24*time.Hour)), 10) + "d"
-	}
-	return d.String()
 }
 
 // recordedAt is the manifest's recorded_at of an update: u.RecordedAt, or

@@ -74,31 +74,3 @@ func ExampleVerify_freshness() {
 	// day 45: warned true, expired false
 	// day 90: warned false, expired true
 }
-
-// List the cassettes past their maximum age.
-func ExampleStale() {
-	recorded := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	dir, err := agedDir(recorded)
-	defer os.RemoveAll(dir)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	st, _ := cassettes.Stale(dir, recorded.Add(45*24*time.Hour), nil)
-	for _, s := range st {
-		fmt.Println(s.File, cassettes.FormatAge(s.Age), cassettes.FormatAge(s.MaxAge), s.Expired)
-	}
-	// Output: demo.yaml 45d 30d false
-}
-
-func ExampleFormatAge() {
-	fmt.Println(cassettes.FormatAge(36*time.Hour), cassettes.FormatAge(90*time.Minute))
-	// Output: 1d 1h30m0s
-}
-
-func ExampleStaleness_String() {
-	s := cassettes.Staleness{Path: "testdata/demo.yaml", RecordedAt: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
-		Age: 45 * 24 * time.Hour, MaxAge: 30 * 24 * time.Hour, Command: "refresh-cassettes -expired"}
-	fmt.Println(s)
-	// Output: testdata/demo.yaml: recorded 2026-01-01T00:00:00Z, 45d ago, past its maximum age of 30d; re-record it with: refresh-cassettes -expired
-}

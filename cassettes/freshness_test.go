@@ -53,7 +53,7 @@ func TestApplyKeepsTheRecordingTime(t *testing.T) {
 }
 
 // TestFreshness: past max_age a cassette is warned about with the refresh
-// command; past hard_max_age Verify fails; Stale lists exactly the stale
+// command; past hard_max_age Verify fails; the manifest's Stale lists exactly the stale
 // ones; the limits of an entry override the directory's.
 func TestFreshness(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -90,8 +90,9 @@ func TestFreshness(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := freshDir(t, t0)
 			editManifest(t, dir, tt.edit)
-			st, err := Stale(dir, tt.now, refresh)
+			m, err := manifest.Read(filepath.Join(dir, manifest.Name))
 			require.NoError(t, err)
+			st := m.Stale(dir, tt.now, refresh)
 			var files, expired []string
 			for _, s := range st {
 				files = append(files, s.File)
@@ -136,11 +137,6 @@ func TestManifestAgesAreChecked(t *testing.T) {
 		err := Verify(dir, VerifyOptions{})
 		require.ErrorIs(t, err, manifest.ErrInvalid)
 	}
-}
-
-func TestFormatAge(t *testing.T) {
-	require.Equal(t, "30d", formatAge(30*day+time.Hour))
-	require.Equal(t, "1h0m0s", formatAge(time.Hour))
 }
 
 // TestRecordFlagTakesTheResponseDate: a cassette re-recorded by the test

@@ -6,5 +6,4 @@ const FrameOffsetsHeader = frameOffsetsHeader
 var (
 	ErrDigestMismatch  = errDigestMismatch
 	ErrInvalidCassette = errInvalidCassette
-	FormatAge          = formatAge
 )

@@ -37,15 +37,15 @@ type recorded struct {
 func (cfg config) selectTargets(o *options, stdout io.Writer) ([]target, error) {
 	var stale map[string]bool
 	if o.expired {
-		st, err := cassettes.Stale(o.dir, cfg.now(), refreshCommand(o))
+		m, err := manifest.Read(filepath.Join(o.dir, manifest.Name))
 		if errors.Is(err, fs.ErrNotExist) {
-			st, err = nil, nil
+			m, err = &manifest.Manifest{Format: manifest.Format}, nil
 		}
 		if err != nil {
 			return nil, err
 		}
 		stale = map[string]bool{}
-		for _, s := range st {
+		for _, s := range m.Stale(o.dir, cfg.now(), refreshCommand(o)) {
 			stale[s.File] = true
 		}
 	}

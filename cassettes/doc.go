@@ -207,9 +207,9 @@
 // go-vcr cassette, and the cassette digest covers the timing. A cassette
 // whose header does not fit its stream is an invalid cassette. Replay
 // removes the header from the response and, by [Options].Timing (a
-// [Timing]), paces the frames: each Read that begins frame i waits until offset i after the
-// request was replayed, or until the request's context is done or the body
-// is closed. The default, [TimingAuto], paces inside a testing/synctest
+// [Timing]), paces the frames: each Read that begins frame i waits until
+// offset i after the request was replayed, or until the request's context
+// is done or the body is closed. The default, [TimingAuto], paces inside a testing/synctest
 // bubble, where the wait advances the bubble's fake clock and costs no wall
 // time, so time-to-first-token timeouts, stalls and cancellation mid-stream
 // are tested exactly; outside a bubble it delivers every frame at once

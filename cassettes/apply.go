@@ -14,6 +14,7 @@ import (
 	"github.com/codegenie/codegenie/events"
 	"github.com/codegenie/codegenie/internal/atomicfile"
 	"github.com/codegenie/codegenie/internal/hint"
+	"github.com/codegenie/codegenie/internal/manifest"
 )
 
 // Staging folders and the journal (see the package documentation, Applying
@@ -28,7 +29,8 @@ const (
 
 // Update is one re-recorded cassette for Apply.
 type Update struct {
-	// File is the cassette's name in the directory (see FileName).
+	// File is the cassette's name in the directory: a plain name ending
+	// in ".yaml".
 	File string
 	// Staged is the freshly recorded cassette, inside a folder NewStage
 	// made in the same directory.
@@ -79,7 +81,7 @@ func newStage(dir string) (string, error) {
 
 // Apply moves staged cassettes into dir and records them in dir's manifest
 // (created if missing), with at (any text; refresh-cassettes writes an
-// RFC 3339 time) in each history entry, and returns the new manifest.
+// RFC 3339 time) in each history entry.
 //
 // Readers see all or nothing: Apply first validates everything and writes
 // the new manifest and a journal of the moves into the staging folder; only
@@ -87,18 +89,20 @@ func newStage(dir string) (string, error) {
 // written changed nothing in dir; one killed after it leaves a journal that
 // Open and Verify report (ErrInterruptedApply, naming the repair command)
 // and that Recover, which every Apply runs first, completes.
-func Apply(dir string, updates []Update, at string) (*Manifest, error) {
-	var m *Manifest
-	err := withLock(dir, func() error {
-		var err error
-		m, err = apply(dir, updates, at, nil)
+func Apply(dir string, updates []Update, at string) error {
+	if len(updates) > 0 {
+		if l := stageLock(dir, filepath.Dir(updates[0].Staged)); l != nil {
+			return l.apply(updates, at)
+		}
+	}
+	return withLock(dir, func() error {
+		_, err := apply(dir, updates, at, nil)
 		return err
 	})
-	return m, err
 }
 
 // apply is Apply with dir's lock held.
-func apply(dir string, updates []Update, at string, create func(string, string) (tempFile, error)) (*Manifest, error) {
+func apply(dir string, updates []Update, at string, create func(string, string) (tempFile, error)) (*manifest.Manifest, error) {
 	if len(updates) == 0 {
 		return nil, newErr(dir, 0, "manifest", errors.New("nothing to apply"))
 	}
@@ -106,23 +110,23 @@ func apply(dir string, updates []Update, at string, create func(string, string) 
 	if err := recoverDir(dir, stage); err != nil {
 		return nil, err
 	}
-	mpath := filepath.Join(dir, ManifestName)
-	m, err := ReadManifest(mpath)
+	mpath := filepath.Join(dir, manifest.Name)
+	m, err := manifest.Read(mpath)
 	if errors.Is(err, fs.ErrNotExist) {
-		m, err = &Manifest{Format: ManifestFormat}, nil
+		m, err = &manifest.Manifest{Format: manifest.Format}, nil
 	}
 	if err != nil {
 		return nil, err
 	}
 	j := journal{Format: journalFormat}
 	for _, u := range updates {
-		if !isCassetteName(u.File) {
+		if !manifest.IsCassetteName(u.File) {
 			return nil, newErr(u.Staged, 0, "manifest", fmt.Errorf("update file %q is not a cassette file name (a plain name ending in .yaml)", u.File))
 		}
 		if filepath.Dir(u.Staged) != stage || !isStage(stage) || filepath.Dir(stage) != filepath.Clean(dir) {
 			return nil, newErr(u.Staged, 0, "manifest", fmt.Errorf("staged cassettes must all be in one folder made by NewStage(%q)", dir))
 		}
-		if !isCassetteName(filepath.Base(u.Staged)) {
+		if !manifest.IsCassetteName(filepath.Base(u.Staged)) {
 			return nil, newErr(u.Staged, 0, "manifest", fmt.Errorf("staged file %q is not a cassette file name (a plain name ending in .yaml)", filepath.Base(u.Staged)))
 		}
 		if fi, err := os.Lstat(u.Staged); err == nil && !fi.Mode().IsRegular() {
@@ -137,16 +141,16 @@ func apply(dir string, updates []Update, at string, create func(string, string) 
 			return nil, err
 		}
 		if old, ok := m.Lookup(u.File); ok && old.Pinned && old.Digest != p.digest.String() && (!u.Force || u.Reason == "") {
-			return nil, newErr(filepath.Join(dir, u.File), 0, "manifest", detailf(ErrPinned,
-				"%v: a golden digest depends on %s; re-record it with -force -reason 'why'", ErrPinned, u.File))
+			return nil, newErr(filepath.Join(dir, u.File), 0, "manifest", detailf(manifest.ErrPinned,
+				"%v: a golden digest depends on %s; re-record it with -force -reason 'why'", manifest.ErrPinned, u.File))
 		}
-		e := Entry{File: u.File, Digest: p.digest.String(), Interactions: len(p.c.Interactions), Model: modelOf(p), RecordedAt: recordedAt(u, at)}
-		if err := m.update(e, u.Force, u.Reason, at); err != nil {
+		e := manifest.Entry{File: u.File, Digest: p.digest.String(), Interactions: len(p.c.Interactions), Model: modelOf(p), RecordedAt: recordedAt(u, at)}
+		if err := m.Update(e, u.Force, u.Reason, at); err != nil {
 			return nil, newErr(mpath, 0, "manifest", err)
 		}
 		j.Moves = append(j.Moves, journalEntry{Staged: filepath.Base(u.Staged), File: u.File, Sum: events.Sum(p.raw).String()})
 	}
-	data, err := m.encode()
+	data, err := m.Encode()
 	if err != nil {
 		return nil, newErr(mpath, 0, "manifest", err)
 	}
@@ -154,7 +158,7 @@ func apply(dir string, updates []Update, at string, create func(string, string) 
 	if err := opts.WriteFile(filepath.Join(stage, stagedManName), data, filePerm); err != nil {
 		return nil, newErr(mpath, 0, "write", err)
 	}
-	j.Moves = append(j.Moves, journalEntry{Staged: stagedManName, File: ManifestName, Sum: events.Sum(data).String()})
+	j.Moves = append(j.Moves, journalEntry{Staged: stagedManName, File: manifest.Name, Sum: events.Sum(data).String()})
 	j.Check = j.checksum()
 	jb, err := json.Marshal(j)
 	if err != nil {
@@ -248,9 +252,9 @@ func isStage(path string) bool {
 // files, the marker and the folder's lock.
 func ownsName(n string) bool {
 	if base, _, ok := strings.Cut(strings.TrimPrefix(n, "."), ".tmp-"); ok && strings.HasPrefix(n, ".") {
-		return isCassetteName(base) || base == stagedManName || base == journalName
+		return manifest.IsCassetteName(base) || base == stagedManName || base == journalName
 	}
-	return isCassetteName(n) || n == stagedManName || n == journalName || n == stageMarker || n == lockFileName
+	return manifest.IsCassetteName(n) || n == stagedManName || n == journalName || n == stageMarker || n == lockFileName
 }
 
 // removeStage removes a staging folder: only the regular files a refresh
@@ -303,7 +307,8 @@ func stages(dir string) []string {
 // and free of secrets, and the staged manifest listing them; a journal
 // that fails any of these is refused, naming the file and the entry, and
 // nothing is moved. It holds dir's refresh lock while it works (see
-// LockDir); Apply runs it first.
+// the package documentation, Applying re-recorded cassettes); Apply runs it
+// first.
 func Recover(dir string) error {
 	return withLock(dir, func() error { return recoverDir(dir, "") })
 }
@@ -330,7 +335,7 @@ func recoverDir(dir, keep string) error {
 	for _, t := range tmps {
 		base := strings.TrimPrefix(filepath.Base(t), ".")
 		name, _, _ := strings.Cut(base, ".tmp-")
-		if fi, err := os.Lstat(t); err == nil && fi.Mode().IsRegular() && (name == ManifestName || isCassetteName(name)) {
+		if fi, err := os.Lstat(t); err == nil && fi.Mode().IsRegular() && (name == manifest.Name || manifest.IsCassetteName(name)) {
 			os.Remove(t)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/codegenie/codegenie/internal/manifest"
 	"github.com/stretchr/testify/require"
 	"gopkg.in/dnaeon/go-vcr.v3/cassette"
 	"gopkg.in/dnaeon/go-vcr.v3/recorder"
@@ -141,7 +142,5 @@ func emptyCaches() {
 	scanCache.Lock()
 	scanCache.m = nil
 	scanCache.Unlock()
-	manifestCache.Lock()
-	manifestCache.m = nil
-	manifestCache.Unlock()
+	manifest.ResetCache()
 }

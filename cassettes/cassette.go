@@ -36,10 +36,6 @@ func (m Mode) String() string {
 	return fmt.Sprintf("Mode(%d)", int(m))
 }
 
-// ManifestName is the file name of the manifest Open looks for next to a
-// cassette when Options.Manifest is empty.
-const ManifestName = "manifest.json"
-
 // Options configures Open. The zero value replays a cassette (or records
 // it, when the test flags say so), verifying it against the manifest next
 // to it if there is one, and makes unused interactions an error at Close.
@@ -65,7 +61,7 @@ type Options struct {
 	AllowUnused bool
 
 	// Manifest is the manifest to verify the cassette against in Replay
-	// mode. Empty means ManifestName in the cassette's directory, if that
+	// mode. Empty means manifest.json in the cassette's directory, if that
 	// file exists; with no manifest the digest is computed but not checked.
 	Manifest string
 

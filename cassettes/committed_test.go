@@ -9,6 +9,7 @@ import (
 
 	"github.com/codegenie/codegenie/cassettes"
 	"github.com/codegenie/codegenie/fixtures"
+	"github.com/codegenie/codegenie/internal/manifest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -16,8 +17,8 @@ import (
 // fixture tier inside a synctest bubble (so nothing can reach a socket) and
 // requires the DiffBytes a direct run against fakellm gives.
 func TestCommittedCassettesReplay(t *testing.T) {
-	require.NoError(t, cassettes.Verify("testdata"))
-	m, err := cassettes.ReadManifest(filepath.Join("testdata", cassettes.ManifestName))
+	require.NoError(t, cassettes.Verify("testdata", cassettes.VerifyOptions{}))
+	m, err := manifest.Read(filepath.Join("testdata", manifest.Name))
 	require.NoError(t, err)
 	require.NotEmpty(t, m.Cassettes)
 	for _, e := range m.Cassettes {

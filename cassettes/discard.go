@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/codegenie/codegenie/events"
+	"github.com/codegenie/codegenie/internal/manifest"
 )
 
 // undo is what a saved recording replaced, so that Discard can put it
@@ -72,7 +73,7 @@ func (c *Cassette) Discard() error {
 		}
 		return writeFileAtomic(c.path, u.cassette.data, nil)
 	}
-	mpath := filepath.Join(dir, ManifestName)
+	mpath := filepath.Join(dir, manifest.Name)
 	if err := changed(mpath, u.wroteManifest); err != nil {
 		return err
 	}
@@ -97,7 +98,7 @@ func (c *Cassette) Discard() error {
 	}
 	j := journal{Format: journalFormat, Moves: []journalEntry{
 		{Staged: file, File: file, Sum: events.Sum(u.cassette.data).String()},
-		{Staged: stagedManName, File: ManifestName, Sum: events.Sum(u.manifest.data).String()},
+		{Staged: stagedManName, File: manifest.Name, Sum: events.Sum(u.manifest.data).String()},
 	}}
 	j.Check = j.checksum()
 	jb, err := json.Marshal(j)

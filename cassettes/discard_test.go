@@ -26,11 +26,11 @@ func TestDiscardPutsBackThePrevious(t *testing.T) {
 			srv := echoServer(t)
 			dir := t.TempDir()
 			if tt.manifest {
-				_, err := Apply(dir, []Update{{File: "other.yaml", Staged: stage(t, dir, "other", []plainReq{reqA})}}, "")
+				err := Apply(dir, []Update{{File: "other.yaml", Staged: stage(t, dir, "other", []plainReq{reqA})}}, "")
 				require.NoError(t, err)
 			}
 			if tt.earlier && tt.manifest {
-				_, err := Apply(dir, []Update{{File: "s.yaml", Staged: stage(t, dir, "s", []plainReq{reqA})}}, "")
+				err := Apply(dir, []Update{{File: "s.yaml", Staged: stage(t, dir, "s", []plainReq{reqA})}}, "")
 				require.NoError(t, err)
 			} else if tt.earlier {
 				recordPlain(t, dir, "s", srv, []plainReq{reqA})
@@ -48,7 +48,7 @@ func TestDiscardPutsBackThePrevious(t *testing.T) {
 			require.NoError(t, c.Discard())
 			require.Equal(t, before, dirSnapshot(t, dir))
 			if tt.manifest {
-				require.NoError(t, Verify(dir))
+				require.NoError(t, Verify(dir, VerifyOptions{}))
 			}
 			left, _ := filepath.Glob(filepath.Join(dir, stagePrefix+"*"))
 			require.Empty(t, left)

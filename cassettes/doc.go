@@ -101,7 +101,7 @@
 // abandoned before its end because the request's context was cancelled:
 // then it is servable again, so a retry after a cancelled read is served
 // the response again, as the live API would answer a retried request. By
-// default Close reports interactions never served (ErrUnusedInteractions);
+// default Close reports interactions never served ([ErrUnusedInteractions]);
 // Options.AllowUnused turns that off.
 //
 // The cassette's content is parsed, checked, digested, scanned and indexed
@@ -146,8 +146,8 @@
 //
 // # Misses
 //
-// A request without a servable match fails with a *CassetteError wrapping
-// ErrInteractionNotFound. Its message names the method, the URL and the
+// A request without a servable match fails with a [*CassetteError] wrapping
+// [ErrInteractionNotFound]. Its message names the method, the URL and the
 // blake3 of the canonical body, the cassette path, and then: the header
 // that differs, when an interaction with the same key has another value
 // for it; that every interaction with the request's key was already
@@ -162,7 +162,7 @@
 // Secrets are masked in the message (see Redaction and secrets).
 //
 // When every interaction of the cassette is busy, the error wraps
-// ErrExhausted instead ("cassette exhausted: open it per run"): a Cassette
+// [ErrExhausted] instead ("cassette exhausted: open it per run"): a [Cassette]
 // serves one run, and one opened once and shared by many runs is used up
 // by the first.
 //
@@ -207,17 +207,17 @@
 // one per frame, non-decreasing, at most 24 h: the cassette stays a plain
 // go-vcr cassette, and the cassette digest covers the timing. A cassette
 // whose header does not fit its stream is an invalid cassette. Replay
-// removes the header from the response and, by Options.Timing, paces the
-// frames: each Read that begins frame i waits until offset i after the
-// request was replayed, or until the request's context is done or the body
-// is closed. The default, TimingAuto, paces inside a testing/synctest
+// removes the header from the response and, by [Options].Timing (a
+// [Timing]), paces the frames: each Read that begins frame i waits until
+// offset i after the request was replayed, or until the request's context
+// is done or the body is closed. The default, [TimingAuto], paces inside a testing/synctest
 // bubble, where the wait advances the bubble's fake clock and costs no wall
 // time, so time-to-first-token timeouts, stalls and cancellation mid-stream
 // are tested exactly; outside a bubble it delivers every frame at once
 // (a goroutine is taken to be in a bubble when time.Now carries no
 // monotonic clock reading, which the runtime omits only there).
-// TimingOn paces in wall time outside a bubble too; TimingOff never paces.
-// Recorded.FrameOffsets reads the offsets.
+// [TimingOn] paces in wall time outside a bubble too; [TimingOff] never paces.
+// [Recorded].FrameOffsets reads the offsets.
 //
 // # Redaction and secrets
 //
@@ -278,7 +278,7 @@
 // in the text and in what it means at every Open. The ruleset runs once
 // per cassette file content in a process. Error messages mask everything
 // these rules find, and Options.APIKey wherever it appears, in whole
-// bodies before any excerpt is cut from them; Mask does the same for
+// bodies before any excerpt is cut from them; [Mask] does the same for
 // text a caller prints.
 //
 // # File format
@@ -305,32 +305,33 @@
 //
 // # Manifest
 //
-// A directory of cassettes has a manifest.json ([Manifest], [ReadManifest])
-// listing each cassette with its digest, interaction count, model, age
-// limits and whether it is pinned, and an append-only history of every
-// change, chained by hash. Pinned marks a cassette that a golden digest
-// depends on; [Apply] creates entries pinned, and replacing a pinned
-// cassette with different content needs force and a reason ([ErrPinned]
-// otherwise). Re-recording identical content adds no history (it updates
+// A directory of cassettes has a manifest.json listing each cassette with
+// its digest, interaction count, model, age limits and whether it is
+// pinned, and an append-only history of every change, chained by hash.
+// Pinned marks a cassette that a golden digest depends on; [Apply] creates
+// entries pinned, and replacing a pinned cassette with different content
+// needs [Update.Force] and [Update.Reason] (Apply refuses it otherwise,
+// saying the cassette is pinned). Re-recording identical content adds no history (it updates
 // the recording time). The byte formats of the digest and of the manifest
 // are specified in docs/FORMATS.md.
 //
 // # Freshness
 //
 // recorded_at is when a cassette was last recorded, as the recording says,
-// never the clock of whoever verifies: Update.RecordedAt (refresh-cassettes
+// never the clock of whoever verifies: [Update].RecordedAt (refresh-cassettes
 // passes the time it recorded), else Apply's at when it is an RFC 3339
 // time, else, for a cassette re-recorded by the test flag, the latest Date
 // header of its responses as the server sent them (before redaction); ""
 // when none is known. max_age and hard_max_age are age limits, a Go
 // duration or a number of days ("90d"); the manifest's apply to every
 // cassette, an entry's override them for that cassette. They are policy:
-// edit them by hand; recording keeps them. Past max_age, VerifyWith
+// edit them by hand; recording keeps them. Past max_age, [Verify]
 // writes a warning naming the command that re-records the cassette (a
 // cassette with a limit and no recorded_at is warned about too); past
-// hard_max_age, Verify and VerifyWith fail with ErrExpired. Ages are
-// judged at VerifyOptions.Now (time.Now when nil); Stale lists the
-// cassettes past their limits at any instant. Open never judges age, so a
+// hard_max_age, Verify fails with [ErrExpired]. Ages are judged at
+// [VerifyOptions].Now (time.Now when nil), so a Verify at any instant
+// lists the cassettes past their limits then (refresh-cassettes -expired
+// re-records them). Open never judges age, so a
 // replay's outcome never depends on the clock, and nothing re-records on
 // its own.
 //
@@ -341,12 +342,12 @@
 // manifest is parsed strictly (one JSON object, no unknown fields, no
 // duplicate keys, nothing after it; errors name the line) and, like
 // cassettes, checked once per content in a process.
-// Verify(dir) checks a whole directory, and Apply moves freshly recorded
+// [Verify] checks a whole directory, and [Apply] moves freshly recorded
 // cassettes in and records them.
 //
 // # Applying re-recorded cassettes
 //
-// Re-recorded cassettes are written into a staging folder that NewStage
+// Re-recorded cassettes are written into a staging folder that [NewStage]
 // makes in the directory (".refresh-" and a random suffix, holding a
 // .gitignore of "*" so git never shows it, and a lock file the making
 // process holds while it lives). Apply validates them, writes the new
@@ -359,12 +360,12 @@
 // journal is the commit point. It then renames each staged file into
 // place, removes the journal and the folder. Readers therefore see every
 // cassette and the manifest all old, or all new, or a journal: Open and
-// Verify report a journal as ErrInterruptedApply naming the repair command
+// Verify report a journal as [ErrInterruptedApply] naming the repair command
 // (printed in the error). An Apply that fails after its journal was written
 // says which files it had already replaced and what the repair command
 // will do; one that fails before changed nothing.
 //
-// Recover, which Apply and refresh-cassettes run first, rolls a journal
+// [Recover], which Apply and refresh-cassettes run first, rolls a journal
 // forward, removes staging folders without a journal (nothing in the
 // directory had changed) and the temporary files of interrupted writes of
 // the manifest or of a cassette. A journal is untrusted input: before
@@ -384,14 +385,14 @@
 // the save of a cassette recorded by the test flag hold the directory's
 // refresh lock (a file in the folder .refresh.lock, which git ignores; an
 // advisory lock, flock on Unix and LockFileEx on Windows) while they work,
-// and a command that records several cassettes holds it from staging to
-// applying (LockDir and its methods). A second refresh waits for the lock
+// and refresh-cassettes holds it from staging to applying (Apply of a
+// stage made under a held lock runs under that lock). A second refresh waits for the lock
 // for up to a minute, then fails saying so; it changed nothing.
 //
 // # Committed cassettes
 //
 // testdata/ holds one cassette per fixture scenario and path,
-// testdata/<scenario>.<path>.yaml (see FileName; paths are "happy" and,
+// testdata/<scenario>.<path>.yaml (paths are "happy" and,
 // for scenarios with prior attempts, "retry"), and testdata/manifest.json.
 // They were recorded by refresh-cassettes' own code against
 // internal/fakellm, with fixtures.NewTier's defaults (JSON Messages API,

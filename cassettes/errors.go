@@ -38,10 +38,6 @@ var (
 	// or lists a cassette file that does not exist.
 	errNotInManifest = errors.New("cassette not listed in the manifest")
 
-	// ErrInvalidManifest: the manifest is malformed or its history chain
-	// is broken.
-	ErrInvalidManifest = errors.New("invalid manifest")
-
 	// errSecret: the serialized cassette still contains the recording key
 	// or something shaped like an API key or bearer token.
 	errSecret = errors.New("secret in cassette")
@@ -49,10 +45,6 @@ var (
 	// ErrUnusedInteractions: the cassette was closed with recorded
 	// interactions that were never replayed.
 	ErrUnusedInteractions = errors.New("unused recorded interactions")
-
-	// ErrPinned: a pinned cassette may only be re-recorded with force and
-	// a reason.
-	ErrPinned = errors.New("cassette is pinned")
 
 	// ErrInterruptedApply: a process applying re-recorded cassettes was
 	// killed after it had decided to apply them; Recover completes it.

@@ -20,7 +20,7 @@ import (
 // and the run is pinned to the cassette's digest.
 func ExampleOpen() {
 	s, _ := fixtures.Lookup("npm-lodash")
-	c, err := cassettes.Open(filepath.Join("testdata", cassettes.FileName(s.Name, "happy")),
+	c, err := cassettes.Open(filepath.Join("testdata", s.Name+".happy.yaml"),
 		cassettes.Options{})
 	if err != nil {
 		fmt.Println(err)
@@ -70,53 +70,40 @@ func ExampleOpen_record() {
 // Verify the committed cassettes against their manifest, and see a
 // hand-edited copy rejected.
 func ExampleVerify() {
-	fmt.Println(cassettes.Verify("testdata"))
+	fmt.Println(cassettes.Verify("testdata", cassettes.VerifyOptions{}))
 
 	dir, _ := os.MkdirTemp("", "cassettes-example-")
 	defer os.RemoveAll(dir)
-	for _, f := range []string{cassettes.ManifestName, "npm-lodash.happy.yaml"} {
+	for _, f := range []string{"manifest.json", "npm-lodash.happy.yaml"} {
 		b, _ := os.ReadFile(filepath.Join("testdata", f))
-		if f != cassettes.ManifestName {
+		if f != "manifest.json" {
 			b = bytes.Replace(b, []byte("200 OK"), []byte("200 Fine"), 1)
 		}
 		os.WriteFile(filepath.Join(dir, f), b, 0o644)
 	}
-	err := cassettes.Verify(dir)
+	err := cassettes.Verify(dir, cassettes.VerifyOptions{})
 	fmt.Println(errors.Is(err, cassettes.ErrDigestMismatch))
 	// Output:
 	// <nil>
 	// true
 }
 
-// The cassette_id of a file, as the manifest records it.
+// The cassette_id of a file is the one its replay pins runs to.
 func ExampleDigest() {
-	id, _ := cassettes.Digest(filepath.Join("testdata", "npm-lodash.happy.yaml"))
-	m, _ := cassettes.ReadManifest(filepath.Join("testdata", cassettes.ManifestName))
-	e, _ := m.Lookup("npm-lodash.happy.yaml")
-	fmt.Println(id == e.Digest, e.Pinned, e.Interactions)
-	// Output: true true 1
-}
-
-func ExampleReadManifest() {
-	m, err := cassettes.ReadManifest(filepath.Join("testdata", cassettes.ManifestName))
+	path := filepath.Join("testdata", "npm-lodash.happy.yaml")
+	id, _ := cassettes.Digest(path)
+	c, err := cassettes.Open(path, cassettes.Options{AllowUnused: true})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	for _, e := range m.Cassettes {
-		fmt.Println(e.File, e.Model)
-	}
-	// Output:
-	// go-xnet.happy.yaml claude-sonnet-4-5
-	// go-xnet.retry.yaml claude-sonnet-4-5
-	// npm-lodash.happy.yaml claude-sonnet-4-5
-	// npm-lodash.retry.yaml claude-sonnet-4-5
-	// pypi-requests.happy.yaml claude-sonnet-4-5
-	// pypi-requests.retry.yaml claude-sonnet-4-5
+	defer c.Close()
+	fmt.Println(id == c.ID(), len(id))
+	// Output: true 64
 }
 
 // Move a freshly recorded cassette into a directory and record it in the
-// manifest; then compare it with its predecessor.
+// manifest, which Verify then checks it against.
 func ExampleApply() {
 	dir, _ := os.MkdirTemp("", "cassettes-example-")
 	defer os.RemoveAll(dir)
@@ -125,31 +112,15 @@ func ExampleApply() {
 	b, _ := os.ReadFile(filepath.Join("testdata", "npm-lodash.happy.yaml"))
 	os.WriteFile(staged, b, 0o644)
 
-	m, err := cassettes.Apply(dir, []cassettes.Update{{File: "npm-lodash.happy.yaml", Staged: staged}}, "2026-11-22T00:00:00Z")
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Println(len(m.Cassettes), len(m.History), m.History[0].File)
-	fmt.Println(cassettes.Verify(dir))
+	err := cassettes.Apply(dir, []cassettes.Update{{File: "npm-lodash.happy.yaml", Staged: staged}}, "2026-11-22T00:00:00Z")
+	fmt.Println(err)
+	_, err = os.Stat(filepath.Join(dir, "npm-lodash.happy.yaml"))
+	fmt.Println(err)
+	fmt.Println(cassettes.Verify(dir, cassettes.VerifyOptions{}))
 	// Output:
-	// 1 1 npm-lodash.happy.yaml
 	// <nil>
-}
-
-func ExampleCompare() {
-	ch, err := cassettes.Compare(filepath.Join("testdata", "npm-lodash.happy.yaml"), filepath.Join("testdata", "npm-lodash.retry.yaml"))
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Printf("added %d, removed %d, changed %d, same %d\n", ch.Added, ch.Removed, ch.Changed, ch.Same)
-	// Output: added 1, removed 1, changed 0, same 0
-}
-
-func ExampleFileName() {
-	fmt.Println(cassettes.FileName("npm-lodash", "retry"))
-	// Output: npm-lodash.retry.yaml
+	// <nil>
+	// <nil>
 }
 
 // Code that only holds the *http.Client discovers the cassette through
@@ -215,27 +186,6 @@ func ExampleRecover() {
 	fmt.Println(cassettes.Recover(dir))
 	_, err := os.Stat(stage)
 	fmt.Println(err == nil)
-	// Output:
-	// <nil>
-	// true
-}
-
-// A refresh that records several cassettes holds the directory's lock
-// from staging to applying; Unlock removes a staging folder that was not
-// applied.
-func ExampleLockDir() {
-	dir, _ := os.MkdirTemp("", "cassettes-example-")
-	defer os.RemoveAll(dir)
-	l, err := cassettes.LockDir(context.Background(), dir)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	stage, _ := l.NewStage()
-	// ... record into stage, review, then l.Apply(updates, at) ...
-	fmt.Println(l.Unlock())
-	_, err = os.Stat(stage)
-	fmt.Println(os.IsNotExist(err))
 	// Output:
 	// <nil>
 	// true

@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
+	"github.com/codegenie/codegenie/internal/manifest"
 	"gopkg.in/dnaeon/go-vcr.v3/cassette"
 )
 
@@ -17,38 +15,7 @@ import (
 // re-records on its own: the steward re-records it.
 var ErrExpired = errors.New("cassette past its hard maximum age")
 
-// Staleness is one cassette past its maximum age, or with a limit and no
-// known recording time.
-type Staleness struct {
-	// File is the cassette's path relative to its directory; Path joins
-	// the directory.
-	File, Path string
-	// RecordedAt is when it was recorded (zero: unknown); Age is how long
-	// before the instant it was judged at.
-	RecordedAt time.Time
-	Age        time.Duration
-	// MaxAge and HardMaxAge are the limits in force (0: none).
-	MaxAge, HardMaxAge time.Duration
-	// Expired says it is past HardMaxAge.
-	Expired bool
-	// Command re-records it.
-	Command string
-}
-
-func (s Staleness) String() string {
-	if s.RecordedAt.IsZero() {
-		return fmt.Sprintf("%s: its recording time is unknown (the manifest has no recorded_at) and it has a maximum age of %s; re-record it to start its clock: %s",
-			s.Path, formatAge(s.MaxAge), s.Command)
-	}
-	limit, what := s.MaxAge, "maximum age"
-	if s.Expired {
-		limit, what = s.HardMaxAge, "hard maximum age"
-	}
-	return fmt.Sprintf("%s: recorded %s, %s ago, past its %s of %s; re-record it with: %s",
-		s.Path, s.RecordedAt.UTC().Format(time.RFC3339), formatAge(s.Age), what, formatAge(limit), s.Command)
-}
-
-// VerifyOptions configures VerifyWith. The zero value judges ages at
+// VerifyOptions configures [Verify]. The zero value judges ages at
 // time.Now, drops warnings, and names the go test line that re-records a
 // cassette.
 type VerifyOptions struct {
@@ -63,66 +30,19 @@ type VerifyOptions struct {
 	Refresh func(path string) string
 }
 
-// VerifyWith is Verify with freshness judged as opts says: a cassette past
-// its maximum age is reported to opts.Warn, and one past its hard maximum
-// age is an error wrapping ErrExpired. Verify is VerifyWith with the zero
-// VerifyOptions.
-func VerifyWith(dir string, opts VerifyOptions) error {
-	return verify(dir, opts)
-}
-
-// Stale lists the cassettes of dir's manifest that are past their maximum
-// age at now (or have a limit and no recording time), by file. refresh
-// names the command for each (nil: the go test line).
-func Stale(dir string, now time.Time, refresh func(path string) string) ([]Staleness, error) {
-	m, err := readManifest(filepath.Join(dir, ManifestName))
-	if err != nil {
-		return nil, err
-	}
-	return staleEntries(dir, m, now, refresh), nil
-}
-
-func staleEntries(dir string, m *Manifest, now time.Time, refresh func(string) string) []Staleness {
-	if refresh == nil {
-		refresh = func(path string) string { return rerecordHint(path, Options{}) }
-	}
-	var out []Staleness
-	for _, e := range m.Cassettes {
-		s := Staleness{File: e.File, Path: filepath.Join(dir, filepath.FromSlash(e.File))}
-		// check validated every age and time, so parse errors cannot occur.
-		s.MaxAge, _ = parseAgeOr(e.MaxAge, m.MaxAge)
-		s.HardMaxAge, _ = parseAgeOr(e.HardMaxAge, m.HardMaxAge)
-		if s.MaxAge == 0 && s.HardMaxAge == 0 {
-			continue
-		}
-		if s.MaxAge == 0 || (s.HardMaxAge > 0 && s.HardMaxAge < s.MaxAge) {
-			s.MaxAge = s.HardMaxAge
-		}
-		s.Command = refresh(s.Path)
-		if e.RecordedAt == "" {
-			out = append(out, s)
-			continue
-		}
-		s.RecordedAt, _ = time.Parse(time.RFC3339, e.RecordedAt)
-		s.Age = now.Sub(s.RecordedAt)
-		if s.Age <= s.MaxAge {
-			continue
-		}
-		s.Expired = s.HardMaxAge > 0 && s.Age > s.HardMaxAge
-		out = append(out, s)
-	}
-	return out
-}
-
 // freshness warns about and fails on the stale cassettes of m.
-func freshness(dir string, m *Manifest, opts VerifyOptions) []error {
+func freshness(dir string, m *manifest.Manifest, opts VerifyOptions) []error {
 	//detvet:ignore the default of VerifyOptions.Now: a cassette's age is measured against the real date by design
 	now := time.Now
 	if opts.Now != nil {
 		now = opts.Now
 	}
 	var errs []error
-	for _, s := range staleEntries(dir, m, now(), opts.Refresh) {
+	refresh := opts.Refresh
+	if refresh == nil {
+		refresh = func(path string) string { return rerecordHint(path, Options{}) }
+	}
+	for _, s := range m.Stale(dir, now(), refresh) {
 		if s.Expired {
 			errs = append(errs, newErr(s.Path, 0, "verify", detailf(ErrExpired, "%v: %s", ErrExpired, s)))
 		} else if opts.Warn != nil {
@@ -130,69 +50,6 @@ func freshness(dir string, m *Manifest, opts VerifyOptions) []error {
 		}
 	}
 	return errs
-}
-
-// parseAge parses a maximum age: a Go duration ("720h", "90m") or a
-// whole number of days ("30d"). It must be positive.
-func parseAge(s string) (time.Duration, error) {
-	var d time.Duration
-	var err error
-	if n, ok := strings.CutSuffix(s, "d"); ok {
-		var days int64
-		days, err = strconv.ParseInt(n, 10, 64)
-		if err == nil && (days <= 0 || days > 100*365) {
-			err = errors.New("out of range")
-		}
-		d = time.Duration(days) * 24 * time.Hour
-	} else {
-		d, err = time.ParseDuration(s)
-	}
-	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("age %q is not a positive Go duration or a number of days such as \"30d\"", s)
-	}
-	return d, nil
-}
-
-// formatAge writes d in whole days when it is at least a day, else as a
-// Go duration.
-func formatAge(d time.Duration) string {
-	if d >= 24*time.Hour {
-		return strconv.FormatInt(int64(d/(24*time.Hour)), 10) + "d"
-	}
-	return d.String()
-}
-
-// parseAgeOr parses s, or def when s is empty; "" for both is 0.
-func parseAgeOr(s, def string) (time.Duration, error) {
-	if s == "" {
-		s = def
-	}
-	if s == "" {
-		return 0, nil
-	}
-	return parseAge(s)
-}
-
-// checkAges validates the freshness fields of m.
-func checkAges(m *Manifest) error {
-	for _, a := range []struct{ name, v string }{{"max_age", m.MaxAge}, {"hard_max_age", m.HardMaxAge}} {
-		if _, err := parseAgeOr(a.v, ""); err != nil {
-			return fmt.Errorf("%s: %v", a.name, err)
-		}
-	}
-	for i, e := range m.Cassettes {
-		for _, a := range []struct{ name, v string }{{"max_age", e.MaxAge}, {"hard_max_age", e.HardMaxAge}} {
-			if _, err := parseAgeOr(a.v, ""); err != nil {
-				return entryErrf("cassettes", i, "cassette %q: %s: %v", e.File, a.name, err)
-			}
-		}
-		if e.RecordedAt != "" {
-			if _, err := time.Parse(time.RFC3339, e.RecordedAt); err != nil {
-				return entryErrf("cassettes", i, "cassette %q: recorded_at %q is not an RFC 3339 time", e.File, e.RecordedAt)
-			}
-		}
-	}
-	return nil
 }
 
 // recordedAt is the manifest's recorded_at of an update: u.RecordedAt, or

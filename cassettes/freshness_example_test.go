@@ -36,11 +36,11 @@ func agedDir(recorded time.Time) (string, error) {
 	if err := c.Close(); err != nil {
 		return dir, err
 	}
-	if _, err := cassettes.Apply(dir, []cassettes.Update{{File: "demo.yaml", Staged: staged, RecordedAt: recorded}}, ""); err != nil {
+	if err := cassettes.Apply(dir, []cassettes.Update{{File: "demo.yaml", Staged: staged, RecordedAt: recorded}}, ""); err != nil {
 		return dir, err
 	}
 	// The limits are policy, set by hand in manifest.json.
-	path := filepath.Join(dir, cassettes.ManifestName)
+	path := filepath.Join(dir, "manifest.json")
 	var m map[string]any
 	b, _ := os.ReadFile(path)
 	json.Unmarshal(b, &m)
@@ -51,7 +51,7 @@ func agedDir(recorded time.Time) (string, error) {
 
 // Verify a directory at a given instant: past the maximum age is a
 // warning, past the hard one an error.
-func ExampleVerifyWith() {
+func ExampleVerify_freshness() {
 	recorded := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	dir, err := agedDir(recorded)
 	defer os.RemoveAll(dir)
@@ -62,7 +62,7 @@ func ExampleVerifyWith() {
 	refresh := func(string) string { return "refresh-cassettes -expired" }
 	for _, days := range []int{10, 45, 90} {
 		var warn strings.Builder
-		err := cassettes.VerifyWith(dir, cassettes.VerifyOptions{
+		err := cassettes.Verify(dir, cassettes.VerifyOptions{
 			Now:     func() time.Time { return recorded.Add(time.Duration(days) * 24 * time.Hour) },
 			Warn:    &warn,
 			Refresh: refresh,
@@ -73,38 +73,4 @@ func ExampleVerifyWith() {
 	// day 10: warned false, expired false
 	// day 45: warned true, expired false
 	// day 90: warned false, expired true
-}
-
-// List the cassettes past their maximum age.
-func ExampleStale() {
-	recorded := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	dir, err := agedDir(recorded)
-	defer os.RemoveAll(dir)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	st, _ := cassettes.Stale(dir, recorded.Add(45*24*time.Hour), nil)
-	for _, s := range st {
-		fmt.Println(s.File, cassettes.FormatAge(s.Age), cassettes.FormatAge(s.MaxAge), s.Expired)
-	}
-	// Output: demo.yaml 45d 30d false
-}
-
-func ExampleParseAge() {
-	d, _ := cassettes.ParseAge("90d")
-	fmt.Println(d, cassettes.FormatAge(d))
-	// Output: 2160h0m0s 90d
-}
-
-func ExampleFormatAge() {
-	fmt.Println(cassettes.FormatAge(36*time.Hour), cassettes.FormatAge(90*time.Minute))
-	// Output: 1d 1h30m0s
-}
-
-func ExampleStaleness_String() {
-	s := cassettes.Staleness{Path: "testdata/demo.yaml", RecordedAt: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
-		Age: 45 * 24 * time.Hour, MaxAge: 30 * 24 * time.Hour, Command: "refresh-cassettes -expired"}
-	fmt.Println(s)
-	// Output: testdata/demo.yaml: recorded 2026-01-01T00:00:00Z, 45d ago, past its maximum age of 30d; re-record it with: refresh-cassettes -expired
 }

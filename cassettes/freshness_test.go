@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/codegenie/codegenie/internal/manifest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -19,7 +20,7 @@ func freshDir(t *testing.T, t0 time.Time) string {
 	dir := t.TempDir()
 	reqB := reqA
 	reqB.body = strings.Replace(reqA.body, `"a"`, `"b"`, 1)
-	_, err := Apply(dir, []Update{
+	err := Apply(dir, []Update{
 		{File: "a.yaml", Staged: stage(t, dir, "a", []plainReq{reqA}), RecordedAt: t0},
 		{File: "b.yaml", Staged: stage(t, dir, "b", []plainReq{reqB}), RecordedAt: t0.Add(10 * day)},
 	}, "not a time")
@@ -30,66 +31,68 @@ func freshDir(t *testing.T, t0 time.Time) string {
 func TestApplyKeepsTheRecordingTime(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.FixedZone("X", 3600))
 	dir := freshDir(t, t0)
-	m, err := ReadManifest(filepath.Join(dir, ManifestName))
+	m, err := manifest.Read(filepath.Join(dir, manifest.Name))
 	require.NoError(t, err)
 	require.Equal(t, "2026-01-01T11:00:00Z", m.Cassettes[0].RecordedAt, "UTC, from Update.RecordedAt")
 	require.Equal(t, "2026-01-11T11:00:00Z", m.Cassettes[1].RecordedAt)
 
 	// Recording the same content again: fresh, no history, limits kept.
-	editManifest(t, dir, func(m *Manifest) { m.Cassettes[0].MaxAge = "30d" })
+	editManifest(t, dir, func(m *manifest.Manifest) { m.Cassettes[0].MaxAge = "30d" })
 	again, err := NewStage(dir)
 	require.NoError(t, err)
 	raw, err := os.ReadFile(filepath.Join(dir, "a.yaml"))
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(again, "a.yaml"), raw, 0o644))
-	m, err = Apply(dir, []Update{{File: "a.yaml", Staged: filepath.Join(again, "a.yaml")}}, "2026-03-01T00:00:00Z")
+	require.NoError(t, Apply(dir, []Update{{File: "a.yaml", Staged: filepath.Join(again, "a.yaml")}}, "2026-03-01T00:00:00Z"))
+	m, err = manifest.Read(filepath.Join(dir, manifest.Name))
 	require.NoError(t, err)
 	require.Len(t, m.History, 2)
 	require.Equal(t, "2026-03-01T00:00:00Z", m.Cassettes[0].RecordedAt, "from at, an RFC 3339 time")
 	require.Equal(t, "30d", m.Cassettes[0].MaxAge)
-	require.NoError(t, Verify(dir))
+	require.NoError(t, Verify(dir, VerifyOptions{}))
 }
 
 // TestFreshness: past max_age a cassette is warned about with the refresh
-// command; past hard_max_age Verify fails; Stale lists exactly the stale
+// command; past hard_max_age Verify fails; the manifest's Stale lists exactly the stale
 // ones; the limits of an entry override the directory's.
 func TestFreshness(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	refresh := func(path string) string { return "refresh " + filepath.Base(path) }
 	tests := []struct {
 		name      string
-		edit      func(*Manifest)
+		edit      func(*manifest.Manifest)
 		now       time.Time
 		stale     []string // by file
 		warnings  []string // substrings, one warning each
 		expired   []string
 		verifyErr bool
 	}{
-		{name: "no limits", edit: func(*Manifest) {}, now: t0.Add(1000 * day)},
-		{name: "within the directory's limit", edit: func(m *Manifest) { m.MaxAge = "30d" }, now: t0.Add(30 * day)},
+		{name: "no limits", edit: func(*manifest.Manifest) {}, now: t0.Add(1000 * day)},
+		{name: "within the directory's limit", edit: func(m *manifest.Manifest) { m.MaxAge = "30d" }, now: t0.Add(30 * day)},
 		{name: "past the directory's limit: a warning",
-			edit: func(m *Manifest) { m.MaxAge = "30d" }, now: t0.Add(31 * day),
+			edit: func(m *manifest.Manifest) { m.MaxAge = "30d" }, now: t0.Add(31 * day),
 			stale: []string{"a.yaml"}, warnings: []string{"a.yaml: recorded 2026-01-01T00:00:00Z, 31d ago, past its maximum age of 30d; re-record it with: refresh a.yaml"}},
 		{name: "an entry's own limit",
-			edit: func(m *Manifest) { m.MaxAge = "300d"; m.Cassettes[1].MaxAge = "720h" }, now: t0.Add(41 * day),
+			edit: func(m *manifest.Manifest) { m.MaxAge = "300d"; m.Cassettes[1].MaxAge = "720h" }, now: t0.Add(41 * day),
 			stale: []string{"b.yaml"}, warnings: []string{"b.yaml: recorded 2026-01-11T00:00:00Z, 31d ago, past its maximum age of 30d"}},
 		{name: "past the hard limit: a failure",
-			edit: func(m *Manifest) { m.MaxAge, m.HardMaxAge = "30d", "35d" }, now: t0.Add(41 * day),
+			edit: func(m *manifest.Manifest) { m.MaxAge, m.HardMaxAge = "30d", "35d" }, now: t0.Add(41 * day),
 			stale: []string{"a.yaml", "b.yaml"}, warnings: []string{"b.yaml: recorded 2026-01-11T00:00:00Z, 31d ago, past its maximum age of 30d"},
 			expired: []string{"a.yaml"}, verifyErr: true},
 		{name: "a hard limit alone",
-			edit: func(m *Manifest) { m.Cassettes[0].HardMaxAge = "2d" }, now: t0.Add(3 * day),
+			edit: func(m *manifest.Manifest) { m.Cassettes[0].HardMaxAge = "2d" }, now: t0.Add(3 * day),
 			stale: []string{"a.yaml"}, expired: []string{"a.yaml"}, verifyErr: true},
 		{name: "no recording time",
-			edit: func(m *Manifest) { m.MaxAge = "30d"; m.Cassettes[0].RecordedAt = "" }, now: t0.Add(1 * day),
+			edit: func(m *manifest.Manifest) { m.MaxAge = "30d"; m.Cassettes[0].RecordedAt = "" }, now: t0.Add(1 * day),
 			stale: []string{"a.yaml"}, warnings: []string{"a.yaml: its recording time is unknown"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := freshDir(t, t0)
 			editManifest(t, dir, tt.edit)
-			st, err := Stale(dir, tt.now, refresh)
+			m, err := manifest.Read(filepath.Join(dir, manifest.Name))
 			require.NoError(t, err)
+			st := m.Stale(dir, tt.now, refresh)
 			var files, expired []string
 			for _, s := range st {
 				files = append(files, s.File)
@@ -101,7 +104,7 @@ func TestFreshness(t *testing.T) {
 			require.Equal(t, tt.expired, expired)
 
 			var warn bytes.Buffer
-			err = VerifyWith(dir, VerifyOptions{Now: func() time.Time { return tt.now }, Warn: &warn, Refresh: refresh})
+			err = Verify(dir, VerifyOptions{Now: func() time.Time { return tt.now }, Warn: &warn, Refresh: refresh})
 			lines := strings.Split(strings.TrimSuffix(warn.String(), "\n"), "\n")
 			if warn.Len() == 0 {
 				lines = nil
@@ -123,31 +126,17 @@ func TestFreshness(t *testing.T) {
 }
 
 func TestManifestAgesAreChecked(t *testing.T) {
-	for _, edit := range []func(*Manifest){
-		func(m *Manifest) { m.MaxAge = "soon" },
-		func(m *Manifest) { m.HardMaxAge = "-3d" },
-		func(m *Manifest) { m.Cassettes[0].MaxAge = "0s" },
-		func(m *Manifest) { m.Cassettes[1].RecordedAt = "yesterday" },
+	for _, edit := range []func(*manifest.Manifest){
+		func(m *manifest.Manifest) { m.MaxAge = "soon" },
+		func(m *manifest.Manifest) { m.HardMaxAge = "-3d" },
+		func(m *manifest.Manifest) { m.Cassettes[0].MaxAge = "0s" },
+		func(m *manifest.Manifest) { m.Cassettes[1].RecordedAt = "yesterday" },
 	} {
 		dir := freshDir(t, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 		editManifest(t, dir, edit)
-		err := Verify(dir)
-		require.ErrorIs(t, err, ErrInvalidManifest)
+		err := Verify(dir, VerifyOptions{})
+		require.ErrorIs(t, err, manifest.ErrInvalid)
 	}
-}
-
-func TestParseAge(t *testing.T) {
-	for in, want := range map[string]time.Duration{"30d": 30 * day, "720h": 30 * day, "90m": 90 * time.Minute} {
-		got, err := parseAge(in)
-		require.NoError(t, err)
-		require.Equal(t, want, got)
-	}
-	for _, in := range []string{"", "0d", "-1h", "3w", "d", "1e9d"} {
-		_, err := parseAge(in)
-		require.Error(t, err, in)
-	}
-	require.Equal(t, "30d", formatAge(30*day+time.Hour))
-	require.Equal(t, "1h0m0s", formatAge(time.Hour))
 }
 
 // TestRecordFlagTakesTheResponseDate: a cassette re-recorded by the test
@@ -156,14 +145,14 @@ func TestParseAge(t *testing.T) {
 func TestRecordFlagTakesTheResponseDate(t *testing.T) {
 	srv := echoServer(t) // Date: Sun, 22 Nov 2026 01:02:03 GMT
 	dir := t.TempDir()
-	_, err := Apply(dir, []Update{{File: "s.happy.yaml", Staged: stage(t, dir, "s.happy", []plainReq{reqA})}}, "")
+	err := Apply(dir, []Update{{File: "s.happy.yaml", Staged: stage(t, dir, "s.happy", []plainReq{reqA})}}, "")
 	require.NoError(t, err)
 	withFlags(t, `s\.happy`, false)
 	c, err := Open(filepath.Join(dir, "s.happy.yaml"), Options{RealTransport: srv.Client().Transport})
 	require.NoError(t, err)
 	readAll(t, do(t, c.Client(), srv.URL, reqA))
 	require.NoError(t, c.Close())
-	m, err := ReadManifest(filepath.Join(dir, ManifestName))
+	m, err := manifest.Read(filepath.Join(dir, manifest.Name))
 	require.NoError(t, err)
 	require.Equal(t, "2026-11-22T01:02:03Z", m.Cassettes[0].RecordedAt)
 }

@@ -8,9 +8,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/codegenie/codegenie/events"
+	"github.com/codegenie/codegenie/internal/manifest"
 )
 
 // journalFormat is the journal format this package writes and recovers.
@@ -48,22 +48,6 @@ func (j *journal) checksum() string {
 	return events.Sum(append([]byte("codegenie cassettes journal\n"), b...)).String()
 }
 
-// isPlainName reports whether name is a file name alone, on every
-// platform: not empty, no path separator, drive or stream colon or NUL,
-// not hidden (so never "." or ".."), and local on this platform (not a
-// reserved Windows device name).
-func isPlainName(name string) bool {
-	return name != "" && !strings.ContainsAny(name, "/\\:\x00") && !strings.HasPrefix(name, ".") &&
-		filepath.IsLocal(name) && filepath.Base(name) == name
-}
-
-// isCassetteName reports whether name is a plain file name ending in
-// ".yaml": the only kind of name a cassette has in a manifest, a journal
-// or a staging folder.
-func isCassetteName(name string) bool {
-	return isPlainName(name) && strings.HasSuffix(name, ".yaml") && len(name) > len(".yaml")
-}
-
 // refuse is the error for a journal or staging folder this package did not
 // write: nothing in dir was moved.
 func refuse(path, stage, dir, format string, args ...any) error {
@@ -86,15 +70,15 @@ func checkMoves(jpath, stage, dir string, j *journal) error {
 			return refuse(jpath, stage, dir, "entry %d (%q -> %q) has sum %q: %v", i, mv.Staged, mv.File, mv.Sum, err)
 		}
 		if i == n-1 {
-			if mv.Staged != stagedManName || mv.File != ManifestName {
-				return refuse(jpath, stage, dir, "its last entry moves %q to %q, not %s to %s", mv.Staged, mv.File, stagedManName, ManifestName)
+			if mv.Staged != stagedManName || mv.File != manifest.Name {
+				return refuse(jpath, stage, dir, "its last entry moves %q to %q, not %s to %s", mv.Staged, mv.File, stagedManName, manifest.Name)
 			}
 			continue
 		}
-		if !isCassetteName(mv.Staged) {
+		if !manifest.IsCassetteName(mv.Staged) {
 			return refuse(jpath, stage, dir, "entry %d names %q as its staged file, which is not a cassette file name (a plain name ending in .yaml)", i, mv.Staged)
 		}
-		if !isCassetteName(mv.File) {
+		if !manifest.IsCassetteName(mv.File) {
 			return refuse(jpath, stage, dir, "entry %d moves %q to %q, which is not a cassette file name (a plain name ending in .yaml)", i, mv.Staged, mv.File)
 		}
 		if seen["s"+mv.Staged] || seen["f"+mv.File] {
@@ -174,7 +158,7 @@ func checkStaged(dir, stage string, j *journal) ([]move, error) {
 			return nil, refuse(jpath, stage, dir, "entry %d: the staged file %s is not the one journalled (sum %s): %v", i, mv.Staged, mv.Sum, err)
 		}
 		if i == len(j.Moves)-1 {
-			man, err := parseManifest(path, raw)
+			man, err := manifest.Parse(path, raw)
 			if err != nil {
 				return nil, refuse(jpath, stage, dir, "the staged manifest does not read as one: %v", err)
 			}

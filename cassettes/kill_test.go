@@ -59,7 +59,7 @@ func killChild(src, dir string) int {
 		}
 		ups = append(ups, Update{File: e.Name(), Staged: filepath.Join(stage, e.Name()), Force: true, Reason: "kill test"})
 	}
-	if _, err := Apply(dir, ups, "2026-11-22T00:00:00Z"); err != nil {
+	if err := Apply(dir, ups, "2026-11-22T00:00:00Z"); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
@@ -86,7 +86,7 @@ func TestApplySurvivesKills(t *testing.T) {
 		ups = append(ups, Update{File: n, Staged: stage(t, oldDir, strings.TrimSuffix(n, ".yaml"),
 			[]plainReq{{method: "POST", path: "/v1/messages", body: fmt.Sprintf(`{"old":%d}`, i)}})})
 	}
-	_, err := Apply(oldDir, ups, "")
+	err := Apply(oldDir, ups, "")
 	require.NoError(t, err)
 	newSrc := filepath.Join(base, "new")
 	require.NoError(t, os.Mkdir(newSrc, 0o755))
@@ -145,7 +145,7 @@ func TestApplySurvivesKills(t *testing.T) {
 	full := copyDir("full")
 	took, err := run(full, -1)
 	require.NoError(t, err)
-	require.NoError(t, Verify(full))
+	require.NoError(t, Verify(full, VerifyOptions{}))
 	newSnap := dirSnapshot(t, full)
 	require.NotEqual(t, oldSnap, newSnap)
 
@@ -165,7 +165,7 @@ func TestApplySurvivesKills(t *testing.T) {
 			}
 			return "mixed"
 		}
-		verr := Verify(dir)
+		verr := Verify(dir, VerifyOptions{})
 		before := state()
 		switch {
 		case verr == nil:
@@ -179,7 +179,7 @@ func TestApplySurvivesKills(t *testing.T) {
 		require.Empty(t, gitUntracked(dir), "kill %d at %v: git sees new files", i, at)
 
 		require.NoError(t, Recover(dir), "kill %d at %v", i, at) // the next run
-		require.NoError(t, Verify(dir))
+		require.NoError(t, Verify(dir, VerifyOptions{}))
 		after := state()
 		require.Contains(t, []string{"old", "new"}, after)
 		if before == "interrupted" {

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/codegenie/codegenie/internal/refreshlock"
 	"github.com/gofrs/flock"
 )
 
@@ -28,25 +29,32 @@ var (
 	lockPoll = 10 * time.Millisecond
 )
 
-// DirLock is the refresh lock of one cassette directory, held: while it is
-// held, no other DirLock of the directory, in this process or another,
+// dirLock is the refresh lock of one cassette directory, held: while it is
+// held, no other dirLock of the directory, in this process or another,
 // can be taken, so no other refresh stages, applies or recovers there.
 // Apply, Recover, NewStage and a recording's save take it for their own
-// duration; a command that records several cassettes takes it once with
-// LockDir and uses its methods, so that the whole refresh is one.
-type DirLock struct {
+// duration; a command that records several cassettes takes it once
+// through internal/refreshlock, so that the whole refresh is one.
+type dirLock struct {
 	dir    string
 	fl     *flock.Flock
 	mu     sync.Mutex
-	stages []string // made by NewStage and not yet applied
+	stages []string // made by newStage and not yet applied
+	held   bool     // until Unlock
 }
 
-// LockDir takes dir's refresh lock (creating dir if needed), waiting while
-// another refresh holds it, for at most a minute or until ctx is done.
-// The lock is a file in the folder .refresh.lock in dir, which git
+func init() {
+	refreshlock.Take = func(ctx context.Context, dir string) (refreshlock.Lock, error) {
+		return lockDirCtx(ctx, dir)
+	}
+}
+
+// lockDirCtx takes dir's refresh lock (creating dir if needed), waiting
+// while another refresh holds it, for at most a minute or until ctx is
+// done. The lock is a file in the folder .refresh.lock in dir, which git
 // ignores; it is an advisory lock (flock on Unix, LockFileEx on Windows),
 // released by Unlock or when the process ends.
-func LockDir(ctx context.Context, dir string) (*DirLock, error) {
+func lockDirCtx(ctx context.Context, dir string) (*dirLock, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, newErr(dir, 0, "lock", err)
 	}
@@ -80,7 +88,7 @@ func LockDir(ctx context.Context, dir string) (*DirLock, error) {
 			return nil, newErr(path, 0, "lock", err)
 		}
 		if ok {
-			return &DirLock{dir: dir, fl: fl}, nil
+			return &dirLock{dir: dir, fl: fl, held: true}, nil
 		}
 		if err := ctx.Err(); err != nil {
 			return nil, newErr(dir, 0, "lock", fmt.Errorf("%w: another refresh of %s holds its lock (%s); nothing was changed", err, dir, path))
@@ -94,42 +102,66 @@ func LockDir(ctx context.Context, dir string) (*DirLock, error) {
 	}
 }
 
-// lockDir is LockDir without a context.
-func lockDir(dir string) (*DirLock, error) { return LockDir(context.Background(), dir) }
+// lockDir is lockDirCtx without a context.
+func lockDir(dir string) (*dirLock, error) { return lockDirCtx(context.Background(), dir) }
 
-// Dir returns the directory the lock is for.
-func (l *DirLock) Dir() string { return l.dir }
-
-// NewStage is the package's NewStage, under l.
-func (l *DirLock) NewStage() (string, error) {
+// NewStage is the package's NewStage, under l; Apply of cassettes staged
+// there runs under l (see stageLock).
+func (l *dirLock) NewStage() (string, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	stage, err := newStage(l.dir)
 	if err != nil {
 		return "", err
 	}
-	l.mu.Lock()
 	l.stages = append(l.stages, stage)
-	l.mu.Unlock()
+	liveStages.Lock()
+	if liveStages.by == nil {
+		liveStages.by = map[string]*dirLock{}
+	}
+	liveStages.by[stage] = l
+	liveStages.Unlock()
 	return stage, nil
 }
 
-// Apply is the package's Apply, under l: the staged cassettes must be in
+// apply is the package's Apply, under l: the staged cassettes must be in
 // a folder NewStage made in l's directory.
-func (l *DirLock) Apply(updates []Update, at string) (*Manifest, error) {
-	return apply(l.dir, updates, at, nil)
+func (l *dirLock) apply(updates []Update, at string) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	_, err := apply(l.dir, updates, at, nil)
+	return err
 }
 
 // Recover is the package's Recover, under l. Staging folders that other
 // processes (or other callers in this process) are still filling are left
 // alone.
-func (l *DirLock) Recover() error { return recoverDir(l.dir, "") }
+func (l *dirLock) Recover() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return recoverDir(l.dir, "")
+}
+
+// stageLock returns the held lock of dir whose NewStage made stage, or
+// nil: Apply of cassettes staged there runs under that lock rather than
+// waiting for it.
+func stageLock(dir, stage string) *dirLock {
+	liveStages.Lock()
+	defer liveStages.Unlock()
+	l := liveStages.by[stage]
+	if l == nil || !l.held || filepath.Clean(l.dir) != filepath.Clean(dir) {
+		return nil
+	}
+	return l
+}
 
 // Unlock removes the staging folders made through l that were not applied
 // (nothing in the directory had changed because of them), then releases
 // the lock. It reports the first folder it could not remove.
-func (l *DirLock) Unlock() error {
+func (l *dirLock) Unlock() error {
 	l.mu.Lock()
 	stages := l.stages
-	l.stages = nil
+	l.stages, l.held = nil, false
 	l.mu.Unlock()
 	var first error
 	for _, s := range stages {
@@ -168,9 +200,11 @@ func withLock(dir string, f func() error) error {
 // liveStages holds the lock of every staging folder this process made and
 // has not applied or removed: a staging folder whose lock is held belongs
 // to a refresh still running, and Recover leaves it alone.
+// by holds, for a staging folder made through a held dirLock, that lock.
 var liveStages struct {
 	sync.Mutex
-	m map[string]*flock.Flock
+	m  map[string]*flock.Flock
+	by map[string]*dirLock
 }
 
 // holdStage takes stage's own lock, or reports that another refresh (in
@@ -207,5 +241,6 @@ func releaseStage(stage string) {
 	if fl, ok := liveStages.m[stage]; ok {
 		fl.Close()
 		delete(liveStages.m, stage)
+		delete(liveStages.by, stage)
 	}
 }

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/codegenie/codegenie/internal/manifest"
+	"github.com/codegenie/codegenie/internal/refreshlock"
 	"github.com/stretchr/testify/require"
 )
 
@@ -42,7 +44,7 @@ func applyCopy(dir, src, name string) error {
 	if err := writeFileAtomic(staged, b, nil); err != nil {
 		return err
 	}
-	_, err = Apply(dir, []Update{{File: name, Staged: staged, Force: true, Reason: "race"}}, "")
+	err = Apply(dir, []Update{{File: name, Staged: staged, Force: true, Reason: "race"}}, "")
 	return err
 }
 
@@ -120,7 +122,7 @@ func TestConcurrentAppliesAreSerialised(t *testing.T) {
 	wg.Wait()
 	require.Empty(t, failed)
 	require.Len(t, applied, 8*raceN)
-	m, err := ReadManifest(filepath.Join(dir, ManifestName))
+	m, err := manifest.Read(filepath.Join(dir, manifest.Name))
 	require.NoError(t, err)
 	var listed []string
 	for _, e := range m.Cassettes {
@@ -130,36 +132,69 @@ func TestConcurrentAppliesAreSerialised(t *testing.T) {
 	}
 	slices.Sort(applied)
 	require.Equal(t, applied, listed)
-	require.NoError(t, Verify(dir))
+	require.NoError(t, Verify(dir, VerifyOptions{}))
 	left, _ := filepath.Glob(filepath.Join(dir, stagePrefix+"*"))
 	require.Empty(t, left)
+}
+
+// shortLockWait bounds the wait for a held lock to 50ms for t.
+func shortLockWait(t *testing.T) {
+	prevWait := lockWait
+	lockWait = 50 * time.Millisecond
+	t.Cleanup(func() { lockWait = prevWait })
 }
 
 // TestLockWaitIsBounded: while another holder keeps a directory's lock, a
 // second refresh waits the bound, then fails saying who holds it and that
 // nothing was changed; once released, it proceeds.
 func TestLockWaitIsBounded(t *testing.T) {
-	prevWait := lockWait
-	lockWait = 50 * time.Millisecond
-	t.Cleanup(func() { lockWait = prevWait })
+	shortLockWait(t)
 	dir := t.TempDir()
 	staged := stage(t, dir, "s.happy", []plainReq{reqA})
-	held, err := LockDir(context.Background(), dir)
+	held, err := lockDirCtx(context.Background(), dir)
 	require.NoError(t, err)
 	before := dirSnapshot(t, dir)
-	_, err = Apply(dir, []Update{{File: "s.happy.yaml", Staged: staged}}, "")
+	err = Apply(dir, []Update{{File: "s.happy.yaml", Staged: staged}}, "")
 	require.ErrorContains(t, err, "another refresh of "+dir)
 	require.ErrorContains(t, err, "nothing was changed")
 	require.ErrorContains(t, err, filepath.Join(dir, lockDirName, lockFileName))
 	require.Equal(t, before, dirSnapshot(t, dir))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err = LockDir(ctx, dir)
+	_, err = lockDirCtx(ctx, dir)
 	require.ErrorIs(t, err, context.Canceled)
 	require.NoError(t, held.Unlock())
-	_, err = Apply(dir, []Update{{File: "s.happy.yaml", Staged: staged}}, "")
+	err = Apply(dir, []Update{{File: "s.happy.yaml", Staged: staged}}, "")
 	require.NoError(t, err)
-	require.NoError(t, Verify(dir))
+	require.NoError(t, Verify(dir, VerifyOptions{}))
+}
+
+// TestHeldLockAppliesItsOwnStage: while a refresh holds a directory's
+// lock through refreshlock, Apply of a stage it made runs under it at
+// once; Apply of any other stage waits for it; Unlock removes the stage
+// it made and did not apply.
+func TestHeldLockAppliesItsOwnStage(t *testing.T) {
+	shortLockWait(t)
+	dir := t.TempDir()
+	other := stage(t, dir, "o.happy", []plainReq{reqA})
+	held, err := refreshlock.Take(context.Background(), dir)
+	require.NoError(t, err)
+	own, err := held.NewStage()
+	require.NoError(t, err)
+	src, err := os.ReadFile(other)
+	require.NoError(t, err)
+	require.NoError(t, writeFileAtomic(filepath.Join(own, "s.happy.yaml"), src, nil))
+	err = Apply(dir, []Update{{File: "s.happy.yaml", Staged: filepath.Join(own, "s.happy.yaml")}}, "")
+	require.NoError(t, err)
+	err = Apply(dir, []Update{{File: "o.happy.yaml", Staged: other}}, "")
+	require.ErrorContains(t, err, "another refresh of "+dir)
+	unapplied, err := held.NewStage()
+	require.NoError(t, err)
+	require.NoError(t, held.Unlock())
+	require.NoDirExists(t, unapplied)
+	err = Apply(dir, []Update{{File: "o.happy.yaml", Staged: other}}, "")
+	require.NoError(t, err)
+	require.NoError(t, Verify(dir, VerifyOptions{}))
 }
 
 // raceChildMain runs raceChild when the environment asks for it.

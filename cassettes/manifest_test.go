@@ -2,12 +2,13 @@ package cassettes
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/codegenie/codegenie/internal/manifest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -87,12 +88,13 @@ func ptr[T any](v T) *T { return &v }
 func TestManifestLifecycle(t *testing.T) {
 	dir := t.TempDir()
 	// First recording: creates the manifest, new cassettes are pinned.
-	m, err := Apply(dir, []Update{{File: "s.happy.yaml", Staged: stage(t, dir, "s.happy", []plainReq{reqA})}}, "2026-11-22T00:00:00Z")
+	require.NoError(t, Apply(dir, []Update{{File: "s.happy.yaml", Staged: stage(t, dir, "s.happy", []plainReq{reqA})}}, "2026-11-22T00:00:00Z"))
+	m, err := manifest.Read(filepath.Join(dir, manifest.Name))
 	require.NoError(t, err)
 	require.Len(t, m.Cassettes, 1)
 	require.True(t, m.Cassettes[0].Pinned)
 	require.Len(t, m.History, 1)
-	require.NoError(t, Verify(dir))
+	require.NoError(t, Verify(dir, VerifyOptions{}))
 
 	// Opening verifies the digest against the manifest next to it.
 	c, err := Open(filepath.Join(dir, "s.happy.yaml"), Options{AllowUnused: true})
@@ -105,18 +107,19 @@ func TestManifestLifecycle(t *testing.T) {
 	reqB := reqA
 	reqB.body = strings.Replace(reqA.body, `"a"`, `"b"`, 1)
 	staged := stage(t, dir, "s.happy", []plainReq{reqB})
-	_, err = Apply(dir, []Update{{File: "s.happy.yaml", Staged: staged}}, "")
-	require.ErrorIs(t, err, ErrPinned)
-	_, err = Apply(dir, []Update{{File: "s.happy.yaml", Staged: staged, Force: true}}, "")
-	require.ErrorIs(t, err, ErrPinned, "force without a reason")
-	m2, err := Apply(dir, []Update{{File: "s.happy.yaml", Staged: staged, Force: true, Reason: "prompt v2"}}, "")
+	err = Apply(dir, []Update{{File: "s.happy.yaml", Staged: staged}}, "")
+	require.ErrorIs(t, err, manifest.ErrPinned)
+	err = Apply(dir, []Update{{File: "s.happy.yaml", Staged: staged, Force: true}}, "")
+	require.ErrorIs(t, err, manifest.ErrPinned, "force without a reason")
+	require.NoError(t, Apply(dir, []Update{{File: "s.happy.yaml", Staged: staged, Force: true, Reason: "prompt v2"}}, ""))
+	m2, err := manifest.Read(filepath.Join(dir, manifest.Name))
 	require.NoError(t, err)
 	require.Len(t, m2.History, 2)
 	require.Equal(t, "prompt v2", m2.History[1].Reason)
 	require.True(t, m2.History[1].Forced)
 	require.Equal(t, m.Cassettes[0].Digest, m2.History[1].OldDigest)
 	require.NotEqual(t, m2.History[0].Chain, m2.History[1].Chain)
-	require.NoError(t, Verify(dir))
+	require.NoError(t, Verify(dir, VerifyOptions{}))
 }
 
 func TestVerifyDetects(t *testing.T) {
@@ -139,29 +142,29 @@ func TestVerifyDetects(t *testing.T) {
 			require.NoError(t, os.Remove(filepath.Join(dir, "s.happy.yaml")))
 		}, ErrCassetteNotFound, `'-cassettes.record=s\.happy\.yaml$'`},
 		{"history rewritten", func(t *testing.T, dir string) {
-			editManifest(t, dir, func(m *Manifest) { m.History[0].Reason = "rewritten" })
-		}, ErrInvalidManifest, "the history was edited"},
+			editManifest(t, dir, func(m *manifest.Manifest) { m.History[0].Reason = "rewritten" })
+		}, manifest.ErrInvalid, "the history was edited"},
 		{"history truncated", func(t *testing.T, dir string) {
-			editManifest(t, dir, func(m *Manifest) { m.History = m.History[1:] })
-		}, ErrInvalidManifest, "append-only"},
+			editManifest(t, dir, func(m *manifest.Manifest) { m.History = m.History[1:] })
+		}, manifest.ErrInvalid, "append-only"},
 		{"digest edited to match", func(t *testing.T, dir string) {
-			editManifest(t, dir, func(m *Manifest) { m.Cassettes[0].Digest = strings.Repeat("0", 64) })
-		}, ErrInvalidManifest, "is not the last one its history records"},
+			editManifest(t, dir, func(m *manifest.Manifest) { m.Cassettes[0].Digest = strings.Repeat("0", 64) })
+		}, manifest.ErrInvalid, "is not the last one its history records"},
 		{"not json", func(t *testing.T, dir string) {
-			require.NoError(t, os.WriteFile(filepath.Join(dir, ManifestName), []byte("{\n\"format\": 1,\n]"), 0o644))
-		}, ErrInvalidManifest, "manifest.json:3"},
+			require.NoError(t, os.WriteFile(filepath.Join(dir, manifest.Name), []byte("{\n\"format\": 1,\n]"), 0o644))
+		}, manifest.ErrInvalid, "manifest.json:3"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			_, err := Apply(dir, []Update{
+			err := Apply(dir, []Update{
 				{File: "s.happy.yaml", Staged: stage(t, dir, "s.happy", []plainReq{reqA})},
 				{File: "s.retry.yaml", Staged: stage(t, dir, "s.retry", []plainReq{reqA, reqA})},
 			}, "")
 			require.NoError(t, err)
-			require.NoError(t, Verify(dir))
+			require.NoError(t, Verify(dir, VerifyOptions{}))
 			tt.mutate(t, dir)
-			err = Verify(dir)
+			err = Verify(dir, VerifyOptions{})
 			require.ErrorIs(t, err, tt.wantErr)
 			require.ErrorContains(t, err, tt.want)
 			var ce *CassetteError
@@ -172,7 +175,7 @@ func TestVerifyDetects(t *testing.T) {
 
 func TestOpenVerifiesDigest(t *testing.T) {
 	dir := t.TempDir()
-	_, err := Apply(dir, []Update{{File: "s.happy.yaml", Staged: stage(t, dir, "s.happy", []plainReq{reqA})}}, "")
+	err := Apply(dir, []Update{{File: "s.happy.yaml", Staged: stage(t, dir, "s.happy", []plainReq{reqA})}}, "")
 	require.NoError(t, err)
 	p := filepath.Join(dir, "s.happy.yaml")
 	b, err := os.ReadFile(p)
@@ -192,22 +195,22 @@ func TestOpenVerifiesDigest(t *testing.T) {
 	require.ErrorIs(t, err, errNotInManifest)
 }
 
-func editManifest(t *testing.T, dir string, f func(*Manifest)) {
+func editManifest(t *testing.T, dir string, f func(*manifest.Manifest)) {
 	t.Helper()
-	p := filepath.Join(dir, ManifestName)
+	p := filepath.Join(dir, manifest.Name)
 	b, err := os.ReadFile(p)
 	require.NoError(t, err)
-	var m Manifest
+	var m manifest.Manifest
 	require.NoError(t, json.Unmarshal(b, &m))
 	f(&m)
-	out, err := m.encode()
+	out, err := m.Encode()
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(p, out, 0o644))
 }
 
 func TestApplyKilledMidWrite(t *testing.T) {
 	dir := t.TempDir()
-	_, err := Apply(dir, []Update{{File: "s.happy.yaml", Staged: stage(t, dir, "s.happy", []plainReq{reqA})}}, "")
+	err := Apply(dir, []Update{{File: "s.happy.yaml", Staged: stage(t, dir, "s.happy", []plainReq{reqA})}}, "")
 	require.NoError(t, err)
 	reqB := reqA
 	reqB.body = `{"other":true}`
@@ -222,73 +225,51 @@ func TestApplyKilledMidWrite(t *testing.T) {
 	require.ErrorAs(t, err, &ce)
 	require.Equal(t, "write", ce.Op)
 	require.Equal(t, before, dirSnapshot(t, dir), "cassettes and manifest unchanged, no temp file left")
-	require.NoError(t, Verify(dir))
+	require.NoError(t, Verify(dir, VerifyOptions{}))
 }
 
-func TestCompare(t *testing.T) {
-	dir := t.TempDir()
-	msg := func(text string, in, out int) string {
-		return `{"type":"message","model":"claude-test","content":[{"type":"text","text":"` + text + `"}],"usage":{"input_tokens":` +
-			strconv.Itoa(in) + `,"output_tokens":` + strconv.Itoa(out) + `}}`
+// TestModelOf: the manifest's model is the first one a response names,
+// in a JSON body or in the frames of a stream, whatever else the bodies hold.
+func TestModelOf(t *testing.T) {
+	sse := map[string][]string{"Content-Type": {"text/event-stream; charset=utf-8"}}
+	tests := []struct {
+		name    string
+		body    string
+		headers map[string][]string
+		want    string
+	}{
+		{"json", `{"type":"message","model":"claude-test","content":[{"type":"text","text":"x"}]}`, nil, "claude-test"},
+		{"openai", `{"model":"gpt-test","choices":[{"message":{"content":"x"}}]}`, nil, "gpt-test"},
+		{"sse", "event: ping\ndata: {\"type\":\"ping\"}\n\n" +
+			"event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"model\":\"claude-s\"}}\n\n", sse, "claude-s"},
+		{"not json", `oops`, nil, ""},
+		{"no model", `{"type":"error","error":{"type":"overloaded_error"}}`, nil, ""},
 	}
-	write := func(name string, bodies map[string]string) string {
-		var b strings.Builder
-		b.WriteString("---\nversion: 2\ninteractions:\n")
-		i := 0
-		for _, req := range []string{"a", "b", "c"} {
-			resp, ok := bodies[req]
-			if !ok {
-				continue
-			}
-			reqJSON, _ := json.Marshal(`{"q":"` + req + `"}`)
-			respJSON, _ := json.Marshal(resp)
-			b.WriteString("- id: " + strconv.Itoa(i) + "\n  request:\n    method: POST\n    url: https://api.anthropic.com/v1/messages\n    body: " + string(reqJSON) + "\n")
-			b.WriteString("  response:\n    code: 200\n    status: 200 OK\n    body: " + string(respJSON) + "\n")
-			i++
-		}
-		p := filepath.Join(dir, name)
-		require.NoError(t, os.WriteFile(p, []byte(b.String()), 0o644))
-		return p
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			require.Equal(t, tt.want, responseModel(tt.body, tt.headers))
+		})
 	}
-	oldP := write("old.yaml", map[string]string{"a": msg("x", 10, 2), "b": msg("y", 5, 1)})
-	newP := write("new.yaml", map[string]string{"a": msg("x", 10, 2), "b": msg("y2", 5, 3), "c": msg("z", 1, 1)})
-	ch, err := Compare(oldP, newP)
-	require.NoError(t, err)
-	require.Equal(t, 1, ch.Same)
-	require.Equal(t, 1, ch.Changed)
-	require.Equal(t, 1, ch.Added)
-	require.Equal(t, 0, ch.Removed)
-	require.True(t, ch.TextChanged)
-	require.Equal(t, "claude-test", ch.Model)
-	require.Equal(t, [2]int64{15, 3}, [2]int64{ch.OldInputTokens, ch.OldOutputTokens})
-	require.Equal(t, [2]int64{16, 6}, [2]int64{ch.NewInputTokens, ch.NewOutputTokens})
-	require.NotEqual(t, ch.OldDigest, ch.NewDigest)
-
-	ch, err = Compare(filepath.Join(dir, "absent.yaml"), oldP)
-	require.NoError(t, err)
-	require.Equal(t, 2, ch.Added)
-	require.Empty(t, ch.OldDigest)
-	require.False(t, ch.TextChanged)
-
-	ch, err = Compare(newP, oldP)
-	require.NoError(t, err)
-	require.Equal(t, 1, ch.Removed)
 }
 
-func TestResponseInfoSSE(t *testing.T) {
-	body := "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"model\":\"claude-s\",\"usage\":{\"input_tokens\":7,\"output_tokens\":1}}}\n\n" +
-		"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"hel\"}}\n\n" +
-		"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"lo\"}}\n\n" +
-		"event: message_delta\ndata: {\"type\":\"message_delta\",\"usage\":{\"output_tokens\":4}}\n\n"
-	info := responseInfo(body, map[string][]string{"Content-Type": {"text/event-stream; charset=utf-8"}})
-	require.Equal(t, respInfo{model: "claude-s", text: "hello", usage: tokenUsage{InputTokens: 7, OutputTokens: 4}}, info)
+// errorPlace is the file and line err names: this package's errors are
+// *CassetteError, the manifest reader's own *manifest.Error.
+func errorPlace(t *testing.T, err error) (string, int) {
+	t.Helper()
+	var ce *CassetteError
+	if errors.As(err, &ce) {
+		return ce.Path, ce.Line
+	}
+	var me *manifest.Error
+	require.ErrorAs(t, err, &me)
+	return me.Path, me.Line
 }
 
 func TestManifestParsedStrictly(t *testing.T) {
 	dir := t.TempDir()
-	_, err := Apply(dir, []Update{{File: "s.happy.yaml", Staged: stage(t, dir, "s.happy", []plainReq{reqA})}}, "")
+	err := Apply(dir, []Update{{File: "s.happy.yaml", Staged: stage(t, dir, "s.happy", []plainReq{reqA})}}, "")
 	require.NoError(t, err)
-	mpath := filepath.Join(dir, ManifestName)
+	mpath := filepath.Join(dir, manifest.Name)
 	good, err := os.ReadFile(mpath)
 	require.NoError(t, err)
 	lines := strings.Count(string(good), "\n")
@@ -311,22 +292,29 @@ func TestManifestParsedStrictly(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			require.NoError(t, os.WriteFile(mpath, []byte(tt.content), 0o644))
-			for _, f := range []func() error{
-				func() error { return Verify(dir) },
-				func() error { _, err := ReadManifest(mpath); return err },
-				func() error {
+			for _, f := range []struct {
+				name string
+				call func() error
+				own  bool // the error is this package's *CassetteError
+			}{
+				{"Verify", func() error { return Verify(dir, VerifyOptions{}) }, true},
+				{"manifest.Read", func() error { _, err := manifest.Read(mpath); return err }, false},
+				{"Open", func() error {
 					_, err := Open(filepath.Join(dir, "s.happy.yaml"), Options{AllowUnused: true})
 					return err
-				},
+				}, true},
 			} {
-				err := f()
-				require.ErrorIs(t, err, ErrInvalidManifest)
-				require.ErrorContains(t, err, tt.want)
-				var ce *CassetteError
-				require.ErrorAs(t, err, &ce)
-				require.Equal(t, mpath, ce.Path)
+				err := f.call()
+				require.ErrorIs(t, err, manifest.ErrInvalid, f.name)
+				require.ErrorContains(t, err, tt.want, f.name)
+				if f.own {
+					var ce *CassetteError
+					require.ErrorAs(t, err, &ce, f.name)
+				}
+				path, line := errorPlace(t, err)
+				require.Equal(t, mpath, path, f.name)
 				if tt.wantLine > 0 {
-					require.Equal(t, tt.wantLine, ce.Line, "%v", err)
+					require.Equal(t, tt.wantLine, line, "%s: %v", f.name, err)
 				}
 			}
 		})
@@ -335,12 +323,12 @@ func TestManifestParsedStrictly(t *testing.T) {
 
 func TestManifestChangeSeenThroughTheCache(t *testing.T) {
 	dir := t.TempDir()
-	_, err := Apply(dir, []Update{{File: "s.happy.yaml", Staged: stage(t, dir, "s.happy", []plainReq{reqA})}}, "")
+	err := Apply(dir, []Update{{File: "s.happy.yaml", Staged: stage(t, dir, "s.happy", []plainReq{reqA})}}, "")
 	require.NoError(t, err)
-	require.NoError(t, Verify(dir))
-	editManifest(t, dir, func(m *Manifest) { m.History[0].Reason = "rewritten" })
-	require.ErrorIs(t, Verify(dir), ErrInvalidManifest)
-	m, err := ReadManifest(filepath.Join(dir, ManifestName))
+	require.NoError(t, Verify(dir, VerifyOptions{}))
+	editManifest(t, dir, func(m *manifest.Manifest) { m.History[0].Reason = "rewritten" })
+	require.ErrorIs(t, Verify(dir, VerifyOptions{}), manifest.ErrInvalid)
+	m, err := manifest.Read(filepath.Join(dir, manifest.Name))
 	require.Nil(t, m)
-	require.ErrorIs(t, err, ErrInvalidManifest)
+	require.ErrorIs(t, err, manifest.ErrInvalid)
 }

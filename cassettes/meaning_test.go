@@ -261,7 +261,7 @@ func TestOpenScansMeaning(t *testing.T) {
 			require.Contains(t, err.Error(), "what the cassette decodes to")
 			requireNoKeyBytes(t, err.Error(), token)
 			writeManifestFor(t, dir, "c.yaml")
-			require.ErrorIs(t, Verify(dir), errSecret)
+			require.ErrorIs(t, Verify(dir, VerifyOptions{}), errSecret)
 		})
 	}
 }

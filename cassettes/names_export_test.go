@@ -6,6 +6,4 @@ const FrameOffsetsHeader = frameOffsetsHeader
 var (
 	ErrDigestMismatch  = errDigestMismatch
 	ErrInvalidCassette = errInvalidCassette
-	FormatAge          = formatAge
-	ParseAge           = parseAge
 )

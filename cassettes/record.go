@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/codegenie/codegenie/events"
+	"github.com/codegenie/codegenie/internal/manifest"
 	"gopkg.in/dnaeon/go-vcr.v3/cassette"
 	"gopkg.in/dnaeon/go-vcr.v3/recorder"
 	"gopkg.in/yaml.v3"
@@ -162,7 +163,7 @@ func (r *recording) write(data []byte) (err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return newErr(c.path, 0, "write", err)
 	}
-	_, merr := os.Stat(filepath.Join(dir, ManifestName))
+	_, merr := os.Stat(filepath.Join(dir, manifest.Name))
 	if c.opts.Mode != Replay || c.opts.Manifest != "" || errors.Is(merr, fs.ErrNotExist) {
 		u := &undo{cassette: previous(c.path), wrote: events.Sum(data)}
 		if err := writeFileAtomic(c.path, data, c.opts.createTemp); err != nil {
@@ -181,7 +182,7 @@ func (r *recording) write(data []byte) (err error) {
 			err = uerr
 		}
 	}()
-	mpath := filepath.Join(dir, ManifestName)
+	mpath := filepath.Join(dir, manifest.Name)
 	u := &undo{cassette: previous(c.path), manifest: previous(mpath), wrote: events.Sum(data)}
 	if err := applyOne(l, filepath.Base(c.path), data, responseDate(r.captured)); err != nil {
 		return err
@@ -232,7 +233,7 @@ func inStableOrder(captured []*cassette.Interaction) []*cassette.Interaction {
 
 // applyOne records one cassette re-recorded by a test flag into the
 // manifest of its directory, through a staging folder and Apply, under l.
-func applyOne(l *DirLock, file string, data []byte, recorded time.Time) error {
+func applyOne(l *dirLock, file string, data []byte, recorded time.Time) error {
 	stage, err := l.NewStage()
 	if err != nil {
 		return err
@@ -241,8 +242,7 @@ func applyOne(l *DirLock, file string, data []byte, recorded time.Time) error {
 	if err := writeFileAtomic(staged, data, nil); err != nil {
 		return err
 	}
-	_, err = l.Apply([]Update{{File: file, Staged: staged, Force: true, Reason: "re-recorded with go test -" + RecordFlag, RecordedAt: recorded}}, "")
-	return err
+	return l.apply([]Update{{File: file, Staged: staged, Force: true, Reason: "re-recorded with go test -" + RecordFlag, RecordedAt: recorded}}, "")
 }
 
 // Redirect returns a RoundTripper for recording against a local fake or a

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/codegenie/codegenie/internal/manifest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -132,15 +133,15 @@ func TestRecordFlags(t *testing.T) {
 func TestRecordFlagKeepsTheManifest(t *testing.T) {
 	srv := echoServer(t)
 	dir := t.TempDir()
-	_, err := Apply(dir, []Update{{File: "s.happy.yaml", Staged: stage(t, dir, "s.happy", []plainReq{reqA})}}, "")
+	err := Apply(dir, []Update{{File: "s.happy.yaml", Staged: stage(t, dir, "s.happy", []plainReq{reqA})}}, "")
 	require.NoError(t, err)
 	withFlags(t, `s\.happy`, false)
 	c, err := Open(filepath.Join(dir, "s.happy.yaml"), Options{RealTransport: srv.Client().Transport})
 	require.NoError(t, err)
 	readAll(t, do(t, c.Client(), srv.URL, reqA))
 	require.NoError(t, c.Close())
-	require.NoError(t, Verify(dir))
-	m, err := ReadManifest(filepath.Join(dir, ManifestName))
+	require.NoError(t, Verify(dir, VerifyOptions{}))
+	m, err := manifest.Read(filepath.Join(dir, manifest.Name))
 	require.NoError(t, err)
 	require.Len(t, m.History, 2)
 	require.Equal(t, c.ID(), m.Cassettes[0].Digest)

@@ -15,7 +15,7 @@ import (
 
 // Read what a committed cassette recorded, without replaying it.
 func ExampleReadRecorded() {
-	recs, err := cassettes.ReadRecorded(filepath.Join("testdata", cassettes.FileName("npm-lodash", "happy")))
+	recs, err := cassettes.ReadRecorded(filepath.Join("testdata", "npm-lodash.happy.yaml"))
 	if err != nil {
 		fmt.Println(err)
 		return

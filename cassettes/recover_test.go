@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/codegenie/codegenie/internal/manifest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -57,7 +58,7 @@ func plantedTree(t *testing.T) (base, dir string) {
 	base = t.TempDir()
 	dir = filepath.Join(base, "repo", "pkg", "testdata")
 	require.NoError(t, os.MkdirAll(dir, 0o755))
-	_, err := Apply(dir, []Update{{File: "s.happy.yaml", Staged: stage(t, dir, "s.happy", []plainReq{reqA})}}, "")
+	err := Apply(dir, []Update{{File: "s.happy.yaml", Staged: stage(t, dir, "s.happy", []plainReq{reqA})}}, "")
 	require.NoError(t, err)
 	outside := filepath.Join(base, "outside")
 	require.NoError(t, os.MkdirAll(outside, 0o755))
@@ -102,11 +103,11 @@ func TestPlantedJournalMovesNothing(t *testing.T) {
 			"format 1"},
 		{"valid check, staged outside", withCheck([]journalEntry{
 			{Staged: "../../../../outside/id_rsa", File: "stolen.yaml", Sum: sum},
-			{Staged: stagedManName, File: ManifestName, Sum: sum}}),
+			{Staged: stagedManName, File: manifest.Name, Sum: sum}}),
 			`entry 0 names "../../../../outside/id_rsa" as its staged file`},
 		{"valid check, file outside", withCheck([]journalEntry{
 			{Staged: "payload.yaml", File: "../../../outside/victim.txt", Sum: sum},
-			{Staged: stagedManName, File: ManifestName, Sum: sum}}),
+			{Staged: stagedManName, File: manifest.Name, Sum: sum}}),
 			`entry 0 moves "payload.yaml" to "../../../outside/victim.txt"`},
 		{"valid check, manifest elsewhere", withCheck([]journalEntry{
 			{Staged: "payload.yaml", File: "x.yaml", Sum: sum},
@@ -114,11 +115,11 @@ func TestPlantedJournalMovesNothing(t *testing.T) {
 			"its last entry moves"},
 		{"valid check, absolute", withCheck([]journalEntry{
 			{Staged: "payload.yaml", File: "/tmp/x.yaml", Sum: sum},
-			{Staged: stagedManName, File: ManifestName, Sum: sum}}),
+			{Staged: stagedManName, File: manifest.Name, Sum: sum}}),
 			`"/tmp/x.yaml", which is not a cassette file name`},
 		{"valid names, wrong content", withCheck([]journalEntry{
 			{Staged: "payload.yaml", File: "s.happy.yaml", Sum: sum},
-			{Staged: stagedManName, File: ManifestName, Sum: sum}}),
+			{Staged: stagedManName, File: manifest.Name, Sum: sum}}),
 			"the staged file payload.yaml is not the one journalled"},
 	}
 	for _, tt := range tests {
@@ -136,7 +137,7 @@ func TestPlantedJournalMovesNothing(t *testing.T) {
 					sdir, err := NewStage(dir)
 					require.NoError(t, err)
 					staged := recordPlain(t, sdir, "n.happy", echoServer(t), []plainReq{reqA})
-					_, err = Apply(dir, []Update{{File: "n.happy.yaml", Staged: staged}}, "")
+					err = Apply(dir, []Update{{File: "n.happy.yaml", Staged: staged}}, "")
 					return err
 				}},
 			} {
@@ -190,20 +191,20 @@ func TestManifestEntriesAreFileNames(t *testing.T) {
 			b, err := os.ReadFile(filepath.Join(dir, "s.happy.yaml"))
 			require.NoError(t, err)
 			require.NoError(t, os.WriteFile(filepath.Join(outside, "victim.yaml"), b, 0o644))
-			editManifest(t, dir, func(m *Manifest) {
+			editManifest(t, dir, func(m *manifest.Manifest) {
 				m.Cassettes[0].File = name
 				m.History[0].File = name
-				c, err := chainOf("", m.History[0])
+				c, err := manifest.Chain("", m.History[0])
 				require.NoError(t, err)
 				m.History[0].Chain = c
 			})
-			err = Verify(dir)
-			require.ErrorIs(t, err, ErrInvalidManifest)
+			err = Verify(dir, VerifyOptions{})
+			require.ErrorIs(t, err, manifest.ErrInvalid)
 			require.ErrorContains(t, err, "not a cassette file name")
-			require.ErrorContains(t, err, ManifestName+":")
+			require.ErrorContains(t, err, manifest.Name+":")
 			require.NotErrorIs(t, err, errDigestMismatch)
 			_, err = Open(filepath.Join(dir, "s.happy.yaml"), Options{})
-			require.ErrorIs(t, err, ErrInvalidManifest)
+			require.ErrorIs(t, err, manifest.ErrInvalid)
 		})
 	}
 }
@@ -215,7 +216,7 @@ func TestManifestEntriesAreFileNames(t *testing.T) {
 // command then completes it.
 func TestApplyFailingPartWaySaysWhatChanged(t *testing.T) {
 	dir := t.TempDir()
-	_, err := Apply(dir, []Update{{File: "a.happy.yaml", Staged: stage(t, dir, "a.happy", []plainReq{reqA})}}, "")
+	err := Apply(dir, []Update{{File: "a.happy.yaml", Staged: stage(t, dir, "a.happy", []plainReq{reqA})}}, "")
 	require.NoError(t, err)
 	reqB := reqA
 	reqB.body = `{"other":true}`
@@ -227,24 +228,24 @@ func TestApplyFailingPartWaySaysWhatChanged(t *testing.T) {
 	applyStep = func() {
 		steps++
 		if steps == 3 { // before the manifest's move
-			mpath := filepath.Join(dir, ManifestName)
+			mpath := filepath.Join(dir, manifest.Name)
 			require.NoError(t, os.Remove(mpath))
 			require.NoError(t, os.MkdirAll(filepath.Join(mpath, "obstacle"), 0o755))
 		}
 	}
 	t.Cleanup(func() { applyStep = func() {} })
-	_, err = Apply(dir, ups, "")
+	err = Apply(dir, ups, "")
 	applyStep = func() {}
 	require.ErrorIs(t, err, ErrInterruptedApply)
 	require.ErrorContains(t, err, "a.happy.yaml, b.happy.yaml in "+dir+" were already replaced by the new version")
-	require.ErrorContains(t, err, "still to move in: "+ManifestName)
+	require.ErrorContains(t, err, "still to move in: "+manifest.Name)
 	require.ErrorContains(t, err, recoverCommand(dir)+" completes it")
 	require.NotContains(t, err.Error(), "nothing")
 
-	require.NoError(t, os.RemoveAll(filepath.Join(dir, ManifestName)))
+	require.NoError(t, os.RemoveAll(filepath.Join(dir, manifest.Name)))
 	require.NoError(t, Recover(dir))
-	require.NoError(t, Verify(dir))
-	m, err := ReadManifest(filepath.Join(dir, ManifestName))
+	require.NoError(t, Verify(dir, VerifyOptions{}))
+	m, err := manifest.Read(filepath.Join(dir, manifest.Name))
 	require.NoError(t, err)
 	require.Len(t, m.Cassettes, 2)
 }

@@ -247,3 +247,9 @@ func secretError(p *parsed, op, apiKey, refresh string, deep bool) error {
 		"%v: the cassette holds %s at line %d (the value is not shown); a cassette must never hold credentials: treat it as leaked (revoke it), then re-record the cassette, which redacts credentials: %s",
 		errSecret, f.what, f.line, refresh))
 }
+
+// lineOfOffset is the 1-based line holding byte off of raw.
+func lineOfOffset(raw []byte, off int) int {
+	off = min(max(off, 0), len(raw))
+	return bytes.Count(raw[:off], []byte("\n")) + 1
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/codegenie/codegenie/internal/manifest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -131,7 +132,7 @@ func TestOpenAndVerifyReportCredentials(t *testing.T) {
 				}
 			}
 			require.Positive(t, line)
-			_, err = Apply(dir, []Update{{File: "s.happy.yaml", Staged: staged}}, "")
+			err = Apply(dir, []Update{{File: "s.happy.yaml", Staged: staged}}, "")
 			require.ErrorIs(t, err, errSecret, "Apply refuses it")
 			path := filepath.Join(dir, "s.happy.yaml")
 			require.NoError(t, os.WriteFile(path, raw, 0o644))
@@ -141,7 +142,7 @@ func TestOpenAndVerifyReportCredentials(t *testing.T) {
 			// Listed in a manifest written by hand, for Verify.
 			writeManifestFor(t, dir, "s.happy.yaml")
 			_, openErr := Open(path, Options{})
-			verifyErr := Verify(dir)
+			verifyErr := Verify(dir, VerifyOptions{})
 			errs := []error{verifyErr}
 			if tt.name != "an unknown header named like a key" {
 				// Vouched for by a manifest, Open checks credential headers
@@ -167,9 +168,9 @@ func writeManifestFor(t testing.TB, dir, file string) {
 	t.Helper()
 	p, err := readCassette(filepath.Join(dir, file), "")
 	require.NoError(t, err)
-	m := &Manifest{Format: ManifestFormat}
-	require.NoError(t, m.update(Entry{File: file, Digest: p.digest.String(), Interactions: len(p.c.Interactions)}, false, "", ""))
-	b, err := m.encode()
+	m := &manifest.Manifest{Format: manifest.Format}
+	require.NoError(t, m.Update(manifest.Entry{File: file, Digest: p.digest.String(), Interactions: len(p.c.Interactions)}, false, "", ""))
+	b, err := m.Encode()
 	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, ManifestName), b, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, manifest.Name), b, 0o644))
 }

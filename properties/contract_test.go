@@ -53,7 +53,8 @@ const (
 	floor      = 20
 	// budget is the seed's wall-clock cap for one contract test.
 	budget = 60 * time.Second
-	// cassetteDir holds the committed cassettes, cassettes.FileName named,
+	// cassetteDir holds the committed cassettes, named
+	// "<scenario>.<path>.yaml",
 	// with their manifest (verified on every Open).
 	cassetteDir = "../cassettes/testdata"
 )
@@ -101,7 +102,7 @@ func newSource(t testing.TB) llmSource {
 
 // cassette is the path of scenario's cassette for path.
 func (s llmSource) cassette(scenario, path string) string {
-	return filepath.Join(s.dir, cassettes.FileName(scenario, path))
+	return filepath.Join(s.dir, scenario+"."+path+".yaml")
 }
 
 // open opens scenario's cassette for path, fresh for one run, and returns

@@ -25,7 +25,7 @@ var freshnessWarnings atomic.Value
 // re-records on its own.
 func checkFreshness(dir string, now time.Time) (string, error) {
 	var warn strings.Builder
-	err := cassettes.VerifyWith(dir, cassettes.VerifyOptions{
+	err := cassettes.Verify(dir, cassettes.VerifyOptions{
 		Now:     func() time.Time { return now },
 		Warn:    &warn,
 		Refresh: func(string) string { return hint.Tool("refresh-cassettes", "-expired") },
@@ -57,7 +57,7 @@ func TestFreshnessCheckWarnsThenFails(t *testing.T) {
 	require.NoError(t, err)
 	staged := filepath.Join(stage, "npm-lodash.happy.yaml")
 	require.NoError(t, os.WriteFile(staged, src, 0o644))
-	_, err = cassettes.Apply(dir, []cassettes.Update{{File: "npm-lodash.happy.yaml", Staged: staged, RecordedAt: recorded}}, "")
+	err = cassettes.Apply(dir, []cassettes.Update{{File: "npm-lodash.happy.yaml", Staged: staged, RecordedAt: recorded}}, "")
 	require.NoError(t, err)
 	setAges(t, dir, "30d", "90d")
 
@@ -79,7 +79,7 @@ func TestFreshnessCheckWarnsThenFails(t *testing.T) {
 // steward does by hand.
 func setAges(t *testing.T, dir, maxAge, hardMaxAge string) {
 	t.Helper()
-	path := filepath.Join(dir, cassettes.ManifestName)
+	path := filepath.Join(dir, "manifest.json")
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
 	var m map[string]any

@@ -47,7 +47,7 @@ func refreshDemo() (dir, stage string, err error) {
 	if err := recordPrompts(filepath.Join(first, "demo.yaml"), fakellm.Config{}, "hello", "bye"); err != nil {
 		return "", "", err
 	}
-	if _, err := cassettes.Apply(dir, []cassettes.Update{{File: "demo.yaml", Staged: filepath.Join(first, "demo.yaml")}}, "first"); err != nil {
+	if err := cassettes.Apply(dir, []cassettes.Update{{File: "demo.yaml", Staged: filepath.Join(first, "demo.yaml")}}, "first"); err != nil {
 		return "", "", err
 	}
 	if stage, err = cassettes.NewStage(dir); err != nil {

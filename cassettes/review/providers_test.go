@@ -344,7 +344,7 @@ func TestReviewOfEachProvider(t *testing.T) {
 				first, err := cassettes.NewStage(dir)
 				require.NoError(t, err)
 				recordOne(t, filepath.Join(first, "c.yaml"), url, p, form(before))
-				_, err = cassettes.Apply(dir, []cassettes.Update{{File: "c.yaml", Staged: filepath.Join(first, "c.yaml")}}, "first")
+				err = cassettes.Apply(dir, []cassettes.Update{{File: "c.yaml", Staged: filepath.Join(first, "c.yaml")}}, "first")
 				require.NoError(t, err)
 				stage, err := cassettes.NewStage(dir)
 				require.NoError(t, err)

@@ -128,7 +128,7 @@ func apply(t testing.TB, dir string, files map[string][]call, rt map[string]http
 	for name := range files {
 		ups = append(ups, cassettes.Update{File: name, Staged: filepath.Join(stage, name)})
 	}
-	_, err := cassettes.Apply(dir, ups, "2025-01-01T00:00:00Z")
+	err := cassettes.Apply(dir, ups, "2025-01-01T00:00:00Z")
 	require.NoError(t, err)
 }
 

@@ -28,7 +28,7 @@ func TestCommittedCassettes(t *testing.T) {
 		require.Equal(t, 0, code, stderr)
 		t.Log(stdout)
 	}
-	require.NoError(t, cassettes.Verify(committedDir))
+	require.NoError(t, cassettes.Verify(committedDir, cassettes.VerifyOptions{}))
 
 	dir := t.TempDir()
 	_, stderr, code := runCmd(t, cfg, "-dir", dir, "-base-url", base)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/codegenie/codegenie/cassettes"
 	"github.com/codegenie/codegenie/cassettes/review"
+	"github.com/codegenie/codegenie/internal/manifest"
 	"github.com/codegenie/codegenie/internal/safename"
 )
 
@@ -112,7 +113,7 @@ func TestParityRefusesADivergentStagedCassette(t *testing.T) {
 			}
 			require.NotContains(t, string(report), "re-record it", "the cassette was just recorded: the report must not advise recording it again")
 			require.Equal(t, before, snapshot(t, dir), "nothing applied, staging removed")
-			require.NoError(t, cassettes.Verify(dir))
+			require.NoError(t, cassettes.Verify(dir, cassettes.VerifyOptions{}))
 		})
 	}
 }
@@ -155,14 +156,14 @@ func TestExpired(t *testing.T) {
 	dir := t.TempDir()
 	_, stderr, code := runCmd(t, cfg, "-dir", dir, "-base-url", base)
 	require.Equal(t, 0, code, stderr)
-	m, err := cassettes.ReadManifest(filepath.Join(dir, cassettes.ManifestName))
+	m, err := manifest.Read(filepath.Join(dir, manifest.Name))
 	require.NoError(t, err)
 	for _, e := range m.Cassettes {
 		require.Equal(t, fixedNow().Format(time.RFC3339), e.RecordedAt)
 	}
 
 	// npm-lodash/retry may be 2 days old, every other cassette 30 days.
-	path := filepath.Join(dir, cassettes.ManifestName)
+	path := filepath.Join(dir, manifest.Name)
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
 	var raw map[string]any
@@ -191,7 +192,7 @@ func TestExpired(t *testing.T) {
 	stdout, stderr, code = runCmd(t, later, "-dir", dir, "-base-url", base, "-expired")
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, stdout, "[1/1] npm-lodash/retry: recording")
-	m, err = cassettes.ReadManifest(path)
+	m, err = manifest.Read(path)
 	require.NoError(t, err)
 	e, _ := m.Lookup("npm-lodash.retry.yaml")
 	require.Equal(t, "2026-11-25T03:00:00Z", e.RecordedAt, "fresh again, by the recording's clock")

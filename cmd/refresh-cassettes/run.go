@@ -13,6 +13,8 @@ import (
 	"github.com/codegenie/codegenie/cassettes"
 	"github.com/codegenie/codegenie/fallback"
 	"github.com/codegenie/codegenie/fixtures"
+	"github.com/codegenie/codegenie/internal/manifest"
+	"github.com/codegenie/codegenie/internal/refreshlock"
 )
 
 // config is what main injects: the key from the environment, the
@@ -38,19 +40,23 @@ func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(f
 // target is one cassette to record.
 type target struct {
 	key      string // "scenario/path"
-	file     string // cassettes.FileName
+	file     string // cassetteFile
 	scenario fixtures.Scenario
 	prior    []fallback.AttemptSummary
 }
+
+// cassetteFile is the cassette file of one path ("happy", "retry") of one
+// fixture scenario: "<scenario>.<path>.yaml".
+func cassetteFile(scenario, path string) string { return scenario + "." + path + ".yaml" }
 
 // Paths of a scenario: the happy path, and the retry-bypass path when the
 // scenario has prior attempts.
 func targets() []target {
 	var out []target
 	for _, s := range fixtures.Scenarios() {
-		out = append(out, target{key: s.Name + "/" + fallback.PathHappy, file: cassettes.FileName(s.Name, fallback.PathHappy), scenario: s})
+		out = append(out, target{key: s.Name + "/" + fallback.PathHappy, file: cassetteFile(s.Name, fallback.PathHappy), scenario: s})
 		if len(s.Prior) > 0 {
-			out = append(out, target{key: s.Name + "/" + fallback.PathRetry, file: cassettes.FileName(s.Name, fallback.PathRetry), scenario: s, prior: s.Prior})
+			out = append(out, target{key: s.Name + "/" + fallback.PathRetry, file: cassetteFile(s.Name, fallback.PathRetry), scenario: s, prior: s.Prior})
 		}
 	}
 	return out
@@ -70,11 +76,11 @@ func (cfg config) run(ctx context.Context, args []string, stdin io.Reader, stdou
 			return err
 		}
 		fmt.Fprintf(stdout, "refresh-cassettes: %s is consistent\n", o.dir)
-		return cassettes.VerifyWith(o.dir, cassettes.VerifyOptions{Now: cfg.now, Warn: stdout, Refresh: refreshCommand(o)})
+		return cassettes.Verify(o.dir, cassettes.VerifyOptions{Now: cfg.now, Warn: stdout, Refresh: refreshCommand(o)})
 	}
-	manifest, err := cassettes.ReadManifest(filepath.Join(o.dir, cassettes.ManifestName))
+	man, err := manifest.Read(filepath.Join(o.dir, manifest.Name))
 	if errors.Is(err, fs.ErrNotExist) {
-		manifest, err = &cassettes.Manifest{Format: cassettes.ManifestFormat}, nil
+		man, err = &manifest.Manifest{Format: manifest.Format}, nil
 	}
 	if err != nil {
 		return err
@@ -84,14 +90,14 @@ func (cfg config) run(ctx context.Context, args []string, stdin io.Reader, stdou
 		return err
 	}
 	if o.dryRun {
-		dryRun(o, selected, manifest, stdout)
+		dryRun(o, selected, man, stdout)
 		return nil
 	}
 	if cfg.apiKey == "" {
 		return errors.New("ANTHROPIC_API_KEY is not set: export the key to record with (it is sent to the API only and never written to a cassette)")
 	}
 	// One refresh of a directory at a time, from recording to applying.
-	lock, err := cassettes.LockDir(ctx, o.dir)
+	lock, err := refreshlock.Take(ctx, o.dir)
 	if err != nil {
 		return err
 	}
@@ -125,9 +131,9 @@ func (cfg config) run(ctx context.Context, args []string, stdin io.Reader, stdou
 		return nil
 	}
 	for _, r := range recs {
-		if e, ok := manifest.Lookup(r.t.file); ok && e.Pinned && e.Digest != r.change.NewDigest && !o.force {
+		if e, ok := man.Lookup(r.t.file); ok && e.Pinned && e.Digest != r.digest && !o.force {
 			return fmt.Errorf("%s: %w: %s changed (digest %s -> %s) and a golden digest depends on it; re-run with -force -reason 'why'\nnothing was changed in %s",
-				r.t.key, cassettes.ErrPinned, r.t.file, e.Digest, r.change.NewDigest, o.dir)
+				r.t.key, manifest.ErrPinned, r.t.file, e.Digest, r.digest, o.dir)
 		}
 	}
 	if err := cfg.parity(ctx, o, recs, stdout); err != nil {
@@ -137,10 +143,11 @@ func (cfg config) run(ctx context.Context, args []string, stdin io.Reader, stdou
 	for _, r := range recs {
 		updates = append(updates, cassettes.Update{File: r.t.file, Staged: r.staged, Force: o.force, Reason: o.reason, RecordedAt: r.at})
 	}
-	if _, err := lock.Apply(updates, cfg.now().UTC().Format(time.RFC3339)); err != nil {
+	// Staged through lock, so applied under it.
+	if err := cassettes.Apply(o.dir, updates, cfg.now().UTC().Format(time.RFC3339)); err != nil {
 		return applyError(err, o.dir)
 	}
-	summary(o, recs, stdout)
+	summary(o, rev, stdout)
 	return nil
 }
 

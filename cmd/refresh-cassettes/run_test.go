@@ -16,6 +16,7 @@ import (
 	"github.com/codegenie/codegenie/cassettes"
 	"github.com/codegenie/codegenie/fixtures"
 	"github.com/codegenie/codegenie/internal/fakellm"
+	"github.com/codegenie/codegenie/internal/manifest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -125,7 +126,7 @@ func TestRecordThenReplay(t *testing.T) {
 		require.Contains(t, stdout, "  "+tg.key+": new: ")
 	}
 	require.Contains(t, stdout, "go test ./properties/ -run Golden -update")
-	require.NoError(t, cassettes.Verify(dir))
+	require.NoError(t, cassettes.Verify(dir, cassettes.VerifyOptions{}))
 
 	for _, tg := range ts {
 		t.Run(tg.key, func(t *testing.T) {
@@ -206,12 +207,12 @@ func TestPinnedNeedsForceAndReason(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, stdout, "npm-lodash/happy: changed: 0 added, 0 removed, 1 changed, 0 same; response text unchanged")
 	require.Contains(t, stdout, "go test ./properties/ -run Golden -update")
-	m, err := cassettes.ReadManifest(filepath.Join(dir, cassettes.ManifestName))
+	m, err := manifest.Read(filepath.Join(dir, manifest.Name))
 	require.NoError(t, err)
 	require.Len(t, m.History, 2)
 	require.Equal(t, "new model snapshot", m.History[1].Reason)
 	require.Equal(t, "2026-11-22T03:00:00Z", m.History[1].At)
-	require.NoError(t, cassettes.Verify(dir))
+	require.NoError(t, cassettes.Verify(dir, cassettes.VerifyOptions{}))
 }
 
 // failAfter lets n requests through, then fails: the API going away (or
@@ -244,7 +245,7 @@ func TestInterruptedRefreshChangesNothing(t *testing.T) {
 	require.Contains(t, stderr, "connection reset (simulated)")
 	require.Contains(t, stderr, "nothing was changed in "+dir)
 	require.Equal(t, before, snapshot(t, dir), "old cassettes and manifest unchanged, staging removed")
-	require.NoError(t, cassettes.Verify(dir))
+	require.NoError(t, cassettes.Verify(dir, cassettes.VerifyOptions{}))
 }
 
 func TestSecretInResponseIsRefused(t *testing.T) {
@@ -297,7 +298,7 @@ func TestRejectedAnswerIsStillRecorded(t *testing.T) {
 	stdout, stderr, code := runCmd(t, cfg, "-dir", dir, "-base-url", base, "-run", "npm-lodash/happy")
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, stdout, "npm-lodash/happy: note: the pipeline rejected the answer")
-	require.NoError(t, cassettes.Verify(dir))
+	require.NoError(t, cassettes.Verify(dir, cassettes.VerifyOptions{}))
 }
 
 func TestRecoverFlag(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/codegenie/codegenie/cassettes"
 	"github.com/codegenie/codegenie/internal/hint"
+	"github.com/codegenie/codegenie/internal/manifest"
 )
 
 // errDrifted: -check found drift (exit status 3).
@@ -24,7 +26,9 @@ type recorded struct {
 	staged  string
 	outcome []byte // what the recording run gave (see outcome)
 	at      time.Time
-	change  *cassettes.Change
+	// oldDigest is the digest of the cassette it replaces ("" for a new
+	// one), digest its own.
+	oldDigest, digest string
 }
 
 // selectTargets returns the targets -run selects, and with -expired only
@@ -33,15 +37,15 @@ type recorded struct {
 func (cfg config) selectTargets(o *options, stdout io.Writer) ([]target, error) {
 	var stale map[string]bool
 	if o.expired {
-		st, err := cassettes.Stale(o.dir, cfg.now(), refreshCommand(o))
+		m, err := manifest.Read(filepath.Join(o.dir, manifest.Name))
 		if errors.Is(err, fs.ErrNotExist) {
-			st, err = nil, nil
+			m, err = &manifest.Manifest{Format: manifest.Format}, nil
 		}
 		if err != nil {
 			return nil, err
 		}
 		stale = map[string]bool{}
-		for _, s := range st {
+		for _, s := range m.Stale(o.dir, cfg.now(), refreshCommand(o)) {
 			stale[s.File] = true
 		}
 	}
@@ -83,11 +87,11 @@ func refreshCommand(o *options) func(path string) string {
 	}
 }
 
-func dryRun(o *options, selected []target, manifest *cassettes.Manifest, stdout io.Writer) {
+func dryRun(o *options, selected []target, man *manifest.Manifest, stdout io.Writer) {
 	fmt.Fprintf(stdout, "refresh-cassettes: would record %d cassettes into %s against %s:\n", len(selected), o.dir, o.baseURL)
 	for _, t := range selected {
 		state := "new"
-		if e, ok := manifest.Lookup(t.file); ok {
+		if e, ok := man.Lookup(t.file); ok {
 			state = "exists, digest " + e.Digest
 			if e.RecordedAt != "" {
 				state += ", recorded " + e.RecordedAt
@@ -122,18 +126,36 @@ func (cfg config) recordAll(ctx context.Context, o *options, selected []target, 
 				return nil, err
 			}
 		}
-		if r.change, err = cassettes.Compare(filepath.Join(o.dir, t.file), r.staged); err != nil {
+		n, err := r.digests(filepath.Join(o.dir, t.file))
+		if err != nil {
 			return nil, err
 		}
 		state := "new"
 		switch {
-		case r.change.OldDigest == r.change.NewDigest:
+		case r.oldDigest == r.digest:
 			state = "unchanged"
-		case r.change.OldDigest != "":
+		case r.oldDigest != "":
 			state = "changed"
 		}
-		fmt.Fprintf(stdout, "refresh-cassettes: [%d/%d] %s: recorded %d interactions (%s)\n", i+1, len(selected), t.key, r.change.NewInteractions, state)
+		fmt.Fprintf(stdout, "refresh-cassettes: [%d/%d] %s: recorded %d interactions (%s)\n", i+1, len(selected), t.key, n, state)
 		recs = append(recs, r)
 	}
 	return recs, nil
+}
+
+// digests sets r's digest and that of the cassette at old it replaces
+// (absent: ""), and returns how many interactions r holds.
+func (r *recorded) digests(old string) (int, error) {
+	recs, err := cassettes.ReadRecorded(r.staged)
+	if err != nil {
+		return 0, err
+	}
+	if r.digest, err = cassettes.Digest(r.staged); err != nil {
+		return 0, err
+	}
+	if _, err := os.Lstat(old); errors.Is(err, fs.ErrNotExist) {
+		return len(recs), nil
+	}
+	r.oldDigest, err = cassettes.Digest(old)
+	return len(recs), err
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/codegenie/codegenie/cassettes"
+	"github.com/codegenie/codegenie/internal/manifest"
 )
 
 // smallCassette is a minimal valid cassette: the seed, small so that a
@@ -65,26 +66,26 @@ func FuzzLoad(f *testing.F) {
 
 // FuzzManifest: any bytes either read as a manifest that Verify accepts
 // with its cassettes absent only as missing files, or fail with
-// ErrInvalidManifest; never a panic.
+// manifest.ErrInvalid; never a panic.
 func FuzzManifest(f *testing.F) {
 	f.Add([]byte(`{"format":1,"cassettes":[],"history":[]}`))
 	f.Add([]byte(`{"format":1,"cassettes":[],"history":[]} junk`))
 	f.Add([]byte(`{"format":1,"format":1,"cassettes":[],"history":[]}`))
 	f.Add([]byte(`{"format":1,"cassettes":[{"file":"a.yaml","digest":"cce3d4ef3cfcbbcd8b0c842211ddfc05f65ac93c3951d64b5c20684857d4f9a3","interactions":1,"pinned":true}],"history":[]}`))
 	dir := f.TempDir()
-	path := filepath.Join(dir, cassettes.ManifestName)
+	path := filepath.Join(dir, manifest.Name)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		m, err := cassettes.ReadManifest(path)
+		m, err := manifest.Read(path)
 		if err != nil {
-			if !errors.Is(err, cassettes.ErrInvalidManifest) {
-				t.Fatalf("error %v is not ErrInvalidManifest", err)
+			if !errors.Is(err, manifest.ErrInvalid) {
+				t.Fatalf("error %v is not manifest.ErrInvalid", err)
 			}
 			return
 		}
-		verr := cassettes.Verify(dir)
+		verr := cassettes.Verify(dir, cassettes.VerifyOptions{})
 		if len(m.Cassettes) == 0 && verr != nil {
 			t.Fatalf("an empty valid manifest fails Verify: %v", verr)
 		}

@@ -1,4 +1,4 @@
-package cassettes
+package manifest
 
 import (
 	"bytes"

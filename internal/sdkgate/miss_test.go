@@ -42,10 +42,11 @@ func (a *attemptCounter) RoundTrip(req *http.Request) (*http.Response, error) {
 //   - aws-sdk-go-v2 retries a transport error unless it answers
 //     RetryableError() false, which a miss does: 1;
 //   - genai retries nothing unless HTTPOptions.RetryOptions is set: 1;
-//   - openai-go and anthropic-sdk-go retry every transport error (their
-//     only opt-out is an unexported method) up to their default of 2
-//     retries: 3. Only a response could stop them, and a miss is no
-//     response.
+//   - openai-go and anthropic-sdk-go retry every transport error up to
+//     their default of 2 retries: 3 (openai-go spares only errors marked
+//     by its internal noRetry method, which no other package can
+//     implement). Only a response stops them (x-should-retry: false, or a
+//     status they do not retry), and a miss is no response.
 //
 // Every call runs in a synctest bubble, so the SDKs' backoff costs no
 // wall time here.

@@ -159,6 +159,9 @@
 // agreeing meaningful headers, then the fewest differing JSON fields, then
 // the fewest differing bytes of the canonical bodies (outside their
 // common prefix and suffix), then file order. It ends with the command that re-records the cassette.
+// The error has a RetryableError method that returns false, which clients
+// that consult it (aws-sdk-go-v2's retryer) take as not worth retrying: the
+// same request would miss again, so one miss is one attempt.
 // Secrets are masked in the message (see Redaction and secrets).
 //
 // When every interaction of the cassette is busy, the error wraps
@@ -210,7 +213,11 @@
 // removes the header from the response and, by [Options].Timing (a
 // [Timing]), paces the frames: each Read that begins frame i waits until
 // offset i after the request was replayed, or until the request's context
-// is done or the body is closed. The default, [TimingAuto], paces inside a testing/synctest
+// is done or the body is closed. A frame, or a response delayed by
+// Options.Latency, that is due at or after the request's deadline is not
+// delivered: the request ends with its deadline, also when the two fall at
+// the same instant of a bubble's fake clock. The default, [TimingAuto],
+// paces inside a testing/synctest
 // bubble, where the wait advances the bubble's fake clock and costs no wall
 // time, so time-to-first-token timeouts, stalls and cancellation mid-stream
 // are tested exactly; outside a bubble it delivers every frame at once

@@ -89,6 +89,17 @@ type detailError struct {
 func (e *detailError) Error() string { return e.msg }
 func (e *detailError) Unwrap() error { return e.sentinel }
 
+// missError is a miss (ErrInteractionNotFound or ErrExhausted) with its
+// explanation. Sending the same request again cannot help, since replay
+// answers it from the same recording, so it says it is not worth
+// retrying in the optional interface HTTP clients consult for that
+// (aws-sdk-go-v2's retryer asks for RetryableError() bool): one miss is
+// one attempt, not several with backoff between them.
+type missError struct{ detailError }
+
+// RetryableError reports that the request is not worth retrying.
+func (*missError) RetryableError() bool { return false }
+
 func detailf(sentinel error, format string, args ...any) error {
 	return &detailError{sentinel: sentinel, msg: fmt.Sprintf(format, args...)}
 }

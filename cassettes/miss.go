@@ -42,7 +42,7 @@ func (c *Cassette) miss(cr *canonRequest, candidates []int) error {
 		fmt.Fprintf(&b, "\nif the request change is intended, re-record with: %s", c.hint)
 	}
 	msg := maskSecrets(b.String(), c.opts.APIKey)
-	return newErr(c.path, line, "replay", &detailError{sentinel: sentinel, msg: sentinel.Error() + ": " + msg})
+	return newErr(c.path, line, "replay", &missError{detailError{sentinel: sentinel, msg: sentinel.Error() + ": " + msg}})
 }
 
 // usedUp reports whether every interaction is busy; c.mu is held.

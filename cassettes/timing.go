@@ -251,37 +251,65 @@ func (c *Cassette) latencyOf(i int) (wait time.Duration, scale float64) {
 	return l, 1
 }
 
-// sleepContext waits d, or until ctx is done (its error).
+// sleepContext waits d, or until ctx is done (its error). A deadline of
+// ctx at or before the instant the wait ends wins (see endsFirst), and
+// when ctx is done by the time the wait ends, its error is returned.
 func sleepContext(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	//detvet:ignore a wait for a recorded latency or the request's end; the cases are ready together only when the context ends at the instant the latency does
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
+	if endsFirst(ctx, time.Now().Add(d)) {
+		<-ctx.Done()
 		return ctx.Err()
 	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return ctx.Err()
+}
+
+// endsFirst reports whether ctx's deadline comes no later than due, the
+// instant a replayed response or frame arrives: then the request ends
+// first and nothing due at or after its deadline is delivered. So it
+// goes over a network: an answer that lands at the deadline still has to
+// be read and handed up, and by then the deadline's timer has fired;
+// context.WithDeadline, too, counts a deadline that has come as passed.
+// Deciding by the two instants before waiting gives one answer every
+// time in a synctest bubble, where both fall at the same fake instant and
+// which of two timers wakes its goroutine first is up to the scheduler.
+func endsFirst(ctx context.Context, due time.Time) bool {
+	dl, ok := ctx.Deadline()
+	return ok && !dl.After(due)
 }
 
 // waitFrame waits, with b.mu released, until the frame the next Read
-// begins is due, the request's context is done or the body is closed.
-// b.mu is held on entry and on return.
+// begins is due, the request's context is done or the body is closed; a
+// frame due at or after the request's deadline waits for the deadline
+// (see endsFirst). b.mu is held on entry and on return.
 func (b *replayBody) waitFrame() error {
 	p := b.pace
 	for p != nil && p.atStart && p.frame < len(p.offsets) {
-		d := time.Until(p.start.Add(p.offsets[p.frame]))
-		if d <= 0 {
+		due := p.start.Add(p.offsets[p.frame])
+		first := endsFirst(b.ctx, due)
+		d := time.Until(due)
+		if d <= 0 && !first {
 			return nil
 		}
 		b.mu.Unlock()
-		timer := time.NewTimer(d)
+		var timer *time.Timer
+		var dueC <-chan time.Time // nil, never ready, when the deadline is first
+		if !first {
+			timer = time.NewTimer(d)
+			dueC = timer.C
+		}
 		select {
-		case <-timer.C:
+		case <-dueC:
 		case <-b.ctx.Done():
 		case <-p.done:
 		}
-		timer.Stop()
+		if timer != nil {
+			timer.Stop()
+		}
 		b.mu.Lock()
 		if b.closed {
 			return http.ErrBodyReadAfterClose

@@ -318,13 +318,7 @@ func TestLatencyOption(t *testing.T) {
 	})
 
 	plain := filepath.Join(dir, "plain.yaml")
-	c, err := cassettes.Open(plain, cassettes.Options{Mode: cassettes.Record, RealTransport: jsonAPI{}})
-	require.NoError(t, err)
-	resp, err := c.Client().Post("https://api.example.com/v1/answer", "application/json", strings.NewReader(`{}`))
-	require.NoError(t, err)
-	resp.Body.Close()
-	require.NoError(t, c.Close())
-	setDuration(t, plain, 12*time.Second)
+	recordPlain(t, plain, 12*time.Second)
 	synctest.Test(t, func(t *testing.T) {
 		cs, err := cassettes.Open(plain, cassettes.Options{Latency: double})
 		require.NoError(t, err)
@@ -342,6 +336,20 @@ func TestLatencyOption(t *testing.T) {
 	})
 }
 
+// recordPlain writes a cassette of one JSON answer from jsonAPI to a
+// POST of {} to https://api.example.com/v1/answer, whose recorded
+// duration is then set to d.
+func recordPlain(t *testing.T, path string, d time.Duration) {
+	t.Helper()
+	c, err := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: jsonAPI{}})
+	require.NoError(t, err)
+	resp, err := c.Client().Post("https://api.example.com/v1/answer", "application/json", strings.NewReader(`{}`))
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.NoError(t, c.Close())
+	setDuration(t, path, d)
+}
+
 // jsonAPI answers every request with a small JSON body.
 type jsonAPI struct{}
 
@@ -352,4 +360,65 @@ func (jsonAPI) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	return &http.Response{StatusCode: 200, Status: "200 OK", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 		Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(strings.NewReader(`{"text":"hi"}`)), Request: req}, nil
+}
+
+// TestDeadlineTiesWithLatency: when the request's deadline falls at the
+// very instant a replayed response is due (a response after its latency,
+// a stream's first or a later frame at its offset), the deadline wins, in
+// each of 100 bubbles: the request ends with context.DeadlineExceeded at
+// that instant and nothing due then is delivered.
+func TestDeadlineTiesWithLatency(t *testing.T) {
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "plain.yaml")
+	recordPlain(t, plain, 12*time.Second)
+	stream := filepath.Join(dir, "stream.yaml")
+	recordStream(t, stream, offsetsFrom(time.Second, 0, 0))
+	asRecorded := func(d time.Duration) time.Duration { return d }
+	const streamRequest = `{"model":"m","max_tokens":16,"stream":true,"messages":[{"role":"user","content":"hi"}]}`
+
+	cases := []struct {
+		name, path, url, body string
+		latency               func(time.Duration) time.Duration
+		deadline              time.Duration
+		want                  string
+	}{
+		{"a response due at the deadline", plain, "https://api.example.com/v1/answer", `{}`, asRecorded, 12 * time.Second,
+			"context deadline exceeded after 12s, 0 bytes"},
+		{"the first frame due at the deadline", stream, "https://api.anthropic.com/v1/messages", streamRequest, nil, time.Second,
+			"context deadline exceeded after 1s, 0 bytes"},
+		{"the third frame due at the deadline", stream, "https://api.anthropic.com/v1/messages", streamRequest, nil, 1020 * time.Millisecond,
+			fmt.Sprintf("context deadline exceeded after 1.02s, %d bytes", len(streamFrames[0])+len(streamFrames[1]))},
+	}
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			outcomes := map[string]int{}
+			for range 100 {
+				synctest.Test(t, func(t *testing.T) {
+					cs, err := cassettes.Open(tt.path, cassettes.Options{Latency: tt.latency})
+					require.NoError(t, err)
+					ctx, cancel := context.WithTimeout(t.Context(), tt.deadline)
+					defer cancel()
+					start := time.Now()
+					req, err := http.NewRequestWithContext(ctx, "POST", tt.url, strings.NewReader(tt.body))
+					require.NoError(t, err)
+					req.Header.Set("Content-Type", "application/json")
+					var body []byte
+					resp, err := cs.Client().Do(req)
+					if err == nil {
+						body, err = io.ReadAll(resp.Body)
+						resp.Body.Close()
+					}
+					outcome := "delivered"
+					if errors.Is(err, context.DeadlineExceeded) {
+						outcome = context.DeadlineExceeded.Error()
+					} else if err != nil {
+						outcome = err.Error()
+					}
+					outcomes[fmt.Sprintf("%s after %v, %d bytes", outcome, time.Since(start), len(body))]++
+					require.NoError(t, cs.Close())
+				})
+			}
+			require.Equal(t, map[string]int{tt.want: 100}, outcomes)
+		})
+	}
 }

@@ -41,8 +41,8 @@ func (e *hungError) Error() string {
 	return sb.String()
 }
 
-// abandoned counts the hung runs whose goroutines are still running (the
-// harness's own tests wait for them after releasing them).
+// abandoned counts the goroutines left waiting for the outcomes of hung
+// runs (the harness's own tests wait for them after releasing the runs).
 var abandoned sync.WaitGroup
 
 // runLimit is how long a run in the test process may take: RunTimeout,
@@ -64,30 +64,70 @@ func runLimit(rc *resolved, deadline time.Time) (time.Duration, string) {
 	return limit, why
 }
 
-// watch waits for a run's outcome on done, at most limit (0: no limit).
-// A run past it is abandoned: its outcome is a hungError with the stacks
-// stuck returns.
+// watch waits for a run's outcome on done, at most limit (0: no limit;
+// see await for a run that ends as its limit comes). A run past it is
+// abandoned: its outcome is a hungError with the stacks stuck returns.
 func watch(limit time.Duration, why string, iter, procs int, done <-chan outcome, stuck func() ([]Goroutine, bool)) outcome {
 	if limit <= 0 {
 		return <-done
 	}
-	t := time.NewTimer(limit)
-	defer t.Stop()
-	//detvet:ignore a run's outcome against its time limit, a safety net far beyond a run's duration
-	select {
-	case o := <-done:
+	o, ended, ok := await(limit, done)
+	if ok {
 		return o
-	case <-t.C:
 	}
 	stacks, bubbled := stuck()
 	abandoned.Add(1)
 	go func() {
 		defer abandoned.Done()
-		<-done
+		<-ended
 	}()
-	o := outcome{iter: iter, procs: procs}
+	o = outcome{iter: iter, procs: procs}
 	o.setErr(&hungError{run: iter, limit: limit, why: why, stacks: stacks, bubbled: bubbled})
 	return o
+}
+
+// await waits for a run's outcome on done until limit has passed. It
+// returns the outcome and true when the run ended before its limit, and
+// otherwise false, ended being closed when the run ends (its outcome is
+// then dropped). A run must end before its limit: one whose outcome comes
+// at the instant its limit does, as at one instant of a synctest bubble's
+// fake clock, counts as past it, as a context's deadline counts as passed
+// at its instant; on the real clock, so does one that ends just before
+// its limit and is seen just after (the limit is a safety net, far beyond
+// a run's duration). The limit's own timer, which nothing waits on, is
+// asked without waiting once either event has woken the wait, so which
+// of two ready events woke it does not matter: a receive from a timer's
+// channel succeeds once the clock has reached the timer's instant.
+func await(limit time.Duration, done <-chan outcome) (o outcome, ended <-chan struct{}, ok bool) {
+	var got outcome // the relay's own: read only once end is closed
+	end := make(chan struct{})
+	go func() {
+		got = <-done
+		close(end)
+	}()
+	due := time.NewTimer(limit) // says whether the limit has come
+	defer due.Stop()
+	wake := time.NewTimer(limit) // wakes the wait; made after due, never due before it
+	defer wake.Stop()
+	select {
+	case <-end:
+	case <-wake.C:
+	}
+	if fired(due) {
+		return outcome{}, end, false
+	}
+	<-end // wake has not fired: the run ended
+	return got, end, true
+}
+
+// fired reports, without waiting, whether t has fired.
+func fired(t *time.Timer) bool {
+	select {
+	case <-t.C:
+		return true
+	default:
+		return false
+	}
 }
 
 // bubbleID returns the id of the synctest bubble of the calling goroutine,

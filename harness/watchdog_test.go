@@ -2,9 +2,11 @@ package harness
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/require"
@@ -102,6 +104,53 @@ func TestRunLimitBeforeDeadline(t *testing.T) {
 	limit, why = runLimit(rc, time.Time{})
 	require.Equal(t, time.Hour, limit)
 	require.Equal(t, "Config.RunTimeout", why)
+}
+
+// TestWatchdogRunEndingAtItsLimit: a run whose outcome comes at the very
+// instant its limit passes is past its limit in each of 100 synctest
+// bubbles, where the two fall at one instant of the fake clock; one that
+// ends a nanosecond sooner ended in time. The run's 1000 goroutines all
+// wake at that instant and their timers were set before the watchdog's,
+// so another processor can run the one that sends the outcome while the
+// runtime is still firing timers: a select between the outcome and the
+// limit's timer took the outcome in 10 to 13 of these 100 bubbles.
+func TestWatchdogRunEndingAtItsLimit(t *testing.T) {
+	const limit = 500 * time.Millisecond
+	for _, tt := range []struct {
+		name   string
+		ends   time.Duration
+		inTime bool
+	}{
+		{"at its limit", limit, false},
+		{"a nanosecond before", limit - time.Nanosecond, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			outcomes := map[string]int{}
+			for range 100 {
+				synctest.Test(t, func(t *testing.T) {
+					done := make(chan outcome, 1)
+					start := time.Now()
+					go func() {
+						time.Sleep(tt.ends)
+						done <- outcome{iter: 7}
+					}()
+					for range 999 {
+						go time.Sleep(tt.ends)
+					}
+					synctest.Wait() // every goroutine of the run is asleep
+					o, ended, ok := await(limit, done)
+					decided := time.Since(start)
+					<-ended
+					outcomes[fmt.Sprintf("in time %v, run %d, decided after %v", ok, o.iter, decided)]++
+				})
+			}
+			want := fmt.Sprintf("in time false, run 0, decided after %v", limit)
+			if tt.inTime {
+				want = fmt.Sprintf("in time true, run 7, decided after %v", tt.ends)
+			}
+			require.Equal(t, map[string]int{want: 100}, outcomes)
+		})
+	}
 }
 
 // TestStrayPanicProcessPerRun: a panic in a goroutine the scenario

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/codegenie/codegenie/harness"
+	"github.com/codegenie/codegenie/internal/hint"
 	"github.com/codegenie/codegenie/internal/shell"
 	"github.com/codegenie/codegenie/ledger"
 )
@@ -59,7 +60,7 @@ func (g *goTest) Evaluate(ctx context.Context, rec ledger.Entry) (ledger.Entry, 
 	for _, r := range results {
 		found = append(found, r.Test+" "+r.Scenario)
 	}
-	return ledger.Entry{}, fmt.Errorf("%s wrote no result for scenario %q (found: %v)", shell.Join("go", "test", "-run", runPattern(rec.Test), pkgArg(rec.Package)), rec.Scenario, found)
+	return ledger.Entry{}, fmt.Errorf("%s wrote no result for scenario %q (found: %v)", shell.Join("go", "test", "-run", hint.RunPattern(rec.Test), pkgArg(rec.Package)), rec.Scenario, found)
 }
 
 func (g *goTest) runTest(ctx context.Context, pkg, test string) ([]harness.Result, error) {
@@ -68,7 +69,7 @@ func (g *goTest) runTest(ctx context.Context, pkg, test string) ([]harness.Resul
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	args := []string{"test", "-run", runPattern(test), "-count=1", pkgArg(pkg), "-args", "-gate.results=" + tmp}
+	args := []string{"test", "-run", hint.RunPattern(test), "-count=1", pkgArg(pkg), "-args", "-gate.results=" + tmp}
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = g.dir
 	//detvet:ignore the re-run go test inherits the user's environment by design, less the gate's own variables
@@ -82,7 +83,7 @@ func (g *goTest) runTest(ctx context.Context, pkg, test string) ([]harness.Resul
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, fmt.Errorf("%s: %v; %v; its output ends:\n%s", shell.Join("go", "test", "-run", runPattern(test), pkgArg(pkg)), runErr, err, out.String())
+		return nil, fmt.Errorf("%s: %v; %v; its output ends:\n%s", shell.Join("go", "test", "-run", hint.RunPattern(test), pkgArg(pkg)), runErr, err, out.String())
 	}
 	return results, nil
 }
@@ -94,15 +95,6 @@ func childEnv(env []string) []string {
 		k, _, _ := strings.Cut(kv, "=")
 		return k == "CODEGENIE_LEDGER" || strings.HasPrefix(k, "CODEGENIE_GATE_")
 	})
-}
-
-// runPattern anchors each element of a test name for go test -run.
-func runPattern(test string) string {
-	parts := strings.Split(test, "/")
-	for i, p := range parts {
-		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
-	}
-	return strings.Join(parts, "/")
 }
 
 // pkgArg is the entry's package as go test takes it: a directory relative

@@ -194,11 +194,6 @@ func TestRetain(t *testing.T) {
 	require.Equal(t, bytes.Replace(b, []byte(`"c"`), []byte(`"x"`), 1), after)
 }
 
-func TestRunPattern(t *testing.T) {
-	require.Equal(t, `^TestGate$/^npm\.v2$`, runPattern("TestGate/npm.v2"))
-	require.Equal(t, `^TestX$`, runPattern("TestX"))
-}
-
 func TestPkgArg(t *testing.T) {
 	for in, want := range map[string]string{
 		".": ".", "properties": "./properties", "a/b": "./a/b", "./x": "./x", "example.com/m/p": "example.com/m/p",

@@ -392,9 +392,11 @@
 // the save of a cassette recorded by the test flag hold the directory's
 // refresh lock (a file in the folder .refresh.lock, which git ignores; an
 // advisory lock, flock on Unix and LockFileEx on Windows) while they work,
-// and refresh-cassettes holds it from staging to applying (Apply of a
-// stage made under a held lock runs under that lock). A second refresh waits for the lock
-// for up to a minute, then fails saying so; it changed nothing.
+// and a refresh that stages, reviews and applies several cassettes holds
+// it from staging to applying with [LockDir], as refresh-cassettes does
+// ([Apply] of a stage made by [DirLock.NewStage] runs under that lock). A
+// second refresh waits for the lock for up to a minute, then fails saying
+// so; it changed nothing.
 //
 // # Committed cassettes
 //

@@ -10,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/codegenie/codegenie/internal/refreshlock"
 	"github.com/gofrs/flock"
 )
 
@@ -29,13 +28,15 @@ var (
 	lockPoll = 10 * time.Millisecond
 )
 
-// dirLock is the refresh lock of one cassette directory, held: while it is
-// held, no other dirLock of the directory, in this process or another,
+// DirLock is the refresh lock of one cassette directory, held: while it is
+// held, no other DirLock of the directory, in this process or another,
 // can be taken, so no other refresh stages, applies or recovers there.
 // Apply, Recover, NewStage and a recording's save take it for their own
-// duration; a command that records several cassettes takes it once
-// through internal/refreshlock, so that the whole refresh is one.
-type dirLock struct {
+// duration; a refresh that records several cassettes, reviews them and
+// applies them takes it once with [LockDir], so that what was reviewed is
+// what is applied: [Apply] of cassettes staged by [DirLock.NewStage] runs
+// under it, while every other refresh of the directory waits.
+type DirLock struct {
 	dir    string
 	fl     *flock.Flock
 	mu     sync.Mutex
@@ -43,18 +44,12 @@ type dirLock struct {
 	held   bool     // until Unlock
 }
 
-func init() {
-	refreshlock.Take = func(ctx context.Context, dir string) (refreshlock.Lock, error) {
-		return lockDirCtx(ctx, dir)
-	}
-}
-
-// lockDirCtx takes dir's refresh lock (creating dir if needed), waiting
+// LockDir takes dir's refresh lock (creating dir if needed), waiting
 // while another refresh holds it, for at most a minute or until ctx is
 // done. The lock is a file in the folder .refresh.lock in dir, which git
 // ignores; it is an advisory lock (flock on Unix, LockFileEx on Windows),
 // released by Unlock or when the process ends.
-func lockDirCtx(ctx context.Context, dir string) (*dirLock, error) {
+func LockDir(ctx context.Context, dir string) (*DirLock, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, newErr(dir, 0, "lock", err)
 	}
@@ -88,7 +83,7 @@ func lockDirCtx(ctx context.Context, dir string) (*dirLock, error) {
 			return nil, newErr(path, 0, "lock", err)
 		}
 		if ok {
-			return &dirLock{dir: dir, fl: fl, held: true}, nil
+			return &DirLock{dir: dir, fl: fl, held: true}, nil
 		}
 		if err := ctx.Err(); err != nil {
 			return nil, newErr(dir, 0, "lock", fmt.Errorf("%w: another refresh of %s holds its lock (%s); nothing was changed", err, dir, path))
@@ -102,12 +97,12 @@ func lockDirCtx(ctx context.Context, dir string) (*dirLock, error) {
 	}
 }
 
-// lockDir is lockDirCtx without a context.
-func lockDir(dir string) (*dirLock, error) { return lockDirCtx(context.Background(), dir) }
+// lockDir is [LockDir] without a context.
+func lockDir(dir string) (*DirLock, error) { return LockDir(context.Background(), dir) }
 
 // NewStage is the package's NewStage, under l; Apply of cassettes staged
 // there runs under l (see stageLock).
-func (l *dirLock) NewStage() (string, error) {
+func (l *DirLock) NewStage() (string, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	stage, err := newStage(l.dir)
@@ -117,7 +112,7 @@ func (l *dirLock) NewStage() (string, error) {
 	l.stages = append(l.stages, stage)
 	liveStages.Lock()
 	if liveStages.by == nil {
-		liveStages.by = map[string]*dirLock{}
+		liveStages.by = map[string]*DirLock{}
 	}
 	liveStages.by[stage] = l
 	liveStages.Unlock()
@@ -126,7 +121,7 @@ func (l *dirLock) NewStage() (string, error) {
 
 // apply is the package's Apply, under l: the staged cassettes must be in
 // a folder NewStage made in l's directory.
-func (l *dirLock) apply(updates []Update, at string) error {
+func (l *DirLock) apply(updates []Update, at string) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	_, err := apply(l.dir, updates, at, nil)
@@ -136,7 +131,7 @@ func (l *dirLock) apply(updates []Update, at string) error {
 // Recover is the package's Recover, under l. Staging folders that other
 // processes (or other callers in this process) are still filling are left
 // alone.
-func (l *dirLock) Recover() error {
+func (l *DirLock) Recover() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return recoverDir(l.dir, "")
@@ -145,7 +140,7 @@ func (l *dirLock) Recover() error {
 // stageLock returns the held lock of dir whose NewStage made stage, or
 // nil: Apply of cassettes staged there runs under that lock rather than
 // waiting for it.
-func stageLock(dir, stage string) *dirLock {
+func stageLock(dir, stage string) *DirLock {
 	liveStages.Lock()
 	defer liveStages.Unlock()
 	l := liveStages.by[stage]
@@ -158,7 +153,7 @@ func stageLock(dir, stage string) *dirLock {
 // Unlock removes the staging folders made through l that were not applied
 // (nothing in the directory had changed because of them), then releases
 // the lock. It reports the first folder it could not remove.
-func (l *dirLock) Unlock() error {
+func (l *DirLock) Unlock() error {
 	l.mu.Lock()
 	stages := l.stages
 	l.stages, l.held = nil, false
@@ -200,11 +195,11 @@ func withLock(dir string, f func() error) error {
 // liveStages holds the lock of every staging folder this process made and
 // has not applied or removed: a staging folder whose lock is held belongs
 // to a refresh still running, and Recover leaves it alone.
-// by holds, for a staging folder made through a held dirLock, that lock.
+// by holds, for a staging folder made through a held DirLock, that lock.
 var liveStages struct {
 	sync.Mutex
 	m  map[string]*flock.Flock
-	by map[string]*dirLock
+	by map[string]*DirLock
 }
 
 // holdStage takes stage's own lock, or reports that another refresh (in

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/codegenie/codegenie/internal/manifest"
-	"github.com/codegenie/codegenie/internal/refreshlock"
 	"github.com/stretchr/testify/require"
 )
 
@@ -151,7 +150,7 @@ func TestLockWaitIsBounded(t *testing.T) {
 	shortLockWait(t)
 	dir := t.TempDir()
 	staged := stage(t, dir, "s.happy", []plainReq{reqA})
-	held, err := lockDirCtx(context.Background(), dir)
+	held, err := LockDir(context.Background(), dir)
 	require.NoError(t, err)
 	before := dirSnapshot(t, dir)
 	err = Apply(dir, []Update{{File: "s.happy.yaml", Staged: staged}}, "")
@@ -161,7 +160,7 @@ func TestLockWaitIsBounded(t *testing.T) {
 	require.Equal(t, before, dirSnapshot(t, dir))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err = lockDirCtx(ctx, dir)
+	_, err = LockDir(ctx, dir)
 	require.ErrorIs(t, err, context.Canceled)
 	require.NoError(t, held.Unlock())
 	err = Apply(dir, []Update{{File: "s.happy.yaml", Staged: staged}}, "")
@@ -170,14 +169,14 @@ func TestLockWaitIsBounded(t *testing.T) {
 }
 
 // TestHeldLockAppliesItsOwnStage: while a refresh holds a directory's
-// lock through refreshlock, Apply of a stage it made runs under it at
+// lock with LockDir, Apply of a stage it made runs under it at
 // once; Apply of any other stage waits for it; Unlock removes the stage
 // it made and did not apply.
 func TestHeldLockAppliesItsOwnStage(t *testing.T) {
 	shortLockWait(t)
 	dir := t.TempDir()
 	other := stage(t, dir, "o.happy", []plainReq{reqA})
-	held, err := refreshlock.Take(context.Background(), dir)
+	held, err := LockDir(context.Background(), dir)
 	require.NoError(t, err)
 	own, err := held.NewStage()
 	require.NoError(t, err)

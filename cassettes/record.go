@@ -233,7 +233,7 @@ func inStableOrder(captured []*cassette.Interaction) []*cassette.Interaction {
 
 // applyOne records one cassette re-recorded by a test flag into the
 // manifest of its directory, through a staging folder and Apply, under l.
-func applyOne(l *dirLock, file string, data []byte, recorded time.Time) error {
+func applyOne(l *DirLock, file string, data []byte, recorded time.Time) error {
 	stage, err := l.NewStage()
 	if err != nil {
 		return err

@@ -70,7 +70,7 @@
 //     (see cassettes.Apply), all or nothing as readers see it, recording
 //     each cassette's recorded_at (the time this command recorded it).
 //
-// A refresh holds the directory's refresh lock (see internal/refreshlock)
+// A refresh holds the directory's refresh lock (see cassettes.LockDir)
 // from recording to applying, so a second refresh of the same directory,
 // or a test saving a cassette there with -cassettes.record, waits up to a
 // minute and then fails, having changed nothing.

@@ -14,7 +14,6 @@ import (
 	"github.com/codegenie/codegenie/fallback"
 	"github.com/codegenie/codegenie/fixtures"
 	"github.com/codegenie/codegenie/internal/manifest"
-	"github.com/codegenie/codegenie/internal/refreshlock"
 )
 
 // config is what main injects: the key from the environment, the
@@ -97,7 +96,7 @@ func (cfg config) run(ctx context.Context, args []string, stdin io.Reader, stdou
 		return errors.New("ANTHROPIC_API_KEY is not set: export the key to record with (it is sent to the API only and never written to a cassette)")
 	}
 	// One refresh of a directory at a time, from recording to applying.
-	lock, err := refreshlock.Take(ctx, o.dir)
+	lock, err := cassettes.LockDir(ctx, o.dir)
 	if err != nil {
 		return err
 	}

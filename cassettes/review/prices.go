@@ -16,8 +16,8 @@ import (
 // pricesFormat is the format version of a price table file.
 const pricesFormat = 1
 
-// ErrInvalidPrices is wrapped by every error about a price table.
-var ErrInvalidPrices = errors.New("invalid price table")
+// errInvalidPrices is wrapped by every error about a price table.
+var errInvalidPrices = errors.New("invalid price table")
 
 //go:embed prices.json
 var defaultPrices []byte
@@ -58,15 +58,15 @@ const maxPricesBytes = 1 << 20
 func ReadPrices(path string) (*Prices, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidPrices, err)
+		return nil, fmt.Errorf("%w: %w", errInvalidPrices, err)
 	}
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, maxPricesBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrInvalidPrices, path, err)
+		return nil, fmt.Errorf("%w: %s: %w", errInvalidPrices, path, err)
 	}
 	if len(b) > maxPricesBytes {
-		return nil, fmt.Errorf("%w: %s: larger than %d bytes", ErrInvalidPrices, path, maxPricesBytes)
+		return nil, fmt.Errorf("%w: %s: larger than %d bytes", errInvalidPrices, path, maxPricesBytes)
 	}
 	return parsePrices(path, b)
 }
@@ -90,7 +90,7 @@ type modelJSON struct {
 
 func parsePrices(name string, b []byte) (*Prices, error) {
 	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: %s: %s; see the price table format in the documentation of package review", ErrInvalidPrices, name, fmt.Sprintf(format, args...))
+		return fmt.Errorf("%w: %s: %s; see the price table format in the documentation of package review", errInvalidPrices, name, fmt.Sprintf(format, args...))
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()

@@ -36,25 +36,34 @@ func appendToLedger(ctx context.Context, dsn string, rep *Report) error {
 	return nil
 }
 
-// ledgerEntry is rep as a ledger entry: plain data, the test and the
-// package directory (relative to the module root) that re-run it, the code
-// revision and the CI job read through getenv.
+// ledgerEntry is rep as a ledger entry: its result's (Result.LedgerEntry),
+// with the test and the package directory (relative to the module root)
+// that re-run it, the code revision and the CI job read through getenv.
 func ledgerEntry(rep *Report, getenv func(string) string) ledger.Entry {
+	e := rep.Result().LedgerEntry()
+	e.Revision = revision(getenv)
+	e.CIJob = ciinfo.CIJob(getenv)
+	e.Test = rep.Test
+	e.Package = relPackageDir(rep.Dir)
+	return e
+}
+
+// LedgerEntry is what the ledger records of r's outcome: the scenario, the
+// run key and its components, the verdict, the runs, the classes and the
+// digests of the largest class, and the evidence file. The ledger compares
+// these when it replays the entry.
+func (r Result) LedgerEntry() ledger.Entry {
 	e := ledger.Entry{
-		Scenario:     rep.Scenario,
-		Key:          rep.Key,
-		Components:   rep.Pin,
-		Verdict:      string(rep.Verdict),
-		Runs:         rep.Runs,
-		OutputDigest: rep.OutputDigest.String(),
-		ChainDigest:  rep.ChainDigest.String(),
-		Revision:     revision(getenv),
-		CIJob:        ciinfo.CIJob(getenv),
-		Evidence:     rep.Result().Evidence,
-		Test:         rep.Test,
-		Package:      relPackageDir(rep.Dir),
+		Scenario:     r.Scenario,
+		Key:          r.Key,
+		Components:   r.Pin,
+		Verdict:      string(r.Verdict),
+		Runs:         r.Runs,
+		OutputDigest: r.OutputDigest.String(),
+		ChainDigest:  r.ChainDigest.String(),
+		Evidence:     r.Evidence,
 	}
-	for _, c := range rep.Classes {
+	for _, c := range r.Classes {
 		e.Classes = append(e.Classes, ledger.Class{Runs: c.Size, OutputDigest: c.OutputDigest.String(), ChainDigest: c.ChainDigest.String(), Error: c.ErrorKind})
 	}
 	return e

@@ -53,7 +53,7 @@ func (g *goTest) Evaluate(ctx context.Context, rec ledger.Entry) (ledger.Entry, 
 	}
 	for _, r := range results {
 		if r.Test == rec.Test && r.Scenario == rec.Scenario {
-			return fromResult(r), nil
+			return r.LedgerEntry(), nil
 		}
 	}
 	var found []string
@@ -107,21 +107,6 @@ func pkgArg(p string) string {
 		return p
 	}
 	return "./" + p
-}
-
-// fromResult is the ledger's view of a gate result: what replay compares.
-func fromResult(r harness.Result) ledger.Entry {
-	e := ledger.Entry{
-		Scenario: r.Scenario, Key: r.Key, Components: r.Pin,
-		Verdict: string(r.Verdict), Runs: r.Runs, Evidence: r.Evidence,
-		OutputDigest: r.OutputDigest.String(), ChainDigest: r.ChainDigest.String(),
-	}
-	for _, c := range r.Classes {
-		e.Classes = append(e.Classes, ledger.Class{
-			Runs: c.Size, Error: c.ErrorKind, OutputDigest: c.OutputDigest.String(), ChainDigest: c.ChainDigest.String(),
-		})
-	}
-	return e
 }
 
 // tail keeps the last max bytes written to it.

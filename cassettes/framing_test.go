@@ -287,11 +287,12 @@ func streamFramed(ctx context.Context, client *http.Client, s framed, ttft, stal
 	return text.String(), nil
 }
 
-// TestFramingTimingInSynctest is TestStreamTimingInSynctest for every
-// framing: with a 2 s time-to-first-token timeout, a stream whose first
-// frame arrived at 1 s passes and one whose first frame arrived at 3 s
-// times out; a stall between frames times out; each verdict is the same
-// in 100 runs of 100, each in its own bubble.
+// TestFramingTimingInSynctest: for every framing, with a 2 s
+// time-to-first-token timeout, a stream whose first frame arrived at 1 s
+// passes and one whose first frame arrived at 3 s times out; a stall
+// between frames times out; each verdict is the same in 100 runs of 100,
+// each in its own bubble, in far less wall time than the fake time that
+// passed.
 func TestFramingTimingInSynctest(t *testing.T) {
 	cases := []struct {
 		name    string
@@ -306,6 +307,8 @@ func TestFramingTimingInSynctest(t *testing.T) {
 	for _, s := range framings(t) {
 		t.Run(s.name, func(t *testing.T) {
 			dir := t.TempDir()
+			wall := time.Now()
+			var fake time.Duration
 			for i, c := range cases {
 				path := filepath.Join(dir, fmt.Sprintf("s%d.yaml", i))
 				recordFramed(t, path, s, c.offsets)
@@ -320,11 +323,17 @@ func TestFramingTimingInSynctest(t *testing.T) {
 						defer cs.Close()
 						start := time.Now()
 						text, err := streamFramed(t.Context(), cs.Client(), s, 2*time.Second, c.stall)
-						verdicts[fmt.Sprintf("%q %v after %v", text, err, time.Since(start))]++
+						elapsed := time.Since(start)
+						fake += elapsed
+						verdicts[fmt.Sprintf("%q %v after %v", text, err, elapsed)]++
 					})
 				}
 				require.Equal(t, map[string]int{c.want: 100}, verdicts, c.name)
 			}
+			took := time.Since(wall)
+			t.Logf("300 replays: %v of fake time in %v of wall time", fake, took)
+			require.Greater(t, fake, 500*time.Second)
+			require.Less(t, took, 10*time.Second)
 		})
 	}
 }
@@ -353,7 +362,7 @@ func TestFramingCancelledMidStream(t *testing.T) {
 				text, err = streamFramed(t.Context(), cs.Client(), s, 2*time.Second, 0)
 				require.NoError(t, err)
 				require.Equal(t, "Hello world", text)
-				require.Equal(t, 11060*time.Millisecond, time.Since(start))
+				require.Equal(t, 11060*time.Millisecond, time.Since(start), "the retry is paced from its own start")
 				require.NoError(t, cs.Close())
 			})
 		})

@@ -3,7 +3,6 @@ package harness
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -185,10 +184,7 @@ func TestAssignmentDiff(t *testing.T) {
 // from it: the answers run 0 got live.
 func TestIdenticalRequestsRecordedByLane(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "lanes.yaml")
-	if !inChild() {
-		require.NoError(t, flag.Set(cassettes.RecordFlag, `lanes\.yaml$`))
-		defer func() { require.NoError(t, flag.Set(cassettes.RecordFlag, "")) }()
-	}
+	recordSwitch(t, `lanes\.yaml$`)
 	cfg := Config{Iterations: 20, Processes: -1, AssignByLane: true, Cassette: cassettes.Options{RealTransport: &countingAPI{}}}
 	rep := cfg.check(t, "lanes", twoLanesFrom(path, 1), false)
 	require.Equal(t, Pass, rep.Verdict, "%s", rep)

@@ -35,10 +35,7 @@ func TestRecordSwitch(t *testing.T) {
 	redirect, err := cassettes.Redirect("https://api.example.com", srv.URL, nil)
 	require.NoError(t, err)
 	path := filepath.Join(t.TempDir(), "greet.yaml")
-	if !inChild() {
-		require.NoError(t, flag.Set(cassettes.RecordFlag, `greet\.yaml$`))
-		defer func() { require.NoError(t, flag.Set(cassettes.RecordFlag, "")) }()
-	}
+	recordSwitch(t, `greet\.yaml$`)
 	cfg := Config{Iterations: 20, Processes: -1, Cassette: cassettes.Options{RealTransport: redirect}}
 	rep := cfg.check(t, "record", func(ctx context.Context, run *Run) ([]byte, error) {
 		c, err := run.Client(path)
@@ -76,10 +73,7 @@ func TestRecordingNotKeptWhenGateFails(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "unkept.yaml")
 	before := recordEarlier(t, path, redirect)
 
-	if !inChild() {
-		require.NoError(t, flag.Set(cassettes.RecordFlag, `unkept\.yaml$`))
-		defer func() { require.NoError(t, flag.Set(cassettes.RecordFlag, "")) }()
-	}
+	recordSwitch(t, `unkept\.yaml$`)
 	var runs atomic.Int64
 	cfg := Config{Iterations: 20, Processes: -1, Cassette: cassettes.Options{RealTransport: redirect}}
 	rep := cfg.check(t, "unkept", func(ctx context.Context, run *Run) ([]byte, error) {
@@ -117,10 +111,7 @@ func TestRecordingNotSavedIsNotClaimed(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "refused.yaml")
 	before := recordEarlier(t, path, redirect)
 
-	if !inChild() {
-		require.NoError(t, flag.Set(cassettes.RecordFlag, `refused\.yaml$`))
-		defer func() { require.NoError(t, flag.Set(cassettes.RecordFlag, "")) }()
-	}
+	recordSwitch(t, `refused\.yaml$`)
 	down := roundTripFunc(func(*http.Request) (*http.Response, error) { return nil, errors.New("connection refused") })
 	cfg := Config{Iterations: 20, Processes: -1, Cassette: cassettes.Options{RealTransport: down}}
 	rep := cfg.check(t, "refused", func(ctx context.Context, run *Run) ([]byte, error) {
@@ -170,4 +161,16 @@ func postGreet(ctx context.Context, c *http.Client) ([]byte, error) {
 	}
 	defer resp.Body.Close()
 	return io.ReadAll(resp.Body)
+}
+
+// recordSwitch sets the record switch to pattern for the rest of the test
+// (in the test process: a child process gets it from its command line)
+// and clears it when the test ends.
+func recordSwitch(t *testing.T, pattern string) {
+	t.Helper()
+	if inChild() {
+		return
+	}
+	require.NoError(t, flag.Set(cassettes.RecordFlag, pattern))
+	t.Cleanup(func() { require.NoError(t, flag.Set(cassettes.RecordFlag, "")) })
 }

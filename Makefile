@@ -77,6 +77,7 @@ fuzz:
 				echo "fuzz: $$target: Go's fuzz coordinator stopped on its own deadline and wrote no failing input; running it once more"; \
 				continue; \
 			fi; \
+			echo "fuzz: $$target in $$pkg failed; a failing input, if any, is in the package's testdata/fuzz/$$target; in the module root run it again with: go test -run '^$$target\$$' $$pkg (the inputs), or go test -run '^\$$' -fuzz '^$$target\$$' -fuzztime $(FUZZTIME) $$pkg (fuzzing)"; \
 			exit 1; \
 		done; \
 	done

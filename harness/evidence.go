@@ -25,8 +25,9 @@ import (
 // shard's results and their evidence, else t.ArtifactDir() under go test
 // -artifacts, else under the user's cache directory (os.UserCacheDir,
 // else os.TempDir) in codegenie/evidence; the last element names the
-// package and test, with a digest of them and of the module root, so
-// each test of each checkout has its own directory. In it each failing
+// package and test, with a digest of them and (outside a results folder,
+// which is one checkout's) of the module root, so each test of each
+// checkout has its own directory. In it each failing
 // gate gets a new numbered directory (gate-000001, ...), and only the
 // newest keptGates are kept, so the commands an earlier report printed
 // still find their evidence after a rerun. It is never in the source
@@ -99,7 +100,9 @@ func evidenceHome(t testing.TB, gf gateConfig) string {
 	case gf.evidence != "":
 		return filepath.Join(gf.evidence, key)
 	case gf.results != "":
-		return filepath.Join(gf.results, resultsEvidence, key)
+		// A results folder is one checkout's: its evidence names no
+		// path of the machine.
+		return filepath.Join(gf.results, resultsEvidence, safename.Of(pkg+" "+t.Name()))
 	}
 	//detvet:ignore the default home of evidence bundles is the user's cache directory by design
 	base, err := os.UserCacheDir()

@@ -213,6 +213,7 @@ func (r *Report) Result() Result {
 			res.Commands = append(res.Commands, c)
 		}
 	}
+	slices.SortStableFunc(res.Commands, func(a, b Command) int { return commandRank(a) - commandRank(b) })
 	return res
 }
 

@@ -79,9 +79,9 @@ func (w *crashWatch) running(iter int) {
 			return
 		}
 	}
-	in := fmt.Sprintf("run %d of %d, in the test process (%d runs had ended)", iter, w.rep.Iterations, w.rep.Runs)
+	in := fmt.Sprintf("run %d of %d (%d runs had ended)", iter, w.rep.Iterations, w.rep.Runs)
 	if w.made[iter] {
-		in = fmt.Sprintf("run %d, made again in the test process after the runs (%d runs had ended)", iter, w.rep.Runs)
+		in = fmt.Sprintf("run %d, made again after the runs (%d runs had ended)", iter, w.rep.Runs)
 	}
 	w.made[iter] = true
 	w.res.InProgress, w.res.Runs = in, w.rep.Runs

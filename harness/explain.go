@@ -19,9 +19,8 @@ import (
 // crashed gate, where the evidence is and what to run, with every path
 // as seen from where the reader is (see Result.Folder).
 type explanation struct {
-	verdict  string
-	scenario string
-	origin   string // test, package, shard
+	verdict, scenario string
+	test, pkg, shard  string
 	text     string // the first screen, printable
 	// crashFile and crash are the crash output file and its first lines
 	// (or what is wrong with it).
@@ -50,7 +49,11 @@ func (r Result) Explain(w io.Writer) error {
 	}
 	x := r.explain()
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "--- %s %s (%s)\n", x.verdict, x.scenario, x.origin)
+	fmt.Fprintf(&sb, "--- %s %s (test %s, package %s", x.verdict, x.scenario, x.test, x.pkg)
+	if x.shard != "" {
+		fmt.Fprintf(&sb, ", shard %s", x.shard)
+	}
+	sb.WriteString(")\n")
 	fmt.Fprintf(&sb, "%s\n", indent(x.text))
 	if x.crashFile != "" {
 		fmt.Fprintf(&sb, "  crash output: %s\n%s\n", x.crashFile, indent(indent(x.crash)))
@@ -75,7 +78,11 @@ func (r Result) ExplainMarkdown(w io.Writer) error {
 	}
 	x := r.explain()
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "### %s %s\n\n%s\n\n", x.verdict, markdown.Code(x.scenario), x.origin)
+	fmt.Fprintf(&sb, "### %s %s\n\ntest %s, package %s", markdown.Code(x.verdict), markdown.Code(x.scenario), markdown.Code(x.test), markdown.Code(x.pkg))
+	if x.shard != "" {
+		fmt.Fprintf(&sb, ", shard %s", markdown.Code(x.shard))
+	}
+	sb.WriteString("\n\n")
 	sb.WriteString(markdown.Fence(x.text, "text"))
 	if x.crashFile != "" {
 		fmt.Fprintf(&sb, "\ncrash output %s:\n\n%s", markdown.Code(x.crashFile), markdown.Fence(x.crash, "text"))
@@ -86,16 +93,14 @@ func (r Result) ExplainMarkdown(w io.Writer) error {
 	for _, c := range x.commands {
 		fmt.Fprintf(&sb, "\n%s, %s:\n\n%s", c.what, c.where, markdown.Fence(c.line, "sh"))
 	}
-	sb.WriteString("\n")
 	_, err := io.WriteString(w, sb.String())
 	return err
 }
 
 func (r Result) explain() explanation {
-	x := explanation{verdict: shownVerdict(r), scenario: quoteName(r.Scenario)}
-	x.origin = "test " + quoteName(r.Test) + ", package " + quoteName(r.Package)
+	x := explanation{verdict: shownVerdict(r), scenario: quoteName(r.Scenario), test: quoteName(r.Test), pkg: quoteName(r.Package)}
 	if r.Shard != "" {
-		x.origin += ", shard " + quoteName(r.Shard)
+		x.shard = quoteName(r.Shard)
 	}
 	text := r.Explanation
 	if text == "" {

@@ -91,7 +91,7 @@ func MergeResults(rs []Result) ([]Result, error) {
 			}
 			why := "did that shard run and were its results (-gate.results) included?"
 			if c, ok := crashes[[2]string{all[i].Package, shard}]; ok {
-				why = fmt.Sprintf("its test process crashed during scenario %s (%s) before it came to this one", quoteName(c.Scenario), printable(c.InProgress))
+				why = fmt.Sprintf("its test process crashed during scenario %s, %s, before it came to this one", quoteName(c.Scenario), printable(c.InProgress))
 			}
 			errs = append(errs, fmt.Errorf("%w: %s: no result from %s; %s", errMissingScenario, all[i].id, owner, why))
 		case len(real) > 1:

@@ -104,6 +104,8 @@ func (r Result) Err() error {
 		return fmt.Errorf("scenario %s: not a pass: %s", quoteName(r.Scenario), fmt.Sprintf(format, args...))
 	}
 	switch {
+	case r.Verdict == crashed:
+		return bad("verdict is %s: the test process died during %s", crashed, printable(r.InProgress))
 	case r.Verdict != Pass:
 		return bad("verdict is %s, want %s", quoteName(string(r.Verdict)), Pass)
 	case r.Failure != "":

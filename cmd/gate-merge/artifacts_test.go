@@ -173,7 +173,7 @@ func TestDownloadedArtifacts(t *testing.T) {
 	require.NotContains(t, got, work, "nothing names the runner's folders")
 	md, err := os.ReadFile(summary)
 	require.NoError(t, err)
-	require.Contains(t, string(md), "### NONDETERMINISTIC `flaky`")
+	require.Contains(t, string(md), "### `NONDETERMINISTIC` `flaky`")
 	require.Contains(t, string(md), "```sh\n"+diff[1]+"\n```\n")
 
 	// The printed command, pasted in the download directory, compares the

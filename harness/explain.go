@@ -21,7 +21,7 @@ import (
 type explanation struct {
 	verdict, scenario string
 	test, pkg, shard  string
-	text     string // the first screen, printable
+	text              string // the first screen, printable
 	// crashFile and crash are the crash output file and its first lines
 	// (or what is wrong with it).
 	crashFile, crash string

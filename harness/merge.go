@@ -32,11 +32,12 @@ func (id scenarioID) String() string {
 // Skipped results only say a scenario exists. It fails, naming each
 // problem, when a result is malformed (errBadResult: no scenario or
 // verdict, a bad shard, a negative count), when a scenario some shard
-// skipped has no result (its shard is missing, or crashed before it: a
-// result of verdict CRASHED from that shard is named), when a scenario has two
-// different results (errConflict), or when the shards disagree on the
-// number of shards. The merge of a merge is the same merge. Whether the
-// merged gate passed is each result's Err.
+// skipped has no result (its shard is missing, or its test process
+// crashed first: the CRASHED result of that shard and package is
+// named), when a scenario has two different results (errConflict), or
+// when the shards disagree on the number of shards; it still returns
+// the results that merged. The merge of a merge is the same merge.
+// Whether the merged gate passed is each result's Err.
 func MergeResults(rs []Result) ([]Result, error) {
 	for _, r := range rs {
 		if err := r.validate(); err != nil {

@@ -153,8 +153,8 @@ func (r Result) validate() error {
 	if r.Dir != "" && r.Dir != "." && !filepath.IsLocal(filepath.FromSlash(r.Dir)) {
 		return fmt.Errorf("scenario %s: dir is %s, want a directory relative to the module root", quoteName(r.Scenario), quoteName(r.Dir))
 	}
-	if r.CrashOutput != "" && !filepath.IsLocal(filepath.FromSlash(r.CrashOutput)) {
-		return fmt.Errorf("scenario %s: crash_output is %s, want a path inside the results folder", quoteName(r.Scenario), quoteName(r.CrashOutput))
+	if r.CrashOutput != "" && (!filepath.IsLocal(r.CrashOutput) || filepath.Base(r.CrashOutput) != r.CrashOutput || strings.Contains(r.CrashOutput, "/")) {
+		return fmt.Errorf("scenario %s: crash_output is %s, want a file name in the results folder", quoteName(r.Scenario), quoteName(r.CrashOutput))
 	}
 	for i, c := range r.Commands {
 		if err := r.checkCommand(c); err != nil {
@@ -322,9 +322,10 @@ func resultFileName(r Result) string {
 
 // WriteResult writes r into dir (created if needed) as one JSON file of
 // this harness's format (it sets r.Format), atomically, and returns its
-// path. A path r names (Evidence, CrashOutput; relative ones relative to
-// r.Folder) is written relative to dir, with slashes, when it is inside
-// dir, and absolute otherwise.
+// path. The evidence r names (relative to r.Folder when relative) is
+// written relative to dir, with slashes, when it is inside dir, and
+// absolute otherwise; the crash output file only when it is in dir
+// itself (a merge's -out folder holds none).
 func WriteResult(dir string, r Result) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("harness: results directory: %w", err)
@@ -357,7 +358,11 @@ func (r Result) encodeFor(dir string) ([]byte, error) {
 		}
 	}
 	r.Evidence = ev
-	r.CrashOutput = placePath(r.CrashOutput, r.Folder, dir)
+	// A crash output file is read by whoever reads the result: it is
+	// named only beside the result.
+	if r.CrashOutput = placePath(r.CrashOutput, r.Folder, dir); filepath.Base(r.CrashOutput) != r.CrashOutput || strings.Contains(r.CrashOutput, "/") {
+		r.CrashOutput = ""
+	}
 	js, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("harness: encode result: %w", err)

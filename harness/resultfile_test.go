@@ -32,18 +32,22 @@ func failedResult(s, bundle string) harness.Result {
 // relative to it, with slashes, and the compare command with it; read
 // back, the result knows its folder, and explains itself with paths from
 // where the reader is; written into another folder (a merge's -out), its
-// paths are relative to that one, or absolute when outside it.
+// evidence is relative to that one, or absolute when outside it, and it
+// names no crash output file.
 func TestResultFolder(t *testing.T) {
 	base := t.TempDir()
 	shard := filepath.Join(base, "gate-0")
 	bundle := filepath.Join(shard, "evidence", "k", "gate-000001", "a", "a.bundle.zst")
-	p, err := harness.WriteResult(shard, failedResult("a", bundle))
+	r := failedResult("a", bundle)
+	r.CrashOutput = filepath.Join(shard, "a.crash.txt")
+	p, err := harness.WriteResult(shard, r)
 	require.NoError(t, err)
 	var file map[string]any
 	b, err := os.ReadFile(p)
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(b, &file))
 	require.Equal(t, "evidence/k/gate-000001/a/a.bundle.zst", file["evidence"])
+	require.Equal(t, "a.crash.txt", file["crash_output"])
 	require.NotContains(t, string(b), base, "no path of this machine")
 	require.NotContains(t, file, "folder")
 
@@ -68,7 +72,13 @@ func TestResultFolder(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, tt.want, back.Evidence)
 		require.Equal(t, tt.want, back.Commands[0].Argv[4])
+		require.Empty(t, back.CrashOutput, "a crash output file is named only beside its result")
 	}
+}
+
+// crashOutput returns an edit that names path as the crash output.
+func crashOutput(path string) func(r *harness.Result) {
+	return func(r *harness.Result) { r.CrashOutput = path }
 }
 
 // TestResultCommandsRefused: a result file names only the commands the
@@ -95,15 +105,29 @@ func TestResultCommandsRefused(t *testing.T) {
 		{"dir", func(r *harness.Result) { r.Commands[1].Dir = "/tmp" }, "commands[1] (reproduce) names a directory"},
 		{"purpose", func(r *harness.Result) { r.Commands[1].Purpose = "cleanup" }, "commands[1] (cleanup) is of no purpose"},
 		{"package-dir", func(r *harness.Result) { r.Dir = "../up" }, "dir is ../up"},
-		{"crash-output-out", func(r *harness.Result) { r.CrashOutput = "/etc/passwd" }, "crash_output is /etc/passwd"},
+		// WriteResult names a crash output file only beside the result;
+		// the file says crash_output is x.crash.txt, then edited to this.
+		{"crash-output-absolute", crashOutput("/etc/passwd"), "crash_output is /etc/passwd, want a file name in the results folder"},
+		{"crash-output-up", crashOutput("../x.crash.txt"), "crash_output is ../x.crash.txt"},
+		{"crash-output-below", crashOutput("link/x.crash.txt"), "crash_output is link/x.crash.txt"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			r := failedResult("a", filepath.Join(dir, "evidence", "a.bundle.zst"))
 			tt.edit(&r)
+			edit := r.CrashOutput
+			if edit != "" {
+				r.CrashOutput = filepath.Join(dir, "x.crash.txt")
+			}
 			p, err := harness.WriteResult(dir, r)
 			require.NoError(t, err)
+			if edit != "" {
+				b, err := os.ReadFile(p)
+				require.NoError(t, err)
+				require.Contains(t, string(b), `"crash_output": "x.crash.txt"`)
+				require.NoError(t, os.WriteFile(p, []byte(strings.Replace(string(b), `"x.crash.txt"`, `"`+edit+`"`, 1)), 0o644))
+			}
 			_, err = harness.ReadResult(p)
 			require.ErrorIs(t, err, harness.ErrBadResult)
 			require.ErrorContains(t, err, tt.want)

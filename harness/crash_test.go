@@ -11,7 +11,8 @@ import (
 
 // TestCrashWatch: while a gate runs under -gate.results, the results
 // folder holds a CRASHED result naming the run in progress (a run made
-// again said so) and the crash output file, relative to the folder; when
+// again said so) and the crash output file, relative to the folder, a
+// file ReadResults reads at every step; when
 // the gate ends the crash output file is gone and the process's fatal
 // error report no longer goes there.
 func TestCrashWatch(t *testing.T) {
@@ -30,15 +31,18 @@ func TestCrashWatch(t *testing.T) {
 		rep.Runs++
 		return outcome{iter: iter}
 	})
-	for _, i := range []int{0, 1, 2, 1} {
+	// Run 3 after run 1 made again writes a shorter result over a longer
+	// one.
+	for _, i := range []int{0, 1, 2, 1, 3} {
 		run(t.Context(), i, 1)
 	}
-	require.Len(t, seen, 4)
+	require.Len(t, seen, 5)
 	for i, in := range []string{
 		"run 0 of 5 (0 runs had ended)",
 		"run 1 of 5 (1 runs had ended)",
 		"run 2 of 5 (2 runs had ended)",
 		"run 1, made again after the runs (3 runs had ended)",
+		"run 3 of 5 (4 runs had ended)",
 	} {
 		r := seen[i]
 		require.Equal(t, crashed, r.Verdict)
@@ -74,4 +78,20 @@ func TestCrashWatchOverlap(t *testing.T) {
 	require.FileExists(t, b.res.CrashOutput)
 	require.NoError(t, b.end())
 	require.NoFileExists(t, b.res.CrashOutput)
+}
+
+// BenchmarkCrashWatchRun measures what the crash watch adds to a run:
+// rewriting the in-progress result (a write and a rename, no fsync).
+func BenchmarkCrashWatchRun(b *testing.B) {
+	dir := b.TempDir()
+	rep := &Report{Scenario: "s", Test: "TestX", Package: "example.com/m", Iterations: b.N + 1, Floor: 1}
+	w := newCrashWatch(dir, rep)
+	run := w.wrap(func(ctx context.Context, iter, procs int) outcome { return outcome{iter: iter} })
+	run(b.Context(), 0, 1)
+	b.ResetTimer()
+	for i := range b.N {
+		run(b.Context(), i+1, 1)
+	}
+	b.StopTimer()
+	require.NoError(b, w.end())
 }

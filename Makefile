@@ -1,13 +1,14 @@
 # codegenie — see README.md. Every target needs nothing but Go.
 GO ?= go
 STATICCHECK_VERSION := v0.8.2
+ACTIONLINT_VERSION := v1.7.12
 STATICCHECK := $(shell $(GO) env GOPATH)/bin/staticcheck
 FUZZTIME ?= 10s
 FUZZMINIMIZETIME ?= 5s
 
-.PHONY: check test gate bench fuzz fmt vet cross-vet staticcheck tidy-check race detvet
+.PHONY: check test gate bench fuzz fmt vet cross-vet staticcheck tidy-check race detvet actionlint
 
-check: fmt vet cross-vet staticcheck tidy-check detvet race
+check: fmt vet cross-vet staticcheck tidy-check detvet actionlint race
 
 fmt:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
@@ -38,6 +39,11 @@ tidy-check:
 # //detvet:ignore comment that says why it cannot reach an output.
 detvet:
 	$(GO) run ./cmd/detvet -pkgs=. ./...
+
+# actionlint: the GitHub Actions recipe in docs/ci is a workflow that
+# runs as written.
+actionlint:
+	$(GO) run github.com/rhysd/actionlint/cmd/actionlint@$(ACTIONLINT_VERSION) docs/ci/github-actions.yml
 
 race:
 	$(GO) test -race -shuffle=on ./...

@@ -80,7 +80,17 @@ func (c Config) check(t testing.TB, name string, s Scenario, fail bool) *Report 
 	}
 	shardChecks.note(t, true)
 	e := c.checkEnv(t, &rc, name, s)
+	var cw *crashWatch
+	if gf.results != "" {
+		cw = newCrashWatch(gf.results, rep)
+		e.run = cw.wrap(e.run)
+	}
 	iterate(t.Context(), &rc, rep, s, e)
+	if cw != nil {
+		if err := cw.end(); err != nil {
+			t.Errorf("%v", err)
+		}
+	}
 	finishCheck(t, gf, rep)
 	if err := rep.Err(); err != nil && fail {
 		t.Errorf("%s", rep.String())

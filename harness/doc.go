@@ -71,9 +71,10 @@
 // fails as hung (error kind "hung") with its goroutines' stacks; no further
 // run starts, and the report, evidence and result are still written. A
 // panic in a goroutine the scenario started cannot be recovered by the
-// harness and ends the process it happens in, the test binary included;
-// Config.ProcessPerRun makes every run in a child process, where such a
-// panic fails only that run.
+// harness and ends the process it happens in, the test binary included
+// (under -gate.results the gate still leaves a result of verdict CRASHED:
+// see below); Config.ProcessPerRun makes every run in a child process,
+// where such a panic fails only that run.
 //
 // Under the cassettes record switch (go test -cassettes.record=REGEXP),
 // run 0 records each cassette it opens that the switch selects, through
@@ -176,7 +177,8 @@
 // compares the runs of the two largest classes inside that bundle
 // (replay diff BUNDLE -runs A,B), in the caller's module. DIR is
 // Config.ArtifactDir; in Check by default -gate.evidence/<test key>,
-// else t.ArtifactDir() under go test -artifacts, else
+// else evidence/<package and test> in the -gate.results folder, else
+// t.ArtifactDir() under go test -artifacts, else
 // codegenie/evidence/<test key> in the user's cache directory
 // (os.UserCacheDir, else os.TempDir), where <test key> names the package
 // and the test (with a digest of them and of the module root): it
@@ -196,7 +198,7 @@
 //	                     report (and result), and a test whose every
 //	                     Check is another shard's ends as skipped (t.Skip)
 //	-gate.results=DIR    CODEGENIE_GATE_RESULTS: write one result file per
-//	                     Check into DIR
+//	                     Check into DIR, and the evidence into DIR/evidence
 //	-gate.ledger=DSN     CODEGENIE_LEDGER: append each verdict (not a
 //	                     skipped scenario) to the ledger at DSN
 //	                     (ledger.Open: a file path, or postgres://...
@@ -207,15 +209,35 @@
 //	                     failing gates under DIR
 //
 // A result file is DIR/<scenario>-<16 hex digits>.json, one JSON object
-// ([Result], format "codegenie-gate-result/1"): scenario, test, package
-// import path and directory, shard, verdict, failure, iterations, runs,
-// runs in child processes, floor, classes, key and pins, the largest
-// class's digests and event count, causes, the evidence bundle, the
-// reproduce and re-record commands, wall time. [ReadResults] reads a
-// directory of them; [MergeResults] merges shards by the rules of
-// deterministic federation replay (ordered by scenario, then identity;
-// identical results once; a different result for the same scenario a
-// conflict; a scenario without a result, because its shard is missing, an
-// error); [WriteSummary] prints the one-screen summary from results alone,
-// so a merge prints what the unsharded gate prints.
+// ([Result], format "codegenie-gate-result/2"): scenario, test, package
+// import path and directory (relative to the module root), shard,
+// verdict, failure, iterations, runs, runs in child processes, floor,
+// classes, key and pins, the largest class's digests and event count,
+// causes, wall time, and for a gate that did not pass the first screen of
+// its report (headline, what differs, cause), the evidence bundle and the
+// commands (compare, reproduce, re-record) as data. Paths inside DIR are
+// relative to it, so one folder holds everything a merge job or another
+// machine needs (docs/ci in the repository has CI recipes). A result
+// file is input from another machine: reading one checks its shard,
+// counts and paths, and accepts only the commands the harness writes.
+//
+// While a gate under -gate.results makes its runs, its result file has
+// verdict CRASHED and names the run in progress (rewritten before each
+// run in the test process) and the file the process's fatal error report
+// goes to (runtime/debug.SetCrashOutput, DIR/<scenario>-<16 hex
+// digits>.crash.txt); when the gate ends, its result replaces that and
+// the crash output file is removed. One left behind says the test
+// process died during that run: a panic in a goroutine the scenario
+// started, os.Exit, running out of memory or a signal.
+//
+// [ReadResults] reads a directory of result files (Result.Folder is that
+// directory, which relative paths resolve against); [MergeResults] merges
+// shards by the rules of deterministic federation replay (ordered by
+// scenario, then identity; identical results once; a different result for
+// the same scenario a conflict; a scenario without a result, because its
+// shard is missing or crashed first, an error); [WriteSummary] prints the
+// one-screen summary from results alone, so a merge prints what the
+// unsharded gate prints; [Result.Explain] says what a merge says of a
+// result that did not pass, with its paths and commands runnable from
+// where the folders were read.
 package harness

@@ -20,11 +20,14 @@ import (
 
 // testEvidenceDir is where Check keeps the evidence of the test t when
 // Config.ArtifactDir is empty: under -gate.evidence (or
-// CODEGENIE_GATE_EVIDENCE) if given, else t.ArtifactDir() under go test
+// CODEGENIE_GATE_EVIDENCE) if given, else under the evidence folder of
+// -gate.results (or CODEGENIE_GATE_RESULTS), so that one folder holds a
+// shard's results and their evidence, else t.ArtifactDir() under go test
 // -artifacts, else under the user's cache directory (os.UserCacheDir,
 // else os.TempDir) in codegenie/evidence; the last element names the
-// package and test, with a digest of them and of the module root, so
-// each test of each checkout has its own directory. In it each failing
+// package and test, with a digest of them and (outside a results folder,
+// which is one checkout's) of the module root, so each test of each
+// checkout has its own directory. In it each failing
 // gate gets a new numbered directory (gate-000001, ...), and only the
 // newest keptGates are kept, so the commands an earlier report printed
 // still find their evidence after a rerun. It is never in the source
@@ -34,11 +37,15 @@ func testEvidenceDir(t testing.TB) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if gf.evidence == "" && artifactsKept() {
+	if gf.evidence == "" && gf.results == "" && artifactsKept() {
 		return t.ArtifactDir(), nil
 	}
 	return claimGateDir(evidenceHome(t, gf))
 }
+
+// resultsEvidence is the folder of the results folder that holds the
+// evidence by default.
+const resultsEvidence = "evidence"
 
 // keptGates is how many failing gates' evidence a test keeps.
 const keptGates = 8
@@ -89,8 +96,13 @@ func gateName(n int) string { return fmt.Sprintf("gate-%06d", n) }
 func evidenceHome(t testing.TB, gf gateConfig) string {
 	_, pkg := packageOf()
 	key := safename.Of(pkg + " " + t.Name() + " @" + roots().seen)
-	if gf.evidence != "" {
+	switch {
+	case gf.evidence != "":
 		return filepath.Join(gf.evidence, key)
+	case gf.results != "":
+		// A results folder is one checkout's: its evidence names no
+		// path of the machine.
+		return filepath.Join(gf.results, resultsEvidence, safename.Of(pkg+" "+t.Name()))
 	}
 	//detvet:ignore the default home of evidence bundles is the user's cache directory by design
 	base, err := os.UserCacheDir()

@@ -186,7 +186,7 @@ func ExampleReport_Result() {
 	rep, _ := harness.Config{}.Iterate(context.Background(), "npm", pipeline("accept"))
 	res := rep.Result()
 	fmt.Println(res.Format, res.Scenario, res.Verdict, res.Runs, res.OK())
-	// Output: codegenie-gate-result/1 npm PASS 50 true
+	// Output: codegenie-gate-result/2 npm PASS 50 true
 }
 
 func ExampleReproCommand() {

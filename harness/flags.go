@@ -24,9 +24,9 @@ func init() {
 		return
 	}
 	gateFlagValues.shard = flag.String("gate.shard", "", "run only the scenarios of shard `i/n` (0 <= i < n; stable hash of the scenario name); env CODEGENIE_GATE_SHARD")
-	gateFlagValues.results = flag.String("gate.results", "", "write one JSON result file per Check into `dir`; env CODEGENIE_GATE_RESULTS")
+	gateFlagValues.results = flag.String("gate.results", "", "write one JSON result file per Check into `dir`, and the evidence of failing gates into dir/evidence unless -gate.evidence says where; env CODEGENIE_GATE_RESULTS")
 	gateFlagValues.ledger = flag.String("gate.ledger", "", "append each verdict to the ledger at `dsn` (a file path, or postgres://... with ledger/postgres imported); env CODEGENIE_LEDGER")
-	gateFlagValues.evidence = flag.String("gate.evidence", "", "keep the evidence of failing gates (bundles, reports) under `dir` (default: the user cache directory); env CODEGENIE_GATE_EVIDENCE")
+	gateFlagValues.evidence = flag.String("gate.evidence", "", "keep the evidence of failing gates (bundles, reports) under `dir` (default: the evidence folder of -gate.results, else the user cache directory); env CODEGENIE_GATE_EVIDENCE")
 	gateFlagValues.summary = flag.String("gate.summary", "", "write the gate summary to `file` at the end (see Main); env CODEGENIE_GATE_SUMMARY")
 }
 

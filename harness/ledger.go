@@ -37,21 +37,21 @@ func appendToLedger(ctx context.Context, dsn string, rep *Report) error {
 }
 
 // ledgerEntry is rep as a ledger entry: its result's (Result.LedgerEntry),
-// with the test and the package directory (relative to the module root)
-// that re-run it, the code revision and the CI job read through getenv.
+// with the code revision and the CI job read through getenv.
 func ledgerEntry(rep *Report, getenv func(string) string) ledger.Entry {
 	e := rep.Result().LedgerEntry()
-	e.Revision = revision(getenv)
+	e.Revision = ciinfo.Revision(getenv)
 	e.CIJob = ciinfo.CIJob(getenv)
-	e.Test = rep.Test
-	e.Package = relPackageDir(rep.Dir)
 	return e
 }
 
 // LedgerEntry is what the ledger records of r's outcome: the scenario, the
 // run key and its components, the verdict, the runs, the classes and the
-// digests of the largest class, and the evidence file. The ledger compares
-// these when it replays the entry.
+// digests of the largest class, the evidence file (from where the reader
+// is: relative to the directory Folder is relative to), and the test and
+// the package directory (relative to the module root) that re-run it. The
+// ledger compares these when it replays the entry; the code revision and
+// the CI job are the caller's to fill in.
 func (r Result) LedgerEntry() ledger.Entry {
 	e := ledger.Entry{
 		Scenario:     r.Scenario,
@@ -61,7 +61,9 @@ func (r Result) LedgerEntry() ledger.Entry {
 		Runs:         r.Runs,
 		OutputDigest: r.OutputDigest.String(),
 		ChainDigest:  r.ChainDigest.String(),
-		Evidence:     r.Evidence,
+		Evidence:     r.inFolder(r.Evidence),
+		Test:         r.Test,
+		Package:      r.Dir,
 	}
 	for _, c := range r.Classes {
 		e.Classes = append(e.Classes, ledger.Class{Runs: c.Size, OutputDigest: c.OutputDigest.String(), ChainDigest: c.ChainDigest.String(), Error: c.ErrorKind})
@@ -69,31 +71,16 @@ func (r Result) LedgerEntry() ledger.Entry {
 	return e
 }
 
-// revision is the code revision under test: the binary's VCS stamp, else
-// the commit CI systems name in their environment (go test binaries carry
-// no VCS stamp).
-func revision(getenv func(string) string) string {
-	if r := ciinfo.BuildRevision(); r != "" {
-		return r
-	}
-	for _, k := range []string{"CODEGENIE_REVISION", "GITHUB_SHA", "CI_COMMIT_SHA", "BUILDKITE_COMMIT", "CIRCLE_SHA1", "GIT_COMMIT"} {
-		if v := getenv(k); v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
-// relPackageDir is dir relative to its module root ("." for the root), or
-// dir itself outside a module.
-func relPackageDir(dir string) string {
+// moduleDir is dir relative to its module root, with slashes ("." for
+// the root), or "" when dir is not in a module.
+func moduleDir(dir string) string {
 	root, err := hint.RootOf(dir)
 	if err != nil {
-		return dir
+		return ""
 	}
 	rel, err := filepath.Rel(root, dir)
-	if err != nil {
-		return dir
+	if err != nil || !filepath.IsLocal(rel) && rel != "." {
+		return ""
 	}
 	return filepath.ToSlash(rel)
 }

@@ -32,10 +32,12 @@ func (id scenarioID) String() string {
 // Skipped results only say a scenario exists. It fails, naming each
 // problem, when a result is malformed (errBadResult: no scenario or
 // verdict, a bad shard, a negative count), when a scenario some shard
-// skipped has no result (its shard is missing), when a scenario has two
-// different results (errConflict), or when the shards disagree on the
-// number of shards. The merge of a merge is the same merge. Whether the
-// merged gate passed is each result's Err.
+// skipped has no result (its shard is missing, or its test process
+// crashed first: the CRASHED result of that shard and package is
+// named), when a scenario has two different results (errConflict), or
+// when the shards disagree on the number of shards; it still returns
+// the results that merged. The merge of a merge is the same merge.
+// Whether the merged gate passed is each result's Err.
 func MergeResults(rs []Result) ([]Result, error) {
 	for _, r := range rs {
 		if err := r.validate(); err != nil {
@@ -59,6 +61,14 @@ func MergeResults(rs []Result) ([]Result, error) {
 	if err := sameShardCount(rs); err != nil {
 		errs = append(errs, err)
 	}
+	// The crashed gates by package and shard: a scenario its shard never
+	// reached is missing because of the crash.
+	crashes := map[[2]string]Result{}
+	for _, r := range rs {
+		if r.Verdict == crashed {
+			crashes[[2]string{r.Package, r.Shard}] = r
+		}
+	}
 	var out []Result
 	for i := 0; i < len(all); {
 		j := i
@@ -75,11 +85,16 @@ func MergeResults(rs []Result) ([]Result, error) {
 		}
 		switch {
 		case len(real) == 0:
-			owner := "the shard that owns it"
+			owner, shard := "the shard that owns it", ""
 			if n := shardCount(all[i].Shard); n > 0 {
-				owner = fmt.Sprintf("shard %d/%d", shardOf(all[i].Scenario, n), n)
+				shard = fmt.Sprintf("%d/%d", shardOf(all[i].Scenario, n), n)
+				owner = "shard " + shard
 			}
-			errs = append(errs, fmt.Errorf("%w: %s: no result from %s; did that shard run and were its results (-gate.results) included?", errMissingScenario, all[i].id, owner))
+			why := "did that shard run and were its results (-gate.results) included?"
+			if c, ok := crashes[[2]string{all[i].Package, shard}]; ok {
+				why = fmt.Sprintf("its test process crashed during scenario %s, %s, before it came to this one", quoteName(c.Scenario), printable(c.InProgress))
+			}
+			errs = append(errs, fmt.Errorf("%w: %s: no result from %s; %s", errMissingScenario, all[i].id, owner, why))
 		case len(real) > 1:
 			errs = append(errs, fmt.Errorf("%w: %s has %d different results (from shards %s); run each scenario in one shard only", errConflict, all[i].id, len(real), strings.Join(shards, ", ")))
 		default:

@@ -215,7 +215,8 @@ func TestAnotherModule(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "testdata"), 0o755))
 
 	// The gates write result files to results and keep their evidence in
-	// the default place, the user's cache directory, here cache.
+	// the default place, its evidence folder, not the user's cache
+	// directory, here cache.
 	results, cache := t.TempDir(), t.TempDir()
 	goCmdIn, env := moduleShell(t, dir, "CODEGENIE_GATE_RESULTS="+results, "XDG_CACHE_HOME="+cache)
 	goCmd := func(line string) (string, int) { return goCmdIn(false, line) }
@@ -254,8 +255,9 @@ func TestAnotherModule(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, res, 1)
 	require.Equal(t, harness.Nondeterministic, res[0].Verdict)
-	require.FileExists(t, res[0].Evidence, "the result's evidence exists after go test returned")
-	require.True(t, strings.HasPrefix(res[0].Evidence, cache+"/codegenie/evidence/"), res[0].Evidence)
+	require.True(t, filepath.IsLocal(res[0].Evidence), "the result names its evidence inside its folder: %s", res[0].Evidence)
+	require.FileExists(t, filepath.Join(results, res[0].Evidence), "the result's evidence exists after go test returned")
+	require.NoDirExists(t, filepath.Join(cache, "codegenie", "evidence"), "the results folder holds the evidence")
 
 	// Every command the report prints runs in the module: none names a
 	// path of this repository or a package the module does not have.

@@ -53,8 +53,8 @@ func TestSDKModule(t *testing.T) {
 	require.NoError(t, err)
 	write("go.sum", string(sum))
 
-	cache := t.TempDir()
-	sh, env := moduleShell(t, dir, "CODEGENIE_GATE_RESULTS="+t.TempDir(), "XDG_CACHE_HOME="+cache,
+	results := t.TempDir()
+	sh, env := moduleShell(t, dir, "CODEGENIE_GATE_RESULTS="+results, "XDG_CACHE_HOME="+t.TempDir(),
 		"ANTHROPIC_API_KEY=test-anthropic-key", "OPENAI_API_KEY=test-openai-key")
 	out, code := sh(true, "go mod tidy")
 	require.Zero(t, code, "go mod tidy:\n%s", out)
@@ -125,7 +125,7 @@ func TestSDKModule(t *testing.T) {
 
 	// Every command every report.json lists runs as listed.
 	var reports []string
-	require.NoError(t, filepath.WalkDir(cache, func(p string, d fs.DirEntry, err error) error {
+	require.NoError(t, filepath.WalkDir(results, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && d.Name() == "report.json" {
 			reports = append(reports, p)
 		}

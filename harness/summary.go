@@ -15,24 +15,26 @@ import (
 
 // WriteSummary writes the one-screen gate summary of rs to w: the gate's
 // verdict, then one line per scenario (verdict, runs, class sizes,
-// digests and key) in scenario order, then totals. Skipped results are
-// left out; names are quoted when they hold anything but printable
-// characters; a result passes as Result.Err says. It depends only on what the results say about the runs (no
-// wall times, no process ids), so a merge of shards prints exactly what
-// the unsharded gate prints.
+// digests and key) in scenario order, then totals by the verdicts the
+// lines show. Skipped results are left out; names are quoted when they
+// hold anything but printable characters; a result passes as Result.Err
+// says, and one of verdict PASS that does not is shown as FAIL, in its
+// line and in the totals. It depends only on what the results say about
+// the runs (no wall times, no process ids), so a merge of shards prints
+// exactly what the unsharded gate prints.
 func WriteSummary(w io.Writer, rs []Result) error {
 	rs = slices.DeleteFunc(slices.Clone(rs), func(r Result) bool { return r.Verdict == Skipped })
 	slices.SortFunc(rs, func(a, b Result) int {
 		return cmp.Or(strings.Compare(a.Scenario, b.Scenario), strings.Compare(a.Test, b.Test), strings.Compare(a.Package, b.Package))
 	})
 	gate := "PASS"
-	counts := map[Verdict]int{}
+	counts := map[string]int{}
 	runs, procs := 0, 0
 	for _, r := range rs {
 		if !r.OK() {
 			gate = "FAIL"
 		}
-		counts[r.Verdict]++
+		counts[shownVerdict(r)]++
 		runs += r.Runs
 		procs += r.ProcessRuns
 	}
@@ -43,10 +45,7 @@ func WriteSummary(w io.Writer, rs []Result) error {
 	fmt.Fprintf(&sb, "== determinism gate: %s ==\n", gate)
 	fmt.Fprintf(&sb, "%-32s %-16s %-9s %-12s %-16s %-16s %s\n", "scenario", "verdict", "runs", "class sizes", "output digest", "chain digest", "key")
 	for _, r := range rs {
-		v := quoteName(string(r.Verdict))
-		if r.Verdict == Pass && !r.OK() {
-			v = "FAIL"
-		}
+		v := shownVerdict(r)
 		key := r.Key
 		if len(key) > 16 {
 			key = quoteName(key[:16])
@@ -56,10 +55,10 @@ func WriteSummary(w io.Writer, rs []Result) error {
 	}
 	var vs []string
 	known := 0
-	for _, v := range []Verdict{Pass, Nondeterministic, Broken} {
-		if counts[v] > 0 {
-			vs = append(vs, fmt.Sprintf("%d %s", counts[v], v))
-			known += counts[v]
+	for _, v := range []Verdict{Pass, "FAIL", Nondeterministic, Broken, crashed} {
+		if n := counts[string(v)]; n > 0 {
+			vs = append(vs, fmt.Sprintf("%d %s", n, v))
+			known += n
 		}
 	}
 	if n := len(rs) - known; n > 0 {

@@ -69,7 +69,7 @@ func TestRun(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			err := run(context.Background(), tt.args(t), strings.NewReader(""), &stdout, &stderr)
+			err := run(context.Background(), tt.args(t), noEnv, &stdout, &stderr)
 			code := exitCode(err, &stderr)
 			require.Equal(t, tt.code, code, "stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
 			require.Contains(t, stdout.String(), tt.stdout)
@@ -88,7 +88,7 @@ func TestOut(t *testing.T) {
 	s1 := []harness.Result{result("a", "1/2", harness.Skipped), result("b", "1/2", harness.Pass)}
 	out := filepath.Join(t.TempDir(), "merged")
 	var stdout, stderr bytes.Buffer
-	require.NoError(t, run(context.Background(), append([]string{"-out", out}, shardDirs(t, s0, s1)...), nil, &stdout, &stderr))
+	require.NoError(t, run(context.Background(), append([]string{"-out", out}, shardDirs(t, s0, s1)...), noEnv, &stdout, &stderr))
 	rs, err := harness.ReadResults(out)
 	require.NoError(t, err)
 	require.Len(t, rs, 2)
@@ -131,7 +131,7 @@ func TestVerdictDecides(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			err := run(context.Background(), shardDirs(t, tt.shards...), nil, &stdout, &stderr)
+			err := run(context.Background(), shardDirs(t, tt.shards...), noEnv, &stdout, &stderr)
 			code := exitCode(err, &stderr)
 			require.Equal(t, tt.code, code, "stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
 			require.Contains(t, stderr.String(), tt.stderr)
@@ -154,7 +154,7 @@ func TestFIFO(t *testing.T) {
 	done := make(chan int, 1)
 	var stderr bytes.Buffer
 	go func() {
-		err := run(context.Background(), []string{dir}, nil, io.Discard, &stderr)
+		err := run(context.Background(), []string{dir}, noEnv, io.Discard, &stderr)
 		done <- exitCode(err, &stderr)
 	}()
 	select {
@@ -174,9 +174,14 @@ func TestFIFO(t *testing.T) {
 // stdout, exit status 0.
 func TestHelp(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	err := run(context.Background(), []string{"-h"}, nil, &stdout, &stderr)
+	err := run(context.Background(), []string{"-h"}, noEnv, &stdout, &stderr)
 	require.Equal(t, 0, exitCode(err, &stderr))
 	require.Empty(t, stderr.String())
-	require.Contains(t, stdout.String(), "usage: gate-merge [-out DIR] DIR...\n")
+	require.Contains(t, stdout.String(), "usage: gate-merge [-markdown FILE] [-ledger DSN] [-out DIR] DIR...\n")
+	require.Contains(t, stdout.String(), "  -markdown FILE\n")
+	require.Contains(t, stdout.String(), "  -ledger DSN\n")
 	require.Contains(t, stdout.String(), "  -out DIR\n    \talso write the merged result files to DIR, one file per scenario\n")
 }
+
+// noEnv is an environment with nothing set.
+func noEnv(string) string { return "" }

@@ -21,7 +21,7 @@ import (
 // goTest re-evaluates an entry by running its Go test through the gate in
 // the module at dir:
 //
-//	go test -run '^Test$/^sub$' -count=1 PACKAGE -args -gate.results=TMP
+//	go test -run '^Test$/^sub$' -count=1 PACKAGE -args -gate.results=TMP -gate.evidence=CACHE
 //
 // and reading the result the gate wrote for the entry's scenario. The
 // runs of one test are shared by the entries that name it. The child does
@@ -69,14 +69,16 @@ func (g *goTest) runTest(ctx context.Context, pkg, test string) ([]harness.Resul
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	args := []string{"test", "-run", hint.RunPattern(test), "-count=1", pkgArg(pkg), "-args", "-gate.results=" + tmp}
+	// The results folder is removed once read: the evidence of a failing
+	// gate goes where a gate keeps it outside a results folder.
+	args := []string{"test", "-run", hint.RunPattern(test), "-count=1", pkgArg(pkg), "-args", "-gate.results=" + tmp, "-gate.evidence=" + evidenceDir()}
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = g.dir
 	//detvet:ignore the re-run go test inherits the user's environment by design, less the gate's own variables
 	cmd.Env = childEnv(os.Environ())
 	out := &tail{max: 16 << 10}
 	cmd.Stdout, cmd.Stderr = out, out
-	fmt.Fprintf(g.stderr, "ledger: re-running %s (in %s)\n", shell.Join(append([]string{"go"}, args[:len(args)-2]...)...), g.dir)
+	fmt.Fprintf(g.stderr, "ledger: re-running %s (in %s)\n", shell.Join(append([]string{"go"}, args[:len(args)-3]...)...), g.dir)
 	runErr := cmd.Run() // a failing gate exits 1 and still writes its result
 	results, err := harness.ReadResults(tmp)
 	if err != nil {
@@ -86,6 +88,19 @@ func (g *goTest) runTest(ctx context.Context, pkg, test string) ([]harness.Resul
 		return nil, fmt.Errorf("%s: %v; %v; its output ends:\n%s", shell.Join("go", "test", "-run", hint.RunPattern(test), pkgArg(pkg)), runErr, err, out.String())
 	}
 	return results, nil
+}
+
+// evidenceDir is where a gate keeps the evidence of its failures when
+// neither -gate.results nor -gate.evidence says: codegenie/evidence in the
+// user's cache directory, else in the temporary directory.
+func evidenceDir() string {
+	//detvet:ignore the evidence of a re-run goes to the user's cache directory, as a gate's does by default
+	base, err := os.UserCacheDir()
+	if err != nil {
+		//detvet:ignore the fallback when there is no cache directory, as for a gate
+		base = os.TempDir()
+	}
+	return filepath.Join(base, "codegenie", "evidence")
 }
 
 // childEnv drops the gate settings that would make the re-run append to

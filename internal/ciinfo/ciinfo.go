@@ -56,3 +56,19 @@ func CIJob(getenv func(string) string) string {
 	}
 	return ""
 }
+
+// Revision returns the code revision under test: the binary's VCS stamp
+// (BuildRevision), else the commit named by CODEGENIE_REVISION or by the
+// variables CI systems set, read through getenv (go test binaries carry
+// no VCS stamp); "" when none says.
+func Revision(getenv func(string) string) string {
+	if r := BuildRevision(); r != "" {
+		return r
+	}
+	for _, k := range []string{"CODEGENIE_REVISION", "GITHUB_SHA", "CI_COMMIT_SHA", "BUILDKITE_COMMIT", "CIRCLE_SHA1", "GIT_COMMIT"} {
+		if v := getenv(k); v != "" {
+			return v
+		}
+	}
+	return ""
+}

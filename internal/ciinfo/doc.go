@@ -1,4 +1,5 @@
 // Package ciinfo reads what identifies a verdict's origin: the VCS
 // revision the running binary was built from and the CI job it runs in.
-// The gate and the ledger command record both in ledger entries.
+// The gate, gate-merge and the ledger command record both in ledger
+// entries.
 package ciinfo

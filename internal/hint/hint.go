@@ -136,10 +136,6 @@ func RunPattern(name string) string {
 // flag: go test stops reading packages at the first flag it does not
 // know, so a package after -cassettes.record would go to the test binary.
 func GoTestCommand(purpose, name string, bench bool, flags ...string) Command {
-	kind := "-run"
-	if bench {
-		kind = "-bench"
-	}
 	pkg, root := ".", ""
 	//detvet:ignore the printed command names the package in the working directory, as go test does
 	if wd, err := os.Getwd(); err == nil {
@@ -152,8 +148,25 @@ func GoTestCommand(purpose, name string, bench bool, flags ...string) Command {
 			}
 		}
 	}
+	c := GoTestOf(purpose, pkg, name, bench, flags...)
+	c.Dir = root
+	return c
+}
+
+// GoTestOf is GoTestCommand for the package in directory pkg relative to
+// the module root (slashes; "." for the root), run in the module root
+// (Dir ""): go test, the package ("./" before a directory below the
+// root), an anchored -run (or -bench) pattern, -count=1, then flags.
+func GoTestOf(purpose, pkg, name string, bench bool, flags ...string) Command {
+	kind := "-run"
+	if bench {
+		kind = "-bench"
+	}
+	if pkg != "." && !strings.HasPrefix(pkg, "./") {
+		pkg = "./" + pkg
+	}
 	args := []string{"go", "test", pkg, kind, RunPattern(name), "-count=1"}
-	return Command{Purpose: purpose, Argv: append(args, flags...), Dir: root}
+	return Command{Purpose: purpose, Argv: append(args, flags...)}
 }
 
 // ModuleRoot returns the module root above the working directory, ""

@@ -65,6 +65,27 @@ func TestGoTest(t *testing.T) {
 		Argv: []string{"go", "test", "./internal/hint", "-run", "^TestX$", "-count=1", `-cassettes.record=x\.yaml$`}}, c)
 }
 
+// TestGoTestOf: the command names the package by its directory below the
+// module root, as go test takes it from there, before every flag.
+func TestGoTestOf(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, pkg, test string
+		bench           bool
+		want            []string
+	}{
+		{"root", ".", "TestX", false, []string{"go", "test", ".", "-run", "^TestX$", "-count=1"}},
+		{"below", "a/b", "TestX/sub", false, []string{"go", "test", "./a/b", "-run", "^TestX$/^sub$", "-count=1"}},
+		{"dot-slash", "./a", "BenchmarkY", true, []string{"go", "test", "./a", "-bench", "^BenchmarkY$", "-count=1"}},
+		{"dash", "-x", "TestX", false, []string{"go", "test", "./-x", "-run", "^TestX$", "-count=1"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			require.Equal(t, Command{Purpose: "reproduce", Argv: tt.want}, GoTestOf("reproduce", tt.pkg, tt.test, tt.bench))
+		})
+	}
+}
+
 // probe is a flag only this test binary knows, as -cassettes.record is
 // known only to test binaries that import package cassettes.
 var probe = flag.Bool("hint.probe", false, "set by TestGoTestPackageBeforeFlags")

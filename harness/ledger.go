@@ -84,16 +84,22 @@ func revision(getenv func(string) string) string {
 	return ""
 }
 
-// relPackageDir is dir relative to its module root ("." for the root), or
-// dir itself outside a module.
+// relPackageDir is dir relative to its module root ("." for the root), as
+// the ledger takes a package (hint.CheckPackage); "" outside a module or
+// where the directory is no package path, so that the entry records no
+// package rather than one replay would refuse.
 func relPackageDir(dir string) string {
 	root, err := hint.RootOf(dir)
 	if err != nil {
-		return dir
+		return ""
 	}
 	rel, err := filepath.Rel(root, dir)
 	if err != nil {
-		return dir
+		return ""
 	}
-	return filepath.ToSlash(rel)
+	rel = filepath.ToSlash(rel)
+	if hint.CheckPackage(rel) != nil {
+		return ""
+	}
+	return rel
 }

@@ -43,7 +43,14 @@
 //
 // An entry is at most 1 MiB. Readers treat every ledger as
 // untrusted: lines and rows are read one at a time and bounded, so memory
-// stays bounded whatever a ledger holds.
+// stays bounded whatever a ledger holds. Replay turns an entry's package
+// and test into go test's arguments, so Append refuses, and every reader
+// ([Store.Entries], [Store.Verify]) refuses at its seq, an entry of any
+// schema whose package is not ".", ./DIR or an import path
+// (module.CheckImportPath: never starting with "-", no ".." element, no
+// "..." pattern), whose test is not a Go test's name (TestX with
+// /subtest elements of printable characters other than a space), or
+// whose evidence starts with "-" or holds a control character.
 //
 // # Stores
 //

@@ -52,6 +52,26 @@
 // /subtest elements of printable characters other than a space), or
 // whose evidence starts with "-" or holds a control character.
 //
+// # Text
+//
+// Both stores keep exactly the same entries, byte for byte: PostgreSQL's
+// text and jsonb hold neither NUL nor invalid UTF-8, so Append (and
+// Retain's admin entry) makes every string of an entry valid UTF-8
+// without NUL before sealing it, by one rule: each NUL, and each byte
+// that is not part of a valid UTF-8 encoding, is replaced by U+FFFD; every
+// other byte is kept. The entry Append returns is the entry as stored, the
+// hash covers the stored form, and Entries returns it unchanged from
+// either store. Replacing rather than escaping: an escape needs an escape
+// character that must then be escaped itself, which would rewrite every
+// backslash of a Windows path or an error message; encoding/json already
+// replaced invalid bytes this way, so only NUL is stored differently than
+// before; and what is lost, which odd byte it was, is never a name (a
+// test, package or evidence path holding one is refused, see Entries
+// above), only text for people. Two component names that become the same
+// are refused rather than merged. Entries stored before this rule, which
+// may hold "\u0000", still verify: the rule applies when an entry is
+// sealed, never when it is read.
+//
 // # Stores
 //
 // [Open] takes a DSN: a URL opens the store of a driver package the

@@ -146,8 +146,14 @@ func (e Entry) ComputeHash() (string, error) {
 	return events.Sum(b).String(), nil
 }
 
-// seal fills the fields Append owns and returns the entry's stored bytes.
+// seal fills the fields Append owns, makes every string storable (see
+// storableEntry) and returns the entry as stored and its stored bytes, so
+// that the hash covers the stored form and both stores keep the same.
 func seal(e Entry, seq uint64, prev string, now time.Time) (Entry, []byte, error) {
+	e, err := storableEntry(e)
+	if err != nil {
+		return Entry{}, nil, err
+	}
 	if e.Schema == 0 {
 		e.Schema = schemaVersion
 	}

@@ -100,7 +100,12 @@
 // (an append killed part-way) is refused for appending and reported by
 // Verify until [Config.Repair] (ledger repair) drops the torn line, logging
 // it with its bytes beside the ledger (path plus ".repairs"); Repair never
-// removes a complete line.
+// removes a complete line. The store never opens its lock file or its
+// repair log through a symbolic link, nor the ledger file for writing:
+// O_NOFOLLOW where the system has it, an Lstat before opening and a check
+// after it that the open file is the regular file the path names (what
+// stands on Windows); a link or anything but a regular file there is
+// refused, naming it, and its target is neither created nor changed.
 //
 // PostgreSQL is for runners that share one ledger; package ledger/postgres
 // documents its table, triggers and roles. The database itself refuses

@@ -153,7 +153,10 @@ func logRepair(path string, rep *RepairReport) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	f, err := openNoFollow(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if errors.Is(err, errLink) {
+		return err
+	}
 	if err != nil {
 		return fmt.Errorf("ledger: repair log: %w", err)
 	}

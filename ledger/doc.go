@@ -100,7 +100,9 @@
 // (an append killed part-way) is refused for appending and reported by
 // Verify until [Config.Repair] (ledger repair) drops the torn line, logging
 // it with its bytes beside the ledger (path plus ".repairs"); Repair never
-// removes a complete line. The store never opens its lock file or its
+// removes a complete line: a last line cut only before its newline that is
+// an entry of any schema, sealed (canonical bytes matching its hash) and
+// chained (seq and prev following the line before), is completed instead. The store never opens its lock file or its
 // repair log through a symbolic link, nor the ledger file for writing:
 // O_NOFOLLOW where the system has it, an Lstat before opening and a check
 // after it that the open file is the regular file the path names (what

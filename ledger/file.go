@@ -65,7 +65,7 @@ func (s *fileStore) lockFile(ctx context.Context) (f *os.File, unlock func(), er
 		return nil, nil, err
 	}
 	lk := newLock(s.path + lockSuffix)
-	if err := lk.Lock(); err != nil {
+	if err := lockContext(ctx, lk.TryLock, lk.Lock); err != nil {
 		return nil, nil, fmt.Errorf("ledger: lock %s: %w", lk.Path(), err)
 	}
 	if err := checkLock(lk); err != nil {
@@ -84,6 +84,31 @@ func (s *fileStore) lockFile(ctx context.Context) (f *os.File, unlock func(), er
 
 // lockSuffix names the lock file beside a ledger.
 const lockSuffix = ".lock"
+
+// lockRetry bounds the pause between two tries of a lock another holds.
+const lockRetry = time.Millisecond
+
+// lockContext takes a file lock with try while another process or handle
+// holds it, until ctx ends: at once, then after 1 ms, the pause doubling
+// to lockRetry. A ctx that cannot end waits in block (flock(2) or
+// LockFileEx), which wakes at once when the holder releases the lock.
+func lockContext(ctx context.Context, try func() (bool, error), block func() error) error {
+	if ctx.Done() == nil {
+		return block()
+	}
+	for pause := time.Millisecond; ; pause = min(2*pause, lockRetry) {
+		if ok, err := try(); ok || err != nil {
+			return err
+		}
+		t := time.NewTimer(pause)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("another appender held it for as long as this one could wait: %w", ctx.Err())
+		case <-t.C:
+		}
+	}
+}
 
 // head returns the last entry's seq and hash, from the cache when the file
 // is the one last seen and has not grown.
@@ -200,12 +225,12 @@ func syncDir(dir string) {
 // line, and a later retention does not disturb the open file. Where the
 // lock file cannot be created (a read-only copy of a ledger), it reads
 // without the lock: an append in flight is then seen as a torn last line.
-func (s *fileStore) snapshot() (*os.File, int64, error) {
+func (s *fileStore) snapshot(ctx context.Context) (*os.File, int64, error) {
 	if err := refuseLink(s.path + lockSuffix); err != nil {
 		return nil, 0, err
 	}
 	lk := newLock(s.path + lockSuffix)
-	if err := lk.RLock(); err == nil {
+	if err := lockContext(ctx, lk.TryRLock, lk.RLock); err == nil {
 		if err := checkLock(lk); err != nil {
 			return nil, 0, err
 		}
@@ -229,7 +254,7 @@ func (s *fileStore) snapshot() (*os.File, int64, error) {
 }
 
 func (s *fileStore) Scan(ctx context.Context, from, to uint64, fn func(Record) error) error {
-	f, size, err := s.snapshot()
+	f, size, err := s.snapshot(ctx)
 	if err != nil {
 		return err
 	}

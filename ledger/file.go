@@ -100,12 +100,11 @@ func lockContext(ctx context.Context, try func() (bool, error), block func() err
 		if ok, err := try(); ok || err != nil {
 			return err
 		}
-		t := time.NewTimer(pause)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return fmt.Errorf("another appender held it for as long as this one could wait: %w", ctx.Err())
-		case <-t.C:
+		wait, cancel := context.WithTimeout(ctx, pause)
+		<-wait.Done()
+		cancel()
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("another appender held it for as long as this one could wait: %w", err)
 		}
 	}
 }

@@ -2,6 +2,8 @@ package ledger
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -37,8 +39,8 @@ func storableEntry(e Entry) (Entry, error) {
 	}
 	if e.Components != nil {
 		comps := make(map[string]string, len(e.Components))
-		for k, v := range e.Components {
-			sk := storable(k)
+		for _, k := range slices.Sorted(maps.Keys(e.Components)) {
+			v, sk := e.Components[k], storable(k)
 			if _, dup := comps[sk]; dup {
 				return Entry{}, fmt.Errorf("%w: two component names are the same once NUL and invalid UTF-8 are replaced: %+q", errInvalidEntry, sk)
 			}

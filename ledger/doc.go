@@ -88,9 +88,10 @@
 // created once and never removed), reads the head from the last line
 // (cached while the file has not changed), writes the line in one
 // write(2) and fsyncs before releasing the lock, so appenders in any
-// number of processes and handles serialise. An appender whose context can
-// end waits for the lock by trying again (every 1 to 4 ms) until it ends,
-// so a lock never released fails the append when its context does. It needs no server. SQLite
+// number of processes and handles serialise. An appender (or reader)
+// whose context can end waits for the lock by trying again (every 1 to
+// 4 ms) until it ends, so a lock never released fails the append when its
+// context does. It needs no server. SQLite
 // (modernc.org/sqlite, pure Go) was weighed against it: it would bring
 // transactions but a large dependency, a file format people cannot read
 // with a text editor, and no append-only guarantee of its own either,

@@ -86,7 +86,7 @@ func (s *fileStore) lockFile(ctx context.Context) (f *os.File, unlock func(), er
 const lockSuffix = ".lock"
 
 // lockRetry bounds the pause between two tries of a lock another holds.
-const lockRetry = time.Millisecond
+const lockRetry = 4 * time.Millisecond
 
 // lockContext takes a file lock with try while another process or handle
 // holds it, until ctx ends: at once, then after 1 ms, the pause doubling

@@ -48,11 +48,11 @@ type RepairReport struct {
 // Retain refuse such a file). Under the append lock it reads the torn
 // tail; when the tail is a whole entry of any schema, sealed and chained
 // to the line before, cut just before its newline, it adds the newline;
-// otherwise it truncates the file to the end of the last complete line. It never removes a
-// complete line. Each repair is appended to the repair log beside the
-// ledger (path plus ".repairs") with the dropped bytes, before the ledger
-// is changed. A file that ends with a newline is left as it is (Action
-// "none", nothing logged).
+// otherwise it truncates the file to the end of the last complete line.
+// It never removes a complete line. Each repair is appended to the repair
+// log beside the ledger (path plus ".repairs") with the dropped bytes,
+// before the ledger is changed. A file that ends with a newline is left
+// as it is (Action "none", nothing logged).
 func (c Config) Repair(ctx context.Context, path string) (*RepairReport, error) {
 	s, err := openFile(path, c.now())
 	if err != nil {

@@ -202,7 +202,9 @@
 //	-gate.ledger=DSN     CODEGENIE_LEDGER: append each verdict (not a
 //	                     skipped scenario) to the ledger at DSN
 //	                     (ledger.Open: a file path, or postgres://...
-//	                     in a test binary that imports ledger/postgres)
+//	                     in a test binary that imports ledger/postgres);
+//	                     an append not done within 2 minutes fails the
+//	                     Check, saying so
 //	-gate.summary=FILE   CODEGENIE_GATE_SUMMARY: Main writes the summary
 //	                     there too
 //	-gate.evidence=DIR   CODEGENIE_GATE_EVIDENCE: keep the evidence of

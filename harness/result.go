@@ -414,8 +414,8 @@ const (
 
 // readResult reads one result file: a regular file (not a symbolic link,
 // a FIFO or a device) of at most 8 MiB and 65,536 JSON objects, holding
-// strict JSON of resultFormat with a scenario, a verdict, a valid shard
-// and no negative count.
+// strict JSON of resultFormat with a scenario, a verdict, a valid shard,
+// no negative count and names checkNames accepts.
 func readResult(path string) (Result, error) {
 	var r Result
 	// Lstat first: opening a FIFO for reading would block until a writer
@@ -460,6 +460,9 @@ func readResult(path string) (Result, error) {
 		return r, fmt.Errorf("%w: %s: format %q, want %q (written by another version of the harness? re-run the gate with this one)", errBadResult, path, r.Format, resultFormat)
 	}
 	if err := r.validate(); err != nil {
+		return r, fmt.Errorf("%w: %s: %w", errBadResult, path, err)
+	}
+	if err := r.checkNames(); err != nil {
 		return r, fmt.Errorf("%w: %s: %w", errBadResult, path, err)
 	}
 	return r, nil

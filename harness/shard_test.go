@@ -207,7 +207,7 @@ func TestBadShardFlag(t *testing.T) {
 // passResult is a result that passes: verdict PASS, 50 runs in one
 // class, floor 20.
 func passResult(scenario string) harness.Result {
-	return harness.Result{Scenario: scenario, Test: "T/" + scenario, Package: "p",
+	return harness.Result{Scenario: scenario, Test: "TestGate/" + scenario, Package: "p",
 		Verdict: harness.Pass, Iterations: 50, Runs: 50, Floor: 20, Classes: []harness.Class{{Size: 50}}}
 }
 

@@ -43,7 +43,34 @@
 //
 // An entry is at most 1 MiB. Readers treat every ledger as
 // untrusted: lines and rows are read one at a time and bounded, so memory
-// stays bounded whatever a ledger holds.
+// stays bounded whatever a ledger holds. Replay turns an entry's package
+// and test into go test's arguments, so Append refuses, and every reader
+// ([Store.Entries], [Store.Verify]) refuses at its seq, an entry of any
+// schema whose package is not ".", ./DIR or an import path
+// (module.CheckImportPath: never starting with "-", no ".." element, no
+// "..." pattern), whose test is not a Go test's name (TestX with
+// /subtest elements of printable characters other than a space), or
+// whose evidence starts with "-" or holds a control character.
+//
+// # Text
+//
+// Both stores keep exactly the same entries, byte for byte: PostgreSQL's
+// text and jsonb hold neither NUL nor invalid UTF-8, so Append (and
+// Retain's admin entry) makes every string of an entry valid UTF-8
+// without NUL before sealing it, by one rule: each NUL, and each byte
+// that is not part of a valid UTF-8 encoding, is replaced by U+FFFD; every
+// other byte is kept. The entry Append returns is the entry as stored, the
+// hash covers the stored form, and Entries returns it unchanged from
+// either store. Replacing rather than escaping: an escape needs an escape
+// character that must then be escaped itself, which would rewrite every
+// backslash of a Windows path or an error message; encoding/json already
+// replaced invalid bytes this way, so only NUL is stored differently than
+// before; and what is lost, which odd byte it was, is never a name (a
+// test, package or evidence path holding one is refused, see Entries
+// above), only text for people. Two component names that become the same
+// are refused rather than merged. Entries stored before this rule, which
+// may hold "\u0000", still verify: the rule applies when an entry is
+// sealed, never when it is read.
 //
 // # Stores
 //
@@ -61,7 +88,10 @@
 // created once and never removed), reads the head from the last line
 // (cached while the file has not changed), writes the line in one
 // write(2) and fsyncs before releasing the lock, so appenders in any
-// number of processes and handles serialise. It needs no server. SQLite
+// number of processes and handles serialise. An appender (or reader)
+// whose context can end waits for the lock by trying again (every 1 to
+// 4 ms) until it ends, so a lock never released fails the append when its
+// context does. It needs no server. SQLite
 // (modernc.org/sqlite, pure Go) was weighed against it: it would bring
 // transactions but a large dependency, a file format people cannot read
 // with a text editor, and no append-only guarantee of its own either,
@@ -73,7 +103,14 @@
 // (an append killed part-way) is refused for appending and reported by
 // Verify until [Config.Repair] (ledger repair) drops the torn line, logging
 // it with its bytes beside the ledger (path plus ".repairs"); Repair never
-// removes a complete line.
+// removes a complete line: a last line cut only before its newline that is
+// an entry of any schema, sealed (canonical bytes matching its hash) and
+// chained (seq and prev following the line before), is completed instead. The store never opens its lock file or its
+// repair log through a symbolic link, nor the ledger file for writing:
+// O_NOFOLLOW where the system has it, an Lstat before opening and a check
+// after it that the open file is the regular file the path names (what
+// stands on Windows); a link or anything but a regular file there is
+// refused, naming it, and its target is neither created nor changed.
 //
 // PostgreSQL is for runners that share one ledger; package ledger/postgres
 // documents its table, triggers and roles. The database itself refuses

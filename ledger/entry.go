@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/codegenie/codegenie/events"
+	"github.com/codegenie/codegenie/internal/hint"
 	"github.com/codegenie/codegenie/internal/ledgerdb"
 )
 
@@ -145,8 +146,14 @@ func (e Entry) ComputeHash() (string, error) {
 	return events.Sum(b).String(), nil
 }
 
-// seal fills the fields Append owns and returns the entry's stored bytes.
+// seal fills the fields Append owns, makes every string storable (see
+// storableEntry) and returns the entry as stored and its stored bytes, so
+// that the hash covers the stored form and both stores keep the same.
 func seal(e Entry, seq uint64, prev string, now time.Time) (Entry, []byte, error) {
+	e, err := storableEntry(e)
+	if err != nil {
+		return Entry{}, nil, err
+	}
 	if e.Schema == 0 {
 		e.Schema = schemaVersion
 	}
@@ -215,6 +222,27 @@ func checkFields(e Entry) error {
 	for _, d := range []string{e.OutputDigest, e.ChainDigest} {
 		if d != "" && !isHexDigest(d) {
 			return bad("digest %q is not 64 hex digits", d)
+		}
+	}
+	return checkNames(e)
+}
+
+// checkNames checks the members a command turns into arguments or paths,
+// in an entry of any schema: the package (hint.CheckPackage), the test
+// (hint.CheckTestName) and the evidence path (hint.CheckPathWord), each
+// when set. Replay runs go test with the first two, so a ledger, which
+// readers treat as untrusted, never chooses a flag of go test.
+func checkNames(e Entry) error {
+	checks := []struct {
+		value string
+		check func(string) error
+	}{{e.Package, hint.CheckPackage}, {e.Test, hint.CheckTestName}, {e.Evidence, hint.CheckPathWord}}
+	for _, c := range checks {
+		if c.value == "" {
+			continue
+		}
+		if err := c.check(c.value); err != nil {
+			return fmt.Errorf("%w: %v", errInvalidEntry, err)
 		}
 	}
 	return nil

@@ -20,6 +20,9 @@ const (
 	StatusError         = statusError
 )
 
+// VisitStrings calls fn with every string reachable from a value.
+var VisitStrings = visit
+
 var (
 	ErrBadRetention = errBadRetention
 	ErrDamaged      = errDamaged

@@ -15,8 +15,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/gofrs/flock"
-
 	"github.com/codegenie/codegenie/internal/atomicfile"
 	"github.com/codegenie/codegenie/internal/ledgerdb"
 )
@@ -52,8 +50,9 @@ func openFile(path string, now func() time.Time) (*fileStore, error) {
 
 func (s *fileStore) Close() error { return nil }
 
-// lockFile takes the exclusive lock and opens the ledger for appending.
-// The lock is held on a file beside the ledger (its path plus ".lock"),
+// lockFile takes the exclusive lock and opens the ledger for appending,
+// refusing a symbolic link for either (see openNoFollow). The lock is held
+// on a file beside the ledger (its path plus ".lock"),
 // never replaced, so a retention that replaces the ledger cannot slip
 // between the lock and the open, and on Windows, where locks are
 // mandatory, readers of the ledger are never refused. Unlocking releases
@@ -62,13 +61,22 @@ func (s *fileStore) lockFile(ctx context.Context) (f *os.File, unlock func(), er
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
-	lk := flock.New(s.path+lockSuffix, flock.SetPermissions(0o644))
-	if err := lk.Lock(); err != nil {
+	if err := refuseLink(s.path + lockSuffix); err != nil {
+		return nil, nil, err
+	}
+	lk := newLock(s.path + lockSuffix)
+	if err := lockContext(ctx, lk.TryLock, lk.Lock); err != nil {
 		return nil, nil, fmt.Errorf("ledger: lock %s: %w", lk.Path(), err)
 	}
-	f, err = os.OpenFile(s.path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
+	if err := checkLock(lk); err != nil {
+		return nil, nil, err
+	}
+	f, err = openNoFollow(s.path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		lk.Unlock()
+		if errors.Is(err, errLink) {
+			return nil, nil, err
+		}
 		return nil, nil, fmt.Errorf("ledger: open %s: %w", s.path, err)
 	}
 	return f, func() { lk.Unlock() }, nil
@@ -76,6 +84,30 @@ func (s *fileStore) lockFile(ctx context.Context) (f *os.File, unlock func(), er
 
 // lockSuffix names the lock file beside a ledger.
 const lockSuffix = ".lock"
+
+// lockRetry bounds the pause between two tries of a lock another holds.
+const lockRetry = 4 * time.Millisecond
+
+// lockContext takes a file lock with try while another process or handle
+// holds it, until ctx ends: at once, then after 1 ms, the pause doubling
+// to lockRetry. A ctx that cannot end waits in block (flock(2) or
+// LockFileEx), which wakes at once when the holder releases the lock.
+func lockContext(ctx context.Context, try func() (bool, error), block func() error) error {
+	if ctx.Done() == nil {
+		return block()
+	}
+	for pause := time.Millisecond; ; pause = min(2*pause, lockRetry) {
+		if ok, err := try(); ok || err != nil {
+			return err
+		}
+		wait, cancel := context.WithTimeout(ctx, pause)
+		<-wait.Done()
+		cancel()
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("another appender held it for as long as this one could wait: %w", err)
+		}
+	}
+}
 
 // head returns the last entry's seq and hash, from the cache when the file
 // is the one last seen and has not grown.
@@ -192,9 +224,15 @@ func syncDir(dir string) {
 // line, and a later retention does not disturb the open file. Where the
 // lock file cannot be created (a read-only copy of a ledger), it reads
 // without the lock: an append in flight is then seen as a torn last line.
-func (s *fileStore) snapshot() (*os.File, int64, error) {
-	lk := flock.New(s.path+lockSuffix, flock.SetPermissions(0o644))
-	if err := lk.RLock(); err == nil {
+func (s *fileStore) snapshot(ctx context.Context) (*os.File, int64, error) {
+	if err := refuseLink(s.path + lockSuffix); err != nil {
+		return nil, 0, err
+	}
+	lk := newLock(s.path + lockSuffix)
+	if err := lockContext(ctx, lk.TryRLock, lk.RLock); err == nil {
+		if err := checkLock(lk); err != nil {
+			return nil, 0, err
+		}
 		defer lk.Unlock()
 	} else if !errors.Is(err, fs.ErrPermission) && !errors.Is(err, syscall.EROFS) && !errors.Is(err, fs.ErrNotExist) {
 		return nil, 0, fmt.Errorf("ledger: lock %s: %w", lk.Path(), err)
@@ -215,7 +253,7 @@ func (s *fileStore) snapshot() (*os.File, int64, error) {
 }
 
 func (s *fileStore) Scan(ctx context.Context, from, to uint64, fn func(Record) error) error {
-	f, size, err := s.snapshot()
+	f, size, err := s.snapshot(ctx)
 	if err != nil {
 		return err
 	}

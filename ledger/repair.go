@@ -46,13 +46,13 @@ type RepairReport struct {
 // Repair makes an embedded ledger appendable again after an append was
 // killed part-way, leaving a last line without its newline (Append and
 // Retain refuse such a file). Under the append lock it reads the torn
-// tail; when the tail is a whole entry chained to the line before, cut
-// just before its newline, it adds the newline; otherwise it truncates
-// the file to the end of the last complete line. It never removes a
-// complete line. Each repair is appended to the repair log beside the
-// ledger (path plus ".repairs") with the dropped bytes, before the ledger
-// is changed. A file that ends with a newline is left as it is (Action
-// "none", nothing logged).
+// tail; when the tail is a whole entry of any schema, sealed and chained
+// to the line before, cut just before its newline, it adds the newline;
+// otherwise it truncates the file to the end of the last complete line.
+// It never removes a complete line. Each repair is appended to the repair
+// log beside the ledger (path plus ".repairs") with the dropped bytes,
+// before the ledger is changed. A file that ends with a newline is left
+// as it is (Action "none", nothing logged).
 func (c Config) Repair(ctx context.Context, path string) (*RepairReport, error) {
 	s, err := openFile(path, c.now())
 	if err != nil {
@@ -83,12 +83,12 @@ func (c Config) Repair(ctx context.Context, path string) (*RepairReport, error) 
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s: the line before the torn one: %v; run ledger verify", errDamaged, path, err)
 		}
-		if e, _, err := decodeEntry(prev); err == nil {
-			rep.HeadSeq, rep.HeadHash = e.Seq, e.Hash
+		if sf, ok := readSeal(prev); ok {
+			rep.HeadSeq, rep.HeadHash = sf.Seq, sf.Hash
 		}
 	}
-	if e, ok := wholeEntry(tail, rep.HeadSeq, rep.HeadHash); ok {
-		rep.Action, rep.HeadSeq, rep.HeadHash = "completed", e.Seq, e.Hash
+	if sf, ok := wholeEntry(tail, rep.HeadSeq, rep.HeadHash); ok {
+		rep.Action, rep.HeadSeq, rep.HeadHash = "completed", sf.Seq, sf.Hash
 	}
 	if err := logRepair(path+repairSuffix, rep); err != nil {
 		return nil, err
@@ -131,20 +131,42 @@ func tornTail(f *os.File, size int64) (int64, []byte, error) {
 	return start, buf[i+1:], nil
 }
 
-// wholeEntry reports whether tail is a complete, intact entry chained to
-// the head (headSeq, headHash).
-func wholeEntry(tail []byte, headSeq uint64, headHash string) (Entry, bool) {
-	e, unknown, err := decodeEntry(tail)
-	if err != nil || unknown || checkFields(e) != nil || e.Seq != headSeq+1 || e.Prev != headHash {
-		return Entry{}, false
+// sealFields are the members that seal an entry of any schema, read
+// leniently: whatever else a newer schema adds, an entry states its
+// schema, its seq, the previous entry's hash and its own.
+type sealFields struct {
+	Schema int    `json:"schema"`
+	Seq    uint64 `json:"seq"`
+	Prev   string `json:"prev"`
+	Hash   string `json:"hash"`
+}
+
+// readSeal reads the seal of a stored line; ok is false when the line is
+// not a JSON object stating a schema, a seq and a hash of 64 hex digits.
+func readSeal(body []byte) (sf sealFields, ok bool) {
+	if len(body) > ledgerdb.MaxEntryBytes || json.Unmarshal(body, &sf) != nil {
+		return sealFields{}, false
+	}
+	return sf, sf.Schema >= 1 && sf.Seq > 0 && isHexDigest(sf.Hash)
+}
+
+// wholeEntry reports whether tail is a complete entry of any schema,
+// sealed and chained to the head (headSeq, headHash): the seq after the
+// head's, prev the head's hash, canonical bytes, and a hash that matches
+// them. Its other fields are not judged: a sealed line is a complete line,
+// which repair never removes, and Verify reports what else is wrong.
+func wholeEntry(tail []byte, headSeq uint64, headHash string) (sealFields, bool) {
+	sf, ok := readSeal(tail)
+	if !ok || sf.Seq != headSeq+1 || sf.Prev != headHash {
+		return sealFields{}, false
 	}
 	if canon, err := events.Canonical(json.RawMessage(tail)); err != nil || !bytes.Equal(canon, tail) {
-		return Entry{}, false
+		return sealFields{}, false
 	}
-	if h, err := hashBody(tail); err != nil || h != e.Hash {
-		return Entry{}, false
+	if h, err := hashBody(tail); err != nil || h != sf.Hash {
+		return sealFields{}, false
 	}
-	return e, true
+	return sf, true
 }
 
 // logRepair appends rep to the repair log and makes it durable.
@@ -153,7 +175,10 @@ func logRepair(path string, rep *RepairReport) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	f, err := openNoFollow(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if errors.Is(err, errLink) {
+		return err
+	}
 	if err != nil {
 		return fmt.Errorf("ledger: repair log: %w", err)
 	}

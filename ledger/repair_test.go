@@ -2,9 +2,12 @@ package ledger_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -131,5 +134,94 @@ func TestKilledAppendsEndAppendable(t *testing.T) {
 		}
 		require.Equal(t, uint64(kept+1), e.Seq, "kill %d", i)
 		require.Equal(t, kept+1, verifyOK(t, s).Entries)
+	}
+}
+
+// TestRepairCompletesAnySealedEntry: a last line cut just before its
+// newline is completed when it is an entry of any schema, sealed (its
+// canonical bytes match its hash) and chained (the seq and prev after the
+// line before, itself of any schema); any other torn line is dropped.
+func TestRepairCompletesAnySealedEntry(t *testing.T) {
+	newer := func(extra string) map[string]json.RawMessage {
+		return map[string]json.RawMessage{
+			"schema": json.RawMessage(`2`), "kind": json.RawMessage(`"verdict"`), "scenario": json.RawMessage(`"npm"`),
+			"verdict": json.RawMessage(`"QUARANTINED"`), "recorded_at": json.RawMessage(`"2026-03-01T12:00:00Z"`),
+			"tags": json.RawMessage(`["` + extra + `"]`),
+		}
+	}
+	current := func(string) map[string]json.RawMessage {
+		return map[string]json.RawMessage{
+			"schema": json.RawMessage(`1`), "kind": json.RawMessage(`"verdict"`), "scenario": json.RawMessage(`"npm"`),
+			"verdict": json.RawMessage(`"PASS"`), "recorded_at": json.RawMessage(`"2026-03-01T12:00:00Z"`),
+		}
+	}
+	tests := []struct {
+		name     string
+		fields   func(string) map[string]json.RawMessage
+		prevNew  bool                     // the line before the torn one is of schema 2 too
+		edit     func(line []byte) []byte // applied to the sealed line
+		seq      uint64                   // the tail's seq; 0 means the head's + 1
+		prevHash string                   // the tail's prev; "" means the head's hash
+		want     string
+	}{
+		{name: "current schema", fields: current, want: "completed"},
+		{name: "newer schema", fields: newer, want: "completed"},
+		{name: "newer schema after a newer schema", fields: newer, prevNew: true, want: "completed"},
+		{name: "current schema after a newer schema", fields: current, prevNew: true, want: "completed"},
+		{name: "newer schema, content changed after sealing", fields: newer, want: "dropped",
+			edit: func(l []byte) []byte {
+				return bytes.Replace(l, []byte("QUARANTINED"), []byte("QUARANTINEX"), 1)
+			}},
+		{name: "current schema, content changed after sealing", fields: current, want: "dropped",
+			edit: func(l []byte) []byte { return bytes.Replace(l, []byte(`"npm"`), []byte(`"npx"`), 1) }},
+		{name: "newer schema, not canonical", fields: newer, want: "dropped",
+			edit: func(l []byte) []byte { return bytes.Replace(l, []byte(`{"`), []byte(`{ "`), 1) }},
+		{name: "newer schema, a seq too far", fields: newer, seq: 9, want: "dropped"},
+		{name: "newer schema, chained to another entry", fields: newer, prevHash: strings.Repeat("ab", 32), want: "dropped"},
+		{name: "newer schema, cut inside", fields: newer, want: "dropped",
+			edit: func(l []byte) []byte { return l[:len(l)-2] }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			dsn, _ := embeddedBackend().fresh(t)
+			s := open(t, dsn, &clock{})
+			fill(t, s, 2)
+			head := all(t, s)[1]
+			headSeq, headHash := head.Seq, head.Hash
+			if tc.prevNew {
+				line, hash, ok := sealRaw(newer("before"), headSeq+1, headHash)
+				require.True(t, ok)
+				appendRaw(t, dsn, append(line, '\n'))
+				headSeq, headHash = headSeq+1, hash
+			}
+			complete, err := os.ReadFile(dsn)
+			require.NoError(t, err)
+			seq, prev := cmp.Or(tc.seq, headSeq+1), cmp.Or(tc.prevHash, headHash)
+			line, hash, ok := sealRaw(tc.fields("tail"), seq, prev)
+			require.True(t, ok)
+			if tc.edit != nil {
+				line = tc.edit(line)
+			}
+			appendRaw(t, dsn, line) // no newline: cut just before it
+
+			rep, err := ledger.Config{}.Repair(ctx, dsn)
+			require.NoError(t, err)
+			require.Equal(t, tc.want, rep.Action)
+			after, err := os.ReadFile(dsn)
+			require.NoError(t, err)
+			if tc.want == "completed" {
+				require.Equal(t, string(complete)+string(line)+"\n", string(after))
+				require.Equal(t, seq, rep.HeadSeq)
+				require.Equal(t, hash, rep.HeadHash)
+				fill(t, s, 1)
+				rep := verifyOK(t, s)
+				require.Equal(t, seq+1, rep.Head)
+			} else {
+				require.Equal(t, string(complete), string(after))
+				require.Equal(t, line, rep.Torn)
+				require.Equal(t, headSeq, rep.HeadSeq)
+			}
+		})
 	}
 }

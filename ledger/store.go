@@ -125,13 +125,18 @@ func (c Config) now() func() time.Time {
 }
 
 // Entries calls fn with each entry whose seq is in [from, to] (to 0: up to
-// the head), decoded and checked against its schema. A record that cannot
-// be read stops the scan with an error wrapping errDamaged that names its
-// seq or line; [Store.Verify] says more.
+// the head), decoded and checked against its schema; the test, package and
+// evidence of an entry of any schema are checked too, since commands turn
+// them into arguments. A record that cannot be read or fails a check
+// stops the scan with an error wrapping errDamaged that names its seq or
+// line; [Store.Verify] says more.
 func (s *Store) Entries(ctx context.Context, from, to uint64, fn func(Entry) error) error {
 	return s.Scan(ctx, from, to, func(r Record) error {
 		e, unknown, err := decodeEntry(r.Body)
-		if err == nil && !unknown {
+		switch {
+		case err == nil && unknown:
+			err = checkNames(e)
+		case err == nil:
 			err = checkFields(e)
 		}
 		if err != nil {

@@ -217,7 +217,10 @@ func (v *verifier) record(r Record) {
 	}
 	v.countSchema(e.Schema)
 	if unknown {
-		v.warning(at, r.Line, "schema %d is not known to this version (it knows %d): its hash and chain were checked, its fields were not", e.Schema, schemaVersion)
+		v.warning(at, r.Line, "schema %d is not known to this version (it knows %d): its hash, chain and names were checked, its other fields were not", e.Schema, schemaVersion)
+		if err := checkNames(e); err != nil {
+			v.problem(at, r.Line, "%v", err)
+		}
 	} else if err := checkFields(e); err != nil {
 		v.problem(at, r.Line, "%v", err)
 	}

@@ -14,16 +14,19 @@ import (
 
 	"github.com/codegenie/codegenie/harness"
 	"github.com/codegenie/codegenie/internal/hint"
-	"github.com/codegenie/codegenie/internal/shell"
 	"github.com/codegenie/codegenie/ledger"
 )
 
 // goTest re-evaluates an entry by running its Go test through the gate in
 // the module at dir:
 //
-//	go test -run '^Test$/^sub$' -count=1 PACKAGE -args -gate.results=TMP -gate.evidence=CACHE
+//	go test PACKAGE -run '^Test$/^sub$' -count=1 -args -gate.results=TMP -gate.evidence=CACHE
 //
 // and reading the result the gate wrote for the entry's scenario. The
+// package and the test come from the ledger, which is untrusted: the
+// command is built by hint.GoTestRun, which refuses a package that is not
+// ./DIR or an import path and a test that is not a Go test's name, and
+// passes the test only as an anchored -run pattern. The
 // runs of one test are shared by the entries that name it. The child does
 // not inherit the gate's ledger, shard or results settings, so it neither
 // appends to the ledger nor skips the scenario.
@@ -60,10 +63,15 @@ func (g *goTest) Evaluate(ctx context.Context, rec ledger.Entry) (ledger.Entry, 
 	for _, r := range results {
 		found = append(found, r.Test+" "+r.Scenario)
 	}
-	return ledger.Entry{}, fmt.Errorf("%s wrote no result for scenario %q (found: %v)", shell.Join("go", "test", "-run", hint.RunPattern(rec.Test), pkgArg(rec.Package)), rec.Scenario, found)
+	run, _ := hint.GoTestRun("", rec.Package, rec.Test) // checked by runTest
+	return ledger.Entry{}, fmt.Errorf("%s wrote no result for scenario %q (found: %v)", run, rec.Scenario, found)
 }
 
 func (g *goTest) runTest(ctx context.Context, pkg, test string) ([]harness.Result, error) {
+	run, err := hint.GoTestRun("re-run the entry's test", pkg, test)
+	if err != nil {
+		return nil, err
+	}
 	tmp, err := os.MkdirTemp("", "ledger-replay-")
 	if err != nil {
 		return nil, err
@@ -71,21 +79,20 @@ func (g *goTest) runTest(ctx context.Context, pkg, test string) ([]harness.Resul
 	defer os.RemoveAll(tmp)
 	// The results folder is removed once read: the evidence of a failing
 	// gate goes where a gate keeps it outside a results folder.
-	args := []string{"test", "-run", hint.RunPattern(test), "-count=1", pkgArg(pkg), "-args", "-gate.results=" + tmp, "-gate.evidence=" + evidenceDir()}
-	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd := exec.CommandContext(ctx, run.Argv[0], append(run.Argv[1:], "-args", "-gate.results="+tmp, "-gate.evidence="+evidenceDir())...)
 	cmd.Dir = g.dir
 	//detvet:ignore the re-run go test inherits the user's environment by design, less the gate's own variables
 	cmd.Env = childEnv(os.Environ())
 	out := &tail{max: 16 << 10}
 	cmd.Stdout, cmd.Stderr = out, out
-	fmt.Fprintf(g.stderr, "ledger: re-running %s (in %s)\n", shell.Join(append([]string{"go"}, args[:len(args)-3]...)...), g.dir)
+	fmt.Fprintf(g.stderr, "ledger: re-running %s (in %s)\n", run, g.dir)
 	runErr := cmd.Run() // a failing gate exits 1 and still writes its result
 	results, err := harness.ReadResults(tmp)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, fmt.Errorf("%s: %v; %v; its output ends:\n%s", shell.Join("go", "test", "-run", hint.RunPattern(test), pkgArg(pkg)), runErr, err, out.String())
+		return nil, fmt.Errorf("%s: %v; %v; its output ends:\n%s", run, runErr, err, out.String())
 	}
 	return results, nil
 }
@@ -110,18 +117,6 @@ func childEnv(env []string) []string {
 		k, _, _ := strings.Cut(kv, "=")
 		return k == "CODEGENIE_LEDGER" || strings.HasPrefix(k, "CODEGENIE_GATE_")
 	})
-}
-
-// pkgArg is the entry's package as go test takes it: a directory relative
-// to the module root gets "./" ("properties" is otherwise read as a
-// standard-library path); an import path, whose first element has a dot,
-// is kept.
-func pkgArg(p string) string {
-	first, _, _ := strings.Cut(p, "/")
-	if p == "." || strings.HasPrefix(p, "./") || strings.HasPrefix(p, "../") || filepath.IsAbs(p) || strings.Contains(first, ".") {
-		return p
-	}
-	return "./" + p
 }
 
 // tail keeps the last max bytes written to it.

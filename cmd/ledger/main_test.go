@@ -194,14 +194,6 @@ func TestRetain(t *testing.T) {
 	require.Equal(t, bytes.Replace(b, []byte(`"c"`), []byte(`"x"`), 1), after)
 }
 
-func TestPkgArg(t *testing.T) {
-	for in, want := range map[string]string{
-		".": ".", "properties": "./properties", "a/b": "./a/b", "./x": "./x", "example.com/m/p": "example.com/m/p",
-	} {
-		require.Equal(t, want, pkgArg(in), in)
-	}
-}
-
 func TestChildEnv(t *testing.T) {
 	got := childEnv([]string{"PATH=/bin", "CODEGENIE_LEDGER=/l", "CODEGENIE_GATE_SHARD=0/2", "CODEGENIE_GATE_RESULTS=/r", "HOME=/h"})
 	require.Equal(t, []string{"PATH=/bin", "HOME=/h"}, got)

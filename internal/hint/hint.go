@@ -132,9 +132,7 @@ func RunPattern(name string) string {
 // GoTestCommand returns the command that reruns the test or benchmark
 // named name (testing.TB.Name()) of the package in the working directory:
 // in its module root, go test, the package, an anchored -run (or -bench)
-// pattern, -count=1, then flags as given. The package comes before every
-// flag: go test stops reading packages at the first flag it does not
-// know, so a package after -cassettes.record would go to the test binary.
+// pattern, -count=1, then flags as given (see goTestArgv).
 func GoTestCommand(purpose, name string, bench bool, flags ...string) Command {
 	pkg, root := ".", ""
 	//detvet:ignore the printed command names the package in the working directory, as go test does
@@ -165,8 +163,7 @@ func GoTestOf(purpose, pkg, name string, bench bool, flags ...string) Command {
 	if pkg != "." && !strings.HasPrefix(pkg, "./") {
 		pkg = "./" + pkg
 	}
-	args := []string{"go", "test", pkg, kind, RunPattern(name), "-count=1"}
-	return Command{Purpose: purpose, Argv: append(args, flags...)}
+	return Command{Purpose: purpose, Argv: goTestArgv(pkg, kind, name, flags)}
 }
 
 // ModuleRoot returns the module root above the working directory, ""

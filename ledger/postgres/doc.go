@@ -26,6 +26,20 @@
 // owner edits a row by accident. Append runs in a transaction holding the
 // same transaction-scoped advisory lock: read the head, insert after it.
 //
+// No append waits forever. Each transaction that takes the lock first
+// sets, with SET LOCAL, lock_timeout (default 30s: the longest an append
+// waits for the lock), statement_timeout (default 60s: any one statement)
+// and idle_in_transaction_session_timeout (default 10s: an appender that
+// stops inside its transaction, a paused CI job or a lost network, has
+// its session ended by the server, which releases the lock). A DSN
+// parameter of the same name sets another value, in PostgreSQL's units
+// (postgres://ci@db/ledger?lock_timeout=5s; 0 turns a bound off), which
+// the server also applies to the whole session. An append whose wait for
+// the lock ends unfulfilled fails naming the sessions that hold it, from
+// pg_locks joined with pg_stat_activity: backend pid, state (visible for
+// another role's session only to members of pg_read_all_stats), role and
+// application, and the pg_terminate_backend call that ends each.
+//
 // Retention goes through codegenie_ledger_retain, a SECURITY DEFINER
 // procedure only the admin role may execute, which checks the admin entry,
 // inserts the entry after the head, disables the delete trigger, deletes,

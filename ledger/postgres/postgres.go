@@ -21,8 +21,9 @@ func init() {
 // that is not the next seq after the head chained to its hash.
 type store struct {
 	pool    *pgxpool.Pool
-	dsn     string // redacted, for messages
-	chained bool   // the chain trigger is installed and enabled
+	dsn     string     // redacted, for messages
+	chained bool       // the chain trigger is installed and enabled
+	wait    waitBounds // set on every transaction that takes the append lock
 }
 
 func open(ctx context.Context, dsn string) (ledgerdb.Backend, error) {
@@ -51,7 +52,7 @@ func open(ctx context.Context, dsn string) (ledgerdb.Backend, error) {
 		pool.Close()
 		return nil, fmt.Errorf("ledger: connect to %s: %w", red, err)
 	}
-	return &store{pool: pool, dsn: red, chained: chained}, nil
+	return &store{pool: pool, dsn: red, chained: chained, wait: waitBoundsOf(cfg.ConnConfig.RuntimeParams)}, nil
 }
 
 // chainTrigger is the trigger that refuses a row not chained to the head.
@@ -79,11 +80,16 @@ func head(ctx context.Context, tx pgx.Tx) (uint64, string, error) {
 	return uint64(seq), hash, err
 }
 
-// locked runs fn in a transaction holding the append lock.
+// locked runs fn in a transaction holding the append lock, its waits
+// bounded (waitDefaults); a wait that ends unfulfilled names the sessions
+// holding the lock.
 func (s *store) locked(ctx context.Context, fn func(tx pgx.Tx, seq uint64, hash string) error) error {
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", appendLock); err != nil {
+		if err := s.wait.set(ctx, tx); err != nil {
 			return err
+		}
+		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", appendLock); err != nil {
+			return s.waitError(ctx, err)
 		}
 		seq, hash, err := head(ctx, tx)
 		if err != nil {
@@ -107,7 +113,7 @@ func (s *store) Append(ctx context.Context, seal func(uint64, string) (ledgerdb.
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("ledger: append to %s: %w", s.dsn, err)
+		return fmt.Errorf("ledger: append to %s: %w", s.dsn, s.endedError(err))
 	}
 	return nil
 }
@@ -165,7 +171,7 @@ func (s *store) Retain(ctx context.Context, before uint64, seal func(first, head
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("ledger: retain in %s: %w", s.dsn, err)
+		return fmt.Errorf("ledger: retain in %s: %w", s.dsn, s.endedError(err))
 	}
 	return nil
 }

@@ -1,6 +1,8 @@
 package harness_test
 
 import (
+	"encoding/json"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -14,18 +16,16 @@ import (
 func TestReadResultRefusesUnsafeNames(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name string
-		edit func(r *harness.Result)
-		want string
+		name, field, value, want string
 	}{
-		{"package that is a flag", func(r *harness.Result) { r.Package = "-coverprofile=../x" }, `package "-coverprofile=../x"`},
-		{"package outside the module", func(r *harness.Result) { r.Package = "../x" }, `package "../x"`},
-		{"package holding a newline", func(r *harness.Result) { r.Package = "p\n-o=x" }, `package "p\n-o=x"`},
-		{"test that is a flag", func(r *harness.Result) { r.Test = "-test.coverprofile=x" }, `test "-test.coverprofile=x"`},
-		{"test holding a newline", func(r *harness.Result) { r.Test = "TestGate\n-o=x" }, `test "TestGate\n-o=x"`},
-		{"evidence that is a flag", func(r *harness.Result) { r.Evidence = "-o=x" }, `evidence: unsafe name: path "-o=x"`},
-		{"evidence holding a newline", func(r *harness.Result) { r.Evidence = "e\nx" }, `evidence: unsafe name: path "e\nx"`},
-		{"scenario holding NUL", func(r *harness.Result) { r.Scenario = "a\x00b" }, `scenario "a\x00b"`},
+		{"package that is a flag", "package", "-coverprofile=../x", `package "-coverprofile=../x"`},
+		{"package outside the module", "package", "../x", `package "../x"`},
+		{"package holding a newline", "package", "p\n-o=x", `package "p\n-o=x"`},
+		{"test that is a flag", "test", "-test.coverprofile=x", `test "-test.coverprofile=x"`},
+		{"test holding a newline", "test", "TestGate\n-o=x", `test "TestGate\n-o=x"`},
+		{"evidence that is a flag", "evidence", "-o=x", `evidence: unsafe name: path "-o=x"`},
+		{"evidence holding a newline", "evidence", "e\nx", `evidence: unsafe name: path "e\nx"`},
+		{"scenario holding NUL", "scenario", "a\x00b", `scenario "a\x00b"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -36,9 +36,16 @@ func TestReadResultRefusesUnsafeNames(t *testing.T) {
 			require.NoError(t, err)
 			_, err = harness.ReadResult(p)
 			require.NoError(t, err, "the unedited result reads")
-			tt.edit(&r)
-			p, err = harness.WriteResult(t.TempDir(), r)
+			// The hostile value is written into the file as another
+			// machine would, not through WriteResult.
+			b, err := os.ReadFile(p)
 			require.NoError(t, err)
+			var fields map[string]any
+			require.NoError(t, json.Unmarshal(b, &fields))
+			fields[tt.field] = tt.value
+			b, err = json.Marshal(fields)
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(p, b, 0o644))
 			_, err = harness.ReadResult(p)
 			require.ErrorIs(t, err, harness.ErrBadResult)
 			require.ErrorContains(t, err, tt.want)

@@ -18,6 +18,7 @@ import (
 // others are the strings listed here.
 const (
 	ErrorKindCassetteMiss   = "cassette-miss"   // a request the cassette did not record, or the cassette exhausted
+	errorKindCredentials    = "credentials"     // a miss on a cloud credential or metadata service: the SDK found no credentials
 	errorKindCassetteUnused = "cassette-unused" // recorded interactions left unused
 	errorKindCassetteAbsent = "cassette-absent" // the cassette file does not exist
 	errorKindCassette       = "cassette"        // the cassette could not be opened or verified
@@ -64,7 +65,7 @@ func errorKind(err error) string {
 		return errorKindChild
 	case errors.As(err, &pe):
 		return errorKindPanic
-	case errors.Is(err, cassettes.ErrInteractionNotFound), errors.Is(err, cassettes.ErrExhausted):
+	case errors.Is(err, cassettes.ErrInteractionNotFound):
 		return ErrorKindCassetteMiss
 	case errors.Is(err, cassettes.ErrUnusedInteractions):
 		return errorKindCassetteUnused
@@ -141,9 +142,10 @@ func runScenario(ctx context.Context, rc *resolved, iter, procs int, bubble bool
 	}()
 	cancel()
 	wait()
-	tape, pin, reqs, err := run.finish(err)
+	tape, pin, reqs, misses, err := run.finish(err)
 	o.tape, o.pin, o.requests = tape, pin, reqs
 	o.setErr(err)
+	o.setMisses(misses)
 	return o
 }
 

@@ -55,13 +55,13 @@ func modeFor(path string, m Mode) (Mode, error) {
 }
 
 // rerecordHint is the command errors name to re-record the cassette at
-// path: rerecordCommand, else a description of the go test line that
+// path: rerecordCommand, else a description of the go test command that
 // re-records it.
 func rerecordHint(path string, opts Options) string {
 	if c := rerecordCommand(path, opts); c != "" {
 		return c
 	}
-	return "go test -run '<the test that opens " + filepath.Base(path) + ">' " + shell.Quote(recordSelector(path)) + " in that test's package"
+	return "the go test command of the test that opens " + filepath.Base(path) + ", with " + shell.Quote(recordSelector(path)) + ", in that test's package"
 }
 
 // rerecordCommand is the command that re-records the cassette at path:

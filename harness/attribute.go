@@ -14,7 +14,9 @@ import (
 // each, all making the same run, each control and perturbation
 // attributionTries times. A difference between runs of the test process
 // is traced to the stream chunking (Chunking is set): the run is made
-// again there with its bodies delivered as recorded.
+// again there with its bodies delivered as recorded; else to the
+// replayed latency (Latency is set): the run is made again with the
+// latencies of run 0.
 type Causes struct {
 	// Run is the child run traced and Class its class (1-based).
 	Run   int `json:"run"`
@@ -44,6 +46,10 @@ type Causes struct {
 	// Chunking is the chunk plan of Run when it was made in the test
 	// process and traced to the stream chunking (see Report.Chunking).
 	Chunking string `json:"chunking,omitempty"`
+	// Latency says Run was made in the test process and traced to the
+	// replayed latency: made again with the latencies of run 0 it agrees
+	// with run 0, with its own it differs again.
+	Latency bool `json:"latency,omitempty"`
 }
 
 // maxAttribution bounds the perturbations tried one by one.

@@ -168,13 +168,9 @@ func writeChunking(sb *strings.Builder, plans []string) {
 	}
 }
 
-// writeChunkingCauses prints what making run c.Run again showed.
-func writeChunkingCauses(sb *strings.Builder, c *Causes) {
-	fmt.Fprintf(sb, "\nrun %d (class %d) replayed its responses cut by plan %q; it was made again in the test process, once with that plan and %d times with every body delivered as recorded:\n", c.Run, c.Class, c.Chunking, chunkControls)
-	if len(c.Depends) == 0 {
-		sb.WriteString("  reverting the stream chunking does not make it agree with run 0 every time: the chunking is not the cause, or the difference is intermittent\n")
-		return
-	}
-	fmt.Fprintf(sb, "  the outcome depends on: %s: delivered as recorded the run agrees with run 0, cut by its plan it differs again.\n", strings.Join(c.Depends, "; "))
+// writeChunkingCause writes that making run c.Run again traced the
+// difference to the stream chunking.
+func writeChunkingCause(sb *strings.Builder, c *Causes) {
+	fmt.Fprintf(sb, "the outcome depends on: %s: run %d (class %d), made again in the test process, agrees with run 0 when its bodies are delivered as recorded (%d times), and cut by its plan %q it differs again.\n", strings.Join(c.Depends, "; "), c.Run, c.Class, chunkControls, c.Chunking)
 	sb.WriteString("  A reader of the response body takes each Read as a whole frame or line, which a network does not keep: read it through bufio (or the SDK's stream decoder), never one Read per frame.\n")
 }

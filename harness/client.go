@@ -42,7 +42,7 @@ func openRunClient(r *Run, path string) (*runClient, error) {
 			call := rc.calls
 			rc.calls++
 			rc.mu.Unlock()
-			return r.rc.Latency(r.index, call, recorded)
+			return r.rc.Latency(r.rc.latency.runFor(r.index), call, recorded)
 		}
 	}
 	// The gate names the command that records again itself, once, and

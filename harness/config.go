@@ -192,6 +192,9 @@ type resolved struct {
 	// chunks cuts the replayed bodies of the runs in the test process;
 	// nil (a child process) delivers them as recorded.
 	chunks *chunkState
+	// latency notes which runs of the test process replayed latency, and
+	// lets one be made again with another run's; nil in a child process.
+	latency *latencyState
 }
 
 // openedCassettes records, per cassette path, whether its first opening

@@ -10,16 +10,19 @@ import (
 
 // setMisses gives a run whose error is a cassette miss the text of its
 // misses (missText) as its error, and the kind errorKindCredentials when
-// one of them asked a cloud credential or metadata service.
+// one of them asked a cloud credential or metadata service, or
+// errorKindAPIVersion when each differs from its recording only in the
+// API version its SDK sends.
 func (o *outcome) setMisses(ms []*cassettes.MissError) {
 	if o.errKind != ErrorKindCassetteMiss || len(ms) == 0 {
 		return
 	}
 	o.errText = maskText(missText(ms))
-	for _, m := range ms {
-		if m.Credentials != "" {
-			o.errKind = errorKindCredentials
-		}
+	switch {
+	case slices.ContainsFunc(ms, func(m *cassettes.MissError) bool { return m.Credentials != "" }):
+		o.errKind = errorKindCredentials
+	case !slices.ContainsFunc(ms, func(m *cassettes.MissError) bool { return !m.APIVersion }):
+		o.errKind = errorKindAPIVersion
 	}
 }
 
@@ -58,8 +61,15 @@ func missLine(m *cassettes.MissError) string {
 	case m.Nearest < 0:
 		return fmt.Sprintf("%s %s missed %s, which has no interactions", m.Method, m.URL, m.Cassette)
 	}
+	var fields []string
+	for _, d := range m.Diff[:min(len(m.Diff), maxFieldsNamed)] {
+		fields = append(fields, d.Field)
+	}
+	if len(m.Diff) > maxFieldsNamed {
+		fields = append(fields, fmt.Sprintf("%d more", len(m.Diff)-maxFieldsNamed))
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s missed %s; against its nearest recorded interaction (recorded != requested):", m.Method, m.URL, m.Cassette)
+	fmt.Fprintf(&b, "%s %s missed %s: it differs from its nearest recorded interaction in %s (recorded != requested)", m.Method, m.URL, m.Cassette, strings.Join(fields, ", "))
 	for i, d := range m.Diff {
 		if i == maxRequestDiff {
 			fmt.Fprintf(&b, "\n  ... and %d more differences", len(m.Diff)-i)
@@ -69,6 +79,10 @@ func missLine(m *cassettes.MissError) string {
 	}
 	return b.String()
 }
+
+// maxFieldsNamed bounds the differing fields the first line of a miss
+// names.
+const maxFieldsNamed = 3
 
 // versionText says what an API-version miss changed, the same for every
 // request it covers: the version headers with both values, and that the

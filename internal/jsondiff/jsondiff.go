@@ -58,8 +58,8 @@ type Edit struct {
 	Path string
 	// A and B are the changed part of each side as shown: for two
 	// strings, the words that differ (the bytes outside their longest
-	// common prefix and suffix, widened to whole words: runs of bytes
-	// other than white space), quoted, with
+	// common prefix and suffix, widened to whole words, runs of bytes
+	// other than white space, where they start or end inside one), quoted, with
 	// "…" where the string goes on; for anything else, the value as
 	// canonical JSON, or "(missing)". A part longer than LongString is
 	// cut to its start, with its length.
@@ -97,13 +97,20 @@ func Edits(a, b []byte) []Edit {
 // StringEdit is the Edit of two strings at loc (see Edit).
 func StringEdit(loc, a, b string) Edit {
 	p, s := commonEnds(a, b)
-	// Widen to whole words: the bytes on either side of the change are
-	// shared, so both sides widen alike.
-	for p > 0 && wordByte(a[p-1]) {
-		p--
+	// Widen a change that starts or ends inside a word to the whole word:
+	// the bytes on either side of the change are shared, so both sides
+	// widen alike. A change that starts or ends at white space keeps its
+	// neighbours out, so the same words inserted after different words
+	// are one edit.
+	if p > 0 && wordByte(a[p-1]) && (p < len(a)-s && wordByte(a[p]) || p < len(b)-s && wordByte(b[p])) {
+		for p > 0 && wordByte(a[p-1]) {
+			p--
+		}
 	}
-	for s > 0 && wordByte(a[len(a)-s]) {
-		s--
+	if s > 0 && wordByte(a[len(a)-s]) && (len(a)-s > p && wordByte(a[len(a)-s-1]) || len(b)-s > p && wordByte(b[len(b)-s-1])) {
+		for s > 0 && wordByte(a[len(a)-s]) {
+			s--
+		}
 	}
 	ma, mb := a[p:len(a)-s], b[p:len(b)-s]
 	return Edit{Path: loc, A: shown(ma, p > 0, s > 0), B: shown(mb, p > 0, s > 0), Key: keyOf(loc, strconv.Quote(ma), strconv.Quote(mb))}
@@ -130,7 +137,7 @@ func wordByte(c byte) bool {
 }
 
 // shown quotes the changed part m of a string, with "…" on each side the
-// string goes on, cut to LongString bytes.
+// string goes on (one for an empty part), cut to LongString bytes.
 func shown(m string, before, after bool) string {
 	cut := excerpt.Head(m, LongString)
 	var b []byte
@@ -138,7 +145,7 @@ func shown(m string, before, after bool) string {
 		b = append(b, "…"...)
 	}
 	b = append(b, cut...)
-	if after || len(cut) < len(m) {
+	if (after || len(cut) < len(m)) && !(before && m == "") {
 		b = append(b, "…"...)
 	}
 	q := strconv.Quote(string(b))

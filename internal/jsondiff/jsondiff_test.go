@@ -91,6 +91,11 @@ func TestEditIsTheChange(t *testing.T) {
 	x := edit("Review the style of a.go. Be concise.", "Review the style of a.go. Be brief and concise.")
 	y := edit("Review the tests of b_test.go, which are long. Be concise.", "Review the tests of b_test.go, which are long. Be brief and concise.")
 	require.Equal(t, x, y)
+	require.Equal(t, `"…"`, x.A)
+	require.Equal(t, `"…brief and …"`, x.B)
+	x, y = edit("alpha", "alpha (be brief)"), edit("beta", "beta (be brief)")
+	require.Equal(t, x, y, "the same words appended to different words")
+	require.Equal(t, `"… (be brief)"`, x.B)
 	require.NotEqual(t, edit("at 10:00:01", "at 10:00:02").Key, edit("at 10:00:01", "at 10:00:03").Key)
 
 	long := strings.Repeat("word ", 60)

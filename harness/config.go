@@ -397,7 +397,7 @@ func (o *openedCassettes) keepIfPassed(rep *Report) string {
 			lines = append(lines, fmt.Sprintf("the recording of %s was not kept, but could not be discarded: %v", p, err))
 			continue
 		}
-		lines = append(lines, fmt.Sprintf("the recording of %s was not kept: the replay gate that followed it did not pass (%s), so %s is back as it was before recording; fix what the report names, then record again", p, rep.Verdict, p))
+		lines = append(lines, fmt.Sprintf("the recording of %s was not kept: the replay gate that followed it did not pass (%s), so %s is back as it was before recording; a recording is kept only when its gate passes", p, rep.Verdict, p))
 	}
 	return strings.Join(lines, "\n")
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/codegenie/codegenie/cassettes"
 	"github.com/codegenie/codegenie/internal/fakellm"
+	"github.com/codegenie/codegenie/replay"
 )
 
 // reviewSystem is the system prompt every request of the fan-out
@@ -159,6 +160,39 @@ func TestConcurrentMissVaries(t *testing.T) {
 			require.Empty(t, rep.ReRecordCommand)
 			requireNoReRecordAdvice(t, rep.String())
 		})
+	}
+}
+
+// TestReplayDiffShowsTheMisses: replay diff of the two runs a
+// NONDETERMINISTIC gate compares, which missed with different requests,
+// shows what the gate showed of each: the request and how it differs
+// from its recording, field by field.
+func TestReplayDiffShowsTheMisses(t *testing.T) {
+	path := recordFanout(t, 2)
+	s := fanout(path, 2, func(run *Run, i int) []byte {
+		return fanoutRequest(i, reviewSystem, map[string]any{"metadata": map[string]any{"user_id": fmt.Sprintf("run %d", run.Index())}})
+	})
+	rep := Config{Iterations: 4, Floor: 4, Processes: -1, ArtifactDir: t.TempDir()}.check(t, "fanout-diff", s, false)
+	require.Equal(t, Nondeterministic, rep.Verdict, "%s", rep)
+	d := rep.Divergence
+	var bundle string
+	for _, e := range rep.Evidence {
+		if e.What == "bundle" {
+			bundle = e.Path
+		}
+	}
+	require.NotEmpty(t, bundle)
+	dr, err := replay.Options{}.Diff(t.Context(), replay.RunRef{Path: bundle, Run: fmt.Sprintf("run-%03d", d.RunA)}, replay.RunRef{Path: bundle, Run: fmt.Sprintf("run-%03d", d.RunB)})
+	require.NoError(t, err)
+	var sb strings.Builder
+	require.NoError(t, dr.Text(&sb))
+	gate := rep.String()
+	for _, c := range []Class{rep.Classes[d.ClassA-1], rep.Classes[d.ClassB-1]} {
+		for l := range strings.SplitSeq(c.Error, "\n") {
+			require.Contains(t, gate, l)
+			require.Contains(t, sb.String(), l, "replay diff shows the gate's line")
+		}
+		require.Contains(t, c.Error, `body ["metadata"]: (missing) != {"user_id":"run `)
 	}
 }
 

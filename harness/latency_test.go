@@ -57,6 +57,46 @@ func TestMeasuredLatencyIsCaught(t *testing.T) {
 	require.Equal(t, Pass, rep.Verdict, "%s", rep)
 }
 
+// TestLatencyNamedAsCause: an elapsed-time budget around a call decides
+// what reaches the output, so runs split by the latency replayed for
+// them; a differing run made again with the latencies of run 0 agrees
+// with run 0, and the report names the replayed latency as the cause.
+func TestLatencyNamedAsCause(t *testing.T) {
+	cassette := recordCassette(t, t.TempDir(), "budget", "hello")
+	s := func(ctx context.Context, run *Run) ([]byte, error) {
+		client, err := run.Client(cassette)
+		if err != nil {
+			return nil, err
+		}
+		start := time.Now()
+		text, err := complete(ctx, client, "hello")
+		if err != nil {
+			return nil, err
+		}
+		if time.Since(start) > 500*time.Millisecond {
+			return []byte("no time left for the tool call; " + text), nil
+		}
+		return []byte("called the tool; " + text), nil
+	}
+	rep := Config{Iterations: 20, Processes: -1}.check(t, "latency-budget", s, false)
+	require.Equal(t, Nondeterministic, rep.Verdict, "%s", rep)
+	require.NotNil(t, rep.Causes, "%s", rep)
+	require.True(t, rep.Causes.Latency, "%s", rep)
+	require.Equal(t, []string{dimLatency}, rep.Causes.Depends)
+	text := rep.String()
+	head, _, _ := strings.Cut(text, "\n\n")
+	require.Contains(t, head, "the outcome depends on replayed latency", "the cause is on the first screen")
+	requireNoReRecordAdvice(t, text)
+
+	// Outside a bubble nothing is replayed with latency, and nothing is
+	// blamed on it.
+	rep, err := Config{Iterations: 20, ArtifactDir: t.TempDir()}.Iterate(t.Context(), "no-latency", func(ctx context.Context, run *Run) ([]byte, error) {
+		return []byte(fmt.Sprint(run.Index() % 2)), nil
+	})
+	require.ErrorIs(t, err, ErrNondeterministic)
+	require.True(t, rep.Causes == nil || !rep.Causes.Latency, "%s", rep)
+}
+
 func TestDefaultLatency(t *testing.T) {
 	seen := map[time.Duration]bool{}
 	for run := range 50 {

@@ -297,3 +297,25 @@ func TestReportTextHeadline(t *testing.T) {
 		})
 	}
 }
+
+// TestLongListsSummarised: a gate whose every run is a class of its own
+// says so in a few words, in the verdict line, the summary and the class
+// list, which names the first classes and report.json for the rest.
+func TestLongListsSummarised(t *testing.T) {
+	rep := Report{Scenario: "s", Verdict: Nondeterministic, Iterations: 50, Runs: 50, Floor: 20}
+	for i := range 50 {
+		size := 1
+		if i < 2 {
+			size = 3 - i
+		}
+		rep.Classes = append(rep.Classes, Class{Size: size, FirstRun: i, InProcess: size})
+	}
+	text := rep.String()
+	head, details, _ := strings.Cut(text, "\n\n")
+	require.Equal(t, "NONDETERMINISTIC s: 50 runs in 50 classes (3, 2, 48 classes of 1 run)", head)
+	require.Contains(t, details, "\n  8: 1 run, first run 7,")
+	require.NotContains(t, details, "\n  9: ")
+	require.Contains(t, details, "  ... and 42 more classes (42 classes of 1 run); report.json lists every class\n")
+	require.Contains(t, rep.Summary(), " 50 class(es) 3+2+48 classes of 1 run,")
+	require.Less(t, strings.Count(text, "\n"), 20, "%s", text)
+}

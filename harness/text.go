@@ -50,7 +50,7 @@ func (r *Report) writePassed(sb *strings.Builder) {
 	writeBudget(sb, r)
 	r.writeFacts(sb)
 	writeAllowlist(sb, r.Allowlist)
-	writeClasses(sb, r.Classes, false)
+	writeClasses(sb, r.Classes, false, nil)
 	writeProcesses(sb, r.Processes)
 }
 
@@ -219,7 +219,7 @@ func indent(s string) string {
 func (r *Report) writeDetails(sb *strings.Builder, shown []int) {
 	sb.WriteString("\n")
 	children := r.childrenDiffer()
-	writeClasses(sb, r.Classes, children)
+	writeClasses(sb, r.Classes, children, shown)
 	if children {
 		writeProcesses(sb, r.Processes)
 	}
@@ -388,8 +388,9 @@ func writeAllowlist(sb *strings.Builder, al []AllowEntry) {
 const maxClassesListed = 8
 
 // writeClasses lists the classes, at most maxClassesListed of them, with
-// the child processes of those made only of child runs when procs.
-func writeClasses(sb *strings.Builder, cs []Class, procs bool) {
+// the child processes of those made only of child runs when procs; the
+// error of a class in shown (0-based) is the one shown above.
+func writeClasses(sb *strings.Builder, cs []Class, procs bool, shown []int) {
 	if len(cs) == 0 {
 		return
 	}
@@ -399,7 +400,10 @@ func writeClasses(sb *strings.Builder, cs []Class, procs bool) {
 		if c.Key != "" {
 			fmt.Fprintf(sb, ", key %s", c.Key[:min(16, len(c.Key))])
 		}
-		if c.ErrorKind != "" {
+		switch {
+		case c.ErrorKind != "" && slices.Contains(shown, i):
+			fmt.Fprintf(sb, ", failed (%s, as above)", c.ErrorKind)
+		case c.ErrorKind != "":
 			fmt.Fprintf(sb, ", failed (%s): %s", c.ErrorKind, firstLine(c.Error))
 		}
 		fmt.Fprintf(sb, "; %d in the test process, %d in child processes\n", c.InProcess, len(c.Processes))

@@ -50,6 +50,10 @@ func openRunClient(r *Run, path string) (*runClient, error) {
 	opts.Hint = ""
 	c, err := cassettes.Open(stablePath(path), opts)
 	if err != nil {
+		if !seen {
+			// Named by the command that records it (it may not exist).
+			o.paths[path] = false
+		}
 		return nil, fmt.Errorf("harness: run %d: %w", r.index, err)
 	}
 	if !seen {

@@ -2,7 +2,6 @@ package harness
 
 import (
 	"context"
-	"runtime"
 	"sync"
 )
 
@@ -44,12 +43,9 @@ func (s *latencyState) runFor(run int) int {
 const latencyControls = 2
 
 // finish traces a difference between runs of the test process that no
-// other cause explains to the replayed latency: the largest class whose
-// first run replayed latency in the test process, other than run 0's, is
-// made again with its own latencies (it must fall into its class again)
-// and latencyControls times with the latencies of run 0 (each must fall
-// into run 0's class). Only then is the latency a cause, and it replaces
-// a stream chunking that was tried and not blamed.
+// other cause explains to the replayed latency (traceInProcess,
+// latencyControls times with the latencies of run 0); it replaces a
+// stream chunking that was tried and not blamed.
 func (s *latencyState) finish(ctx context.Context, rc *resolved, rep *Report, e env, g *grouper, classes []*group) {
 	if s == nil || rep.Verdict != Nondeterministic || rep.BudgetExceeded || rep.Cancelled != "" || ctx.Err() != nil {
 		return
@@ -57,51 +53,20 @@ func (s *latencyState) finish(ctx context.Context, rc *resolved, rep *Report, e 
 	if c := rep.Causes; c != nil && (c.Chunking == "" || len(c.Depends) > 0) {
 		return
 	}
-	keys := make(map[*group]classKey, len(g.classes))
-	for k, c := range g.classes {
-		keys[c] = k
-	}
-	var base *group
-	for _, c := range classes {
-		if c.FirstRun == 0 {
-			base = c
-		}
-	}
-	if base == nil {
-		return
-	}
-	for i, c := range classes {
+	used := func(run int) bool {
 		s.mu.Lock()
-		used := s.used[c.FirstRun]
-		s.mu.Unlock()
-		if c == base || !used || c.ErrorKind == errorKindHung {
-			continue
+		defer s.mu.Unlock()
+		return s.used[run]
+	}
+	asRun0 := func(run int, on bool) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.as = nil
+		if on {
+			s.as = map[int]int{run: 0}
 		}
-		rerun := func(as0 bool) (classKey, bool) {
-			s.mu.Lock()
-			if as0 {
-				s.as = map[int]int{c.FirstRun: 0}
-			}
-			s.mu.Unlock()
-			defer func() {
-				s.mu.Lock()
-				s.as = nil
-				s.mu.Unlock()
-			}()
-			procs := rc.Procs[c.FirstRun%len(rc.Procs)]
-			runtime.GOMAXPROCS(procs)
-			o := e.run(ctx, c.FirstRun, procs)
-			return g.keyOf(&o), ctx.Err() == nil && o.errKind != errorKindHung
-		}
-		if k, ok := rerun(false); !ok || k != keys[c] {
-			return
-		}
-		for range latencyControls {
-			if k, ok := rerun(true); !ok || k != keys[base] {
-				return
-			}
-		}
-		rep.Causes = &Causes{Run: c.FirstRun, Class: i + 1, Latency: true, Tried: []string{dimLatency}, Depends: []string{dimLatency}}
-		return
+	}
+	if class, run, cause := traceInProcess(ctx, rc, e, g, classes, used, asRun0, latencyControls); cause {
+		rep.Causes = &Causes{Run: run, Class: class, Latency: true, Tried: []string{dimLatency}, Depends: []string{dimLatency}}
 	}
 }

@@ -22,6 +22,18 @@ import (
 	"github.com/codegenie/codegenie/cassettes"
 )
 
+// timedHello asks "hello" through the cassette at path and returns the
+// answer and how long it took.
+func timedHello(ctx context.Context, run *Run, path string) (string, time.Duration, error) {
+	client, err := run.Client(path)
+	if err != nil {
+		return "", 0, err
+	}
+	start := time.Now()
+	text, err := complete(ctx, client, "hello")
+	return text, time.Since(start), err
+}
+
 // TestMeasuredLatencyIsCaught: inside the bubbles every replayed response
 // takes a run-dependent amount of fake time, so a pipeline that puts the
 // measured latency of its LLM call into its output is caught in the test
@@ -29,13 +41,7 @@ import (
 func TestMeasuredLatencyIsCaught(t *testing.T) {
 	cassette := recordCassette(t, t.TempDir(), "latency", "hello")
 	s := func(ctx context.Context, run *Run) ([]byte, error) {
-		client, err := run.Client(cassette)
-		if err != nil {
-			return nil, err
-		}
-		start := time.Now()
-		text, err := complete(ctx, client, "hello")
-		took := time.Since(start)
+		text, took, err := timedHello(ctx, run, cassette)
 		return fmt.Appendf(nil, "%s (answered in %v)", text, took), err
 	}
 	rep := Config{Iterations: 20, Processes: -1}.check(t, "latency-in-output", s, false)
@@ -64,16 +70,11 @@ func TestMeasuredLatencyIsCaught(t *testing.T) {
 func TestLatencyNamedAsCause(t *testing.T) {
 	cassette := recordCassette(t, t.TempDir(), "budget", "hello")
 	s := func(ctx context.Context, run *Run) ([]byte, error) {
-		client, err := run.Client(cassette)
+		text, took, err := timedHello(ctx, run, cassette)
 		if err != nil {
 			return nil, err
 		}
-		start := time.Now()
-		text, err := complete(ctx, client, "hello")
-		if err != nil {
-			return nil, err
-		}
-		if time.Since(start) > 500*time.Millisecond {
+		if took > 500*time.Millisecond {
 			return []byte("no time left for the tool call; " + text), nil
 		}
 		return []byte("called the tool; " + text), nil

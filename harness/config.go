@@ -121,8 +121,10 @@ type Config struct {
 	// Cassette is the options of the cassettes Run.Client opens:
 	// RealTransport (what the first run records through when the test flag
 	// -cassettes.record selects a cassette; see cassettes.Redirect for a
-	// local fake), APIKey, AllowUnused, Manifest and Hint (in Check, empty
-	// means the test's own go test line with the record flag). Mode and
+	// local fake), APIKey, AllowUnused, Manifest and Hint (the command the
+	// report names to re-record; in Check, empty means the test's own go
+	// test line with the record flag; the cassettes' own errors name
+	// none, and the report renders their misses itself). Mode and
 	// ReplayOnly are the harness's: under the record switch the first run
 	// records and every other run replays what it recorded, and the
 	// recording is kept only when the gate then passes (otherwise the

@@ -91,7 +91,8 @@ type Options struct {
 
 	// Hint is the command errors name to re-record the cassette. Empty
 	// means the go test line that re-records it from the test that opened
-	// it (known to OpenT), or a description of that line.
+	// it (known to OpenT); with neither, a miss and unused interactions
+	// name no command, and the other errors describe that line.
 	Hint string
 
 	testName string // set by OpenT
@@ -108,12 +109,13 @@ type Options struct {
 // Cassette is one cassette file opened for replay or recording. It is safe
 // for concurrent use.
 type Cassette struct {
-	path   string
-	opts   Options
-	hint   string
-	mode   Mode
-	tr     *cassetteTransport
-	client *http.Client
+	path    string
+	opts    Options
+	hint    string // rerecordHint
+	command string // rerecordCommand
+	mode    Mode
+	tr      *cassetteTransport
+	client  *http.Client
 
 	mu     sync.Mutex
 	closed bool
@@ -126,6 +128,11 @@ type Cassette struct {
 
 	// Record.
 	rec *recording
+
+	// The misses so far: those that differed from their recording only
+	// in the API version (versionChange is the first one's), the others.
+	versionMisses, otherMisses int
+	versionChange              string
 }
 
 // cassetteTransport is the cassette's http.RoundTripper. CassetteID lets
@@ -162,7 +169,7 @@ func Open(path string, opts Options) (*Cassette, error) {
 	if err != nil {
 		return nil, newErr(path, 0, "open", err)
 	}
-	c := &Cassette{path: path, opts: opts, mode: mode, hint: rerecordHint(path, opts)}
+	c := &Cassette{path: path, opts: opts, mode: mode, hint: rerecordHint(path, opts), command: rerecordCommand(path, opts)}
 	c.tr = &cassetteTransport{c: c}
 	c.client = &http.Client{Transport: c.tr}
 	switch mode {
@@ -290,9 +297,15 @@ func (c *Cassette) Close() error {
 	if len(lines) == 0 {
 		return nil
 	}
+	why := "the code under test made fewer or different requests than when the cassette was recorded"
+	if c.command != "" {
+		why += "; fix it, or re-record with: " + c.command
+	}
+	if c.versionMisses > 0 && c.otherMisses == 0 {
+		why = "every request that missed differed from its recording only in the API version its SDK sends, as its miss says"
+	}
 	return newErr(c.path, first, "close", detailf(ErrUnusedInteractions,
-		"%v: %d of %d never replayed:\n  %s\nthe code under test made fewer or different requests than when the cassette was recorded; fix it, or re-record with: %s",
-		ErrUnusedInteractions, len(lines), len(c.state), strings.Join(lines, "\n  "), c.hint))
+		"%v: %d of %d never replayed:\n  %s\n%s", ErrUnusedInteractions, len(lines), len(c.state), strings.Join(lines, "\n  "), why))
 }
 
 // interaction returns recorded interaction i.

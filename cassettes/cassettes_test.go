@@ -149,7 +149,10 @@ func TestIdenticalRequestsReplayInOrder(t *testing.T) {
 		require.Contains(t, readAll(t, do(t, c.Client(), srv.URL, r)), fmt.Sprintf(`"n":%d`, i))
 	}
 	_, err = send(c.Client(), srv.URL, r)
-	require.ErrorIs(t, err, ErrExhausted, "a cassette used up by one run")
+	var me *MissError
+	require.ErrorAs(t, err, &me)
+	require.True(t, me.Exhausted, "a cassette used up by one run")
+	require.ErrorIs(t, err, ErrInteractionNotFound)
 	require.ErrorContains(t, err, "cassette exhausted: open it per run")
 	require.NoError(t, c.Close())
 

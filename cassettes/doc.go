@@ -57,7 +57,7 @@
 // package before the flags (go test stops reading packages at the first
 // flag it does not know):
 // cd MODULE && go test ./pkg -run '^TestX$' -count=1 '-cassettes.record=name\.yaml$'.
-// Options.Hint replaces that command.
+// Options.Hint replaces that command (see Misses).
 //
 // # Matching
 //
@@ -147,27 +147,50 @@
 // # Misses
 //
 // A request without a servable match fails with a [*CassetteError] wrapping
-// [ErrInteractionNotFound]. Its message names the method, the URL and the
-// blake3 of the canonical body, the cassette path, and then: the header
-// that differs, when an interaction with the same key has another value
-// for it; that every interaction with the request's key was already
-// served, when so; or the nearest recorded interaction with its line and
-// a field-level diff of the two bodies (or the first differing byte for
-// non-JSON bodies). The nearest is chosen by content alone, whichever
-// interactions were already served, so under concurrent requests it is
-// the one this request was meant to be: same method, then same URL, then
-// agreeing meaningful headers, then the fewest differing JSON fields, then
-// the fewest differing bytes of the canonical bodies (outside their
-// common prefix and suffix), then file order. It ends with the command that re-records the cassette.
-// The error has a RetryableError method that returns false, which clients
-// that consult it (aws-sdk-go-v2's retryer) take as not worth retrying: the
-// same request would miss again, so one miss is one attempt.
-// Secrets are masked in the message (see Redaction and secrets).
+// a [*MissError], which unwraps to [ErrInteractionNotFound]: the miss as
+// data, for code that checks errors, and as a message. It holds the
+// method, the URL and the cassette, and then one of: a header that
+// differs, when an interaction with the same key has another value for
+// it; that every interaction with the request's key was already served,
+// when so (Served; Exhausted when every interaction of the cassette was:
+// "cassette exhausted: open it per run", since a [Cassette] serves one
+// run, and one opened once and shared by many runs is used up by the
+// first); or the nearest recorded interaction with its line and each
+// differing part (Diff): method, URL, header, and the body's fields with
+// the words that differ in each (or the body's, when it is not JSON). The
+// nearest is chosen by content alone, whichever interactions were already
+// served, so under concurrent requests it is the one this request was
+// meant to be: same method, then same URL, then agreeing meaningful
+// headers, then the fewest differing JSON fields, then the fewest
+// differing bytes of the canonical bodies (outside their common prefix
+// and suffix), then file order. MissError.Change identifies the change
+// whatever request carries it, so the misses of several requests that one
+// change to the code explains can be told to be one.
 //
-// When every interaction of the cassette is busy, the error wraps
-// [ErrExhausted] instead ("cassette exhausted: open it per run"): a [Cassette]
-// serves one run, and one opened once and shared by many runs is used up
-// by the first.
+// Two misses say what they are rather than how the request differs. A
+// request to a cloud credential or metadata service (the EC2 instance
+// metadata service, the ECS and EKS credential endpoints, STS, the SSO
+// portal, the GCE metadata server and Google's token endpoint, the Azure
+// instance metadata service and Entra ID) is an SDK that found no
+// credentials: Credentials says what that SDK needs in replay (a dummy key,
+// AWS credentials and a region, set in the test; see docs/PROVIDERS.md),
+// and the message never suggests recording again, which cannot help. A
+// request that differs from its nearest interaction only in the API
+// version its SDK sends (the Anthropic-Version header, a version segment
+// of the path such as v1beta, a beta query parameter) is an SDK upgrade
+// (APIVersion): the message names the version change once, and Close,
+// when every miss was one, refers to it rather than listing the unused
+// interactions as a request change.
+//
+// A miss, and Close's unused interactions, end with the command that
+// re-records the cassette when one is known: Options.Hint, or the go test
+// line of the test that opened it with [OpenT]. A cassette opened with
+// Open and no Hint names none: its caller tells its own (a determinism
+// gate names one, and only when recording again is the answer).
+// MissError has a RetryableError method that returns false, which clients
+// that consult it (aws-sdk-go-v2's retryer) take as not worth retrying:
+// the same request would miss again, so one miss is one attempt. Secrets
+// are masked in it (see Redaction and secrets).
 //
 // # Concurrency
 //

@@ -13,13 +13,10 @@ import (
 // error); the exported ones are those a caller acts on with errors.Is.
 var (
 	// ErrInteractionNotFound: a replayed request has no unused recorded
-	// interaction with the same key. It is go-vcr's own sentinel, so
-	// errors.Is works for callers that know either package.
+	// interaction with the same key (the error is a *MissError). It is
+	// go-vcr's own sentinel, so errors.Is works for callers that know
+	// either package.
 	ErrInteractionNotFound = cassette.ErrInteractionNotFound
-
-	// ErrExhausted: every recorded interaction was already replayed by
-	// this Cassette; a Cassette serves one run, so open it per run.
-	ErrExhausted = errors.New("cassette exhausted: open it per run")
 
 	// ErrCassetteNotFound: the cassette file does not exist.
 	ErrCassetteNotFound = errors.New("cassette not found")
@@ -88,17 +85,6 @@ type detailError struct {
 
 func (e *detailError) Error() string { return e.msg }
 func (e *detailError) Unwrap() error { return e.sentinel }
-
-// missError is a miss (ErrInteractionNotFound or ErrExhausted) with its
-// explanation. Sending the same request again cannot help, since replay
-// answers it from the same recording, so it says it is not worth
-// retrying in the optional interface HTTP clients consult for that
-// (aws-sdk-go-v2's retryer asks for RetryableError() bool): one miss is
-// one attempt, not several with backoff between them.
-type missError struct{ detailError }
-
-// RetryableError reports that the request is not worth retrying.
-func (*missError) RetryableError() bool { return false }
 
 func detailf(sentinel error, format string, args ...any) error {
 	return &detailError{sentinel: sentinel, msg: fmt.Sprintf(format, args...)}

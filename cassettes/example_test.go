@@ -190,3 +190,37 @@ func ExampleRecover() {
 	// <nil>
 	// true
 }
+
+// A miss is data: the request, the nearest recorded interaction and how
+// the request differs from it, field by field.
+func ExampleMissError() {
+	dir, _ := os.MkdirTemp("", "cassettes-example-")
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "summarise.yaml")
+	ask := func(c *http.Client, prompt string) error {
+		resp, err := c.Post("https://api.openai.com/v1/chat/completions", "application/json",
+			strings.NewReader(`{"model":"m","messages":[{"role":"system","content":"`+prompt+`"},{"role":"user","content":"lodash"}]}`))
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err
+	}
+	rec, _ := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: fakellm.New(fakellm.Config{}).Transport()})
+	_ = ask(rec.Client(), "Summarise the advisory. Be concise.")
+	_ = rec.Close()
+
+	c, _ := cassettes.Open(path, cassettes.Options{AllowUnused: true})
+	err := ask(c.Client(), "Summarise the advisory. Be brief.")
+	var miss *cassettes.MissError
+	if errors.As(err, &miss) {
+		fmt.Println(miss.Method, miss.URL, "nearest:", miss.Nearest)
+		for _, d := range miss.Diff {
+			fmt.Printf("%s: %s != %s\n", d.Field, d.Recorded, d.Requested)
+		}
+	}
+	fmt.Println(errors.Is(err, cassettes.ErrInteractionNotFound))
+	// Output:
+	// POST https://api.openai.com/v1/chat/completions nearest: 0
+	// body ["messages"][0]["content"]: "…concise." != "…brief."
+	// true
+}

@@ -55,17 +55,34 @@ func modeFor(path string, m Mode) (Mode, error) {
 }
 
 // rerecordHint is the command errors name to re-record the cassette at
-// path: Options.Hint, or the go test line that re-records it from the test
-// that opened it.
+// path: rerecordCommand, else a description of the go test command that
+// re-records it.
 func rerecordHint(path string, opts Options) string {
+	if c := rerecordCommand(path, opts); c != "" {
+		return c
+	}
+	return "the go test command of the test that opens " + filepath.Base(path) + ", with " + shell.Quote(recordSelector(path)) + ", in that test's package"
+}
+
+// rerecordCommand is the command that re-records the cassette at path:
+// Options.Hint, or the go test line that re-records it from the test
+// that opened it (OpenT); "" when neither is known. A miss and unused
+// interactions name it only then: a caller that opened the cassette
+// with Open and no Hint tells its own (a determinism gate does, and only
+// when recording again is the answer).
+func rerecordCommand(path string, opts Options) string {
 	if opts.Hint != "" {
 		return opts.Hint
 	}
-	sel := "-" + RecordFlag + "=" + regexp.QuoteMeta(filepath.Base(path)) + "$"
 	if opts.testName != "" {
-		return hint.GoTest(opts.testName, false, sel)
+		return hint.GoTest(opts.testName, false, recordSelector(path))
 	}
-	return "go test -run '<the test that opens " + filepath.Base(path) + ">' " + shell.Quote(sel) + " in that test's package"
+	return ""
+}
+
+// recordSelector is the record switch that selects the cassette at path.
+func recordSelector(path string) string {
+	return "-" + RecordFlag + "=" + regexp.QuoteMeta(filepath.Base(path)) + "$"
 }
 
 // realTransport is what recording sends requests through.

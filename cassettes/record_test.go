@@ -217,6 +217,9 @@ func TestCancelledStreamIsServedAgain(t *testing.T) {
 	resp = do(t, c.Client(), srv.URL, r) // the retry
 	require.Equal(t, sseBody, readAll(t, resp))
 	_, err = send(c.Client(), srv.URL, r)
-	require.ErrorIs(t, err, ErrExhausted, "read to its end, it is not served a third time")
+	var me *MissError
+	require.ErrorAs(t, err, &me)
+	require.True(t, me.Exhausted, "read to its end, it is not served a third time")
+	require.ErrorIs(t, err, ErrInteractionNotFound)
 	require.NoError(t, c.Close())
 }

@@ -22,14 +22,13 @@
 //   - latency: a branch whose condition compares elapsed time with a
 //     threshold (time.Since(start) > budget, time.Until(d) < 0, a
 //     time.Time's After or Before of the clock) when what the branch
-//     decides reaches an output. Inside a synctest bubble time moves only
-//     when every goroutine blocks, so around CPU work the branch is never
-//     taken in any run and the gate cannot see it; the fix is to bound the
+//     decides reaches an output: which side it takes depends on how long
+//     the work before it took, not on the inputs. The fix is to bound the
 //     work by a count, or by a context deadline checked at blocking calls,
 //     or to inject the clock. A branch that only logs is not reported, nor
-//     one in a function that sleeps, waits on a timer or ticker, receives
-//     or selects: the bubble's clock moves there, and the gate sees both
-//     branches.
+//     one in a function that itself sleeps, waits on a timer or ticker,
+//     receives or selects: there the elapsed time is the waiting's, which
+//     a gate's replayed latency varies, and the gate sees both sides.
 //   - rand: every package-level function of math/rand and math/rand/v2
 //     except the constructors (New...). Methods of a *rand.Rand are not
 //     reported: a generator with an explicit seed is deterministic if its

@@ -48,7 +48,7 @@ func (c *checker) checkSources() {
 						for _, in := range w.ifs {
 							if !latency[in] && isThreshold(in.Cond) && !blocks(in.Parent()) && f.branchMatters(fn, in) {
 								latency[in] = true
-								c.reportAt(in.Cond.Pos(), nil, catLatency, "branch on elapsed time decides what reaches the output; inside a synctest bubble time stands still during CPU work, so the gate never takes the other branch: bound the work by a count, or by a context deadline checked at blocking calls, or inject the clock")
+								c.reportAt(in.Cond.Pos(), nil, catLatency, "branch on elapsed time decides what reaches the output: which side it takes depends on how long the work before it took (the machine, its load, a response's latency), not on the inputs; bound the work by a count, or by a context deadline checked at blocking calls, or inject the clock")
 							}
 						}
 					}

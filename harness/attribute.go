@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"sync"
 
 	"github.com/codegenie/codegenie/internal/childproc"
@@ -14,7 +15,9 @@ import (
 // each, all making the same run, each control and perturbation
 // attributionTries times. A difference between runs of the test process
 // is traced to the stream chunking (Chunking is set): the run is made
-// again there with its bodies delivered as recorded.
+// again there with its bodies delivered as recorded; else to the
+// replayed latency (Latency is set): the run is made again with the
+// latencies of run 0.
 type Causes struct {
 	// Run is the child run traced and Class its class (1-based).
 	Run   int `json:"run"`
@@ -44,6 +47,10 @@ type Causes struct {
 	// Chunking is the chunk plan of Run when it was made in the test
 	// process and traced to the stream chunking (see Report.Chunking).
 	Chunking string `json:"chunking,omitempty"`
+	// Latency says Run was made in the test process and traced to the
+	// replayed latency: made again with the latencies of run 0 it agrees
+	// with run 0, with its own it differs again.
+	Latency bool `json:"latency,omitempty"`
 }
 
 // maxAttribution bounds the perturbations tried one by one.
@@ -207,4 +214,52 @@ func freshClass(classes []*group) int {
 		}
 	}
 	return 0
+}
+
+// traceInProcess traces a difference between runs of the test process to
+// one thing each run varies (its stream chunking, its replayed latency):
+// the largest class, other than run 0's, whose first run varied it
+// (varied) is made again as it was, and must fall into its class again,
+// then controls times with the thing as run 0 had it (asRun0(run, true)
+// meanwhile), and each must fall into run 0's class. It returns that
+// class (1-based) and run, and whether the thing is the cause; class 0
+// when no class qualifies.
+func traceInProcess(ctx context.Context, rc *resolved, e env, g *grouper, classes []*group,
+	varied func(run int) bool, asRun0 func(run int, on bool), controls int) (class, run int, cause bool) {
+	keys := make(map[*group]classKey, len(g.classes))
+	for k, c := range g.classes {
+		keys[c] = k
+	}
+	var base *group
+	for _, c := range classes {
+		if c.FirstRun == 0 {
+			base = c
+		}
+	}
+	if base == nil {
+		return 0, 0, false
+	}
+	for i, c := range classes {
+		if c == base || c.ErrorKind == errorKindHung || !varied(c.FirstRun) {
+			continue
+		}
+		remake := func(as0 bool) (classKey, bool) {
+			asRun0(c.FirstRun, as0)
+			defer asRun0(c.FirstRun, false)
+			procs := rc.Procs[c.FirstRun%len(rc.Procs)]
+			runtime.GOMAXPROCS(procs)
+			o := e.run(ctx, c.FirstRun, procs)
+			return g.keyOf(&o), ctx.Err() == nil && o.errKind != errorKindHung
+		}
+		if k, ok := remake(false); !ok || k != keys[c] {
+			return i + 1, c.FirstRun, false
+		}
+		for range controls {
+			if k, ok := remake(true); !ok || k != keys[base] {
+				return i + 1, c.FirstRun, false
+			}
+		}
+		return i + 1, c.FirstRun, true
+	}
+	return 0, 0, false
 }

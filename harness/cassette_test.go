@@ -151,3 +151,16 @@ func TestClientPerRun(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, id, ids[0], "the client's transport reports the cassette digest")
 }
+
+// TestAbsentCassetteIsNamed: a cassette that does not exist yet is named
+// by the command that records it.
+func TestAbsentCassetteIsNamed(t *testing.T) {
+	cfg := harness.Config{Iterations: 20, ArtifactDir: t.TempDir(), ReproCommand: "go test -run '^TestX$' ./pipeline"}
+	missing := t.TempDir() + "/not-yet.yaml"
+	rep, err := cfg.Iterate(t.Context(), "absent", func(ctx context.Context, run *harness.Run) ([]byte, error) {
+		_, err := run.Client(missing)
+		return nil, err
+	})
+	require.ErrorIs(t, err, harness.ErrBroken)
+	require.True(t, strings.HasSuffix(rep.ReRecordCommand, `'-cassettes.record=not-yet\.yaml$'`), rep.ReRecordCommand)
+}

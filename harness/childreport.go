@@ -63,7 +63,7 @@ func (r *childReport) fill(o *outcome) {
 // knownErrorKind reports whether k is an error kind the harness gives.
 func knownErrorKind(k string) bool {
 	switch k {
-	case ErrorKindCassetteMiss, errorKindCassetteUnused, errorKindCassetteAbsent, errorKindCassette, errorKindPanic, errorKindDeadlock,
+	case ErrorKindCassetteMiss, errorKindCredentials, errorKindAPIVersion, errorKindCassetteUnused, errorKindCassetteAbsent, errorKindCassette, errorKindPanic, errorKindDeadlock,
 		errorKindLeak, errorKindCanceled, errorKindChild, errorKindPin, errorKindHung:
 		return true
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"runtime"
 	"strings"
 	"sync"
 
@@ -85,55 +84,26 @@ func (s *chunkState) finish(ctx context.Context, rc *resolved, rep *Report, e en
 // difference that comes and goes by chance is not blamed on the chunking.
 const chunkControls = 2
 
-// attribute traces the largest class whose first run was made in the
-// test process with its bodies cut (not as recorded) to the chunking:
-// that run is made again with its plan (it must fall into its class
-// again) and chunkControls times with every body delivered as recorded
-// (each must fall into run 0's class). Only then is the chunking a cause.
-// It returns nil when no class qualifies.
+// attribute traces a difference between runs of the test process to
+// the chunking (traceInProcess, chunkControls times with every body
+// delivered as recorded). It returns nil when no class qualifies.
 func (s *chunkState) attribute(ctx context.Context, rc *resolved, e env, g *grouper, classes []*group) *Causes {
-	keys := make(map[*group]classKey, len(g.classes))
-	for k, c := range g.classes {
-		keys[c] = k
+	planOf := func(run int) chunking.Plan {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.used[run]
 	}
-	var base *group
-	for _, c := range classes {
-		if c.FirstRun == 0 {
-			base = c
-		}
-	}
-	if base == nil {
+	class, run, cause := traceInProcess(ctx, rc, e, g, classes,
+		func(run int) bool { return planOf(run) != (chunking.Plan{}) },
+		func(_ int, on bool) { s.revert(on) }, chunkControls)
+	if class == 0 {
 		return nil
 	}
-	for i, c := range classes {
-		s.mu.Lock()
-		plan, used := s.used[c.FirstRun]
-		s.mu.Unlock()
-		if c == base || !used || plan == (chunking.Plan{}) || c.ErrorKind == errorKindHung {
-			continue
-		}
-		cs := &Causes{Run: c.FirstRun, Class: i + 1, Chunking: plan.String(), Tried: []string{dimChunking}}
-		rerun := func(reverted bool) (classKey, bool) {
-			s.revert(reverted)
-			defer s.revert(false)
-			procs := rc.Procs[c.FirstRun%len(rc.Procs)]
-			runtime.GOMAXPROCS(procs)
-			o := e.run(ctx, c.FirstRun, procs)
-			return g.keyOf(&o), ctx.Err() == nil && o.errKind != errorKindHung
-		}
-		k, ok := rerun(false)
-		if !ok || k != keys[c] {
-			return cs
-		}
-		for range chunkControls {
-			if k, ok := rerun(true); !ok || k != keys[base] {
-				return cs
-			}
-		}
+	cs := &Causes{Run: run, Class: class, Chunking: planOf(run).String(), Tried: []string{dimChunking}}
+	if cause {
 		cs.Depends = []string{dimChunking}
-		return cs
 	}
-	return nil
+	return cs
 }
 
 // writeChunking prints the chunk plans of the runs, grouped by plan.
@@ -168,13 +138,9 @@ func writeChunking(sb *strings.Builder, plans []string) {
 	}
 }
 
-// writeChunkingCauses prints what making run c.Run again showed.
-func writeChunkingCauses(sb *strings.Builder, c *Causes) {
-	fmt.Fprintf(sb, "\nrun %d (class %d) replayed its responses cut by plan %q; it was made again in the test process, once with that plan and %d times with every body delivered as recorded:\n", c.Run, c.Class, c.Chunking, chunkControls)
-	if len(c.Depends) == 0 {
-		sb.WriteString("  reverting the stream chunking does not make it agree with run 0 every time: the chunking is not the cause, or the difference is intermittent\n")
-		return
-	}
-	fmt.Fprintf(sb, "  the outcome depends on: %s: delivered as recorded the run agrees with run 0, cut by its plan it differs again.\n", strings.Join(c.Depends, "; "))
+// writeChunkingCause writes that making run c.Run again traced the
+// difference to the stream chunking.
+func writeChunkingCause(sb *strings.Builder, c *Causes) {
+	fmt.Fprintf(sb, "the outcome depends on: %s: run %d (class %d), made again in the test process, agrees with run 0 when its bodies are delivered as recorded (%d times), and cut by its plan %q it differs again.\n", strings.Join(c.Depends, "; "), c.Run, c.Class, chunkControls, c.Chunking)
 	sb.WriteString("  A reader of the response body takes each Read as a whole frame or line, which a network does not keep: read it through bufio (or the SDK's stream decoder), never one Read per frame.\n")
 }

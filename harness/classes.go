@@ -29,7 +29,8 @@ const (
 
 // Class is a set of runs with the same outcome: the same pin key, output
 // digest, chain digest and error kind, and for runs that missed the
-// cassette the same requests that missed (in any order).
+// cassette misses that mean the same (the same changes from the
+// recording, whichever requests carried them).
 type Class struct {
 	// Size is the number of runs in the class; FirstRun the lowest run
 	// number among them.
@@ -51,8 +52,8 @@ type Class struct {
 	Processes []Process `json:"processes,omitempty"`
 }
 
-// classKey is the identity of a class. missed tells apart runs that
-// missed the cassette with different requests (missedKey).
+// classKey is the identity of a class. missed tells apart runs whose
+// misses mean different changes (missedKey).
 type classKey struct {
 	key           string
 	output, chain events.Digest

@@ -42,12 +42,18 @@ func openRunClient(r *Run, path string) (*runClient, error) {
 			call := rc.calls
 			rc.calls++
 			rc.mu.Unlock()
-			return r.rc.Latency(r.index, call, recorded)
+			return r.rc.Latency(r.rc.latency.runFor(r.index), call, recorded)
 		}
 	}
-	opts.Hint = cassettePointer
+	// The gate names the command that records again itself, once, and
+	// only when that is the answer; a cassette's own errors name none.
+	opts.Hint = ""
 	c, err := cassettes.Open(stablePath(path), opts)
 	if err != nil {
+		if !seen {
+			// Named by the command that records it (it may not exist).
+			o.paths[path] = false
+		}
 		return nil, fmt.Errorf("harness: run %d: %w", r.index, err)
 	}
 	if !seen {
@@ -65,10 +71,10 @@ func (rc *runClient) CassetteID() string { return rc.c.ID() }
 
 // RoundTrip replays req from the cassette. It notes the request's digest
 // (method, URL, body) so classes of runs can be told apart by what they
-// asked, remembers a miss so the run fails even if the scenario swallowed
-// it. Inside a bubble the cassette delays the response by Config.Latency
-// (see cassettes.Options.Latency), and cuts its body into the Reads of the
-// run's chunk plan (see Report.Chunking).
+// asked, and a miss with what it means, so the run fails even if the
+// scenario swallowed it. Inside a bubble the cassette delays the
+// response by Config.Latency (see cassettes.Options.Latency), and cuts
+// its body into the Reads of the run's chunk plan (see Report.Chunking).
 func (rc *runClient) RoundTrip(req *http.Request) (*http.Response, error) {
 	sent, req, err := readRequest(req)
 	if err != nil {
@@ -81,8 +87,9 @@ func (rc *runClient) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err == nil {
 		rc.run.noteAssignment(i, lane, ar)
 	}
-	if err != nil && (errors.Is(err, cassettes.ErrInteractionNotFound) || errors.Is(err, cassettes.ErrExhausted)) {
-		rc.run.noteMiss(i)
+	var miss *cassettes.MissError
+	if errors.As(err, &miss) {
+		rc.run.noteMiss(i, miss)
 		rc.mu.Lock()
 		if rc.miss == nil {
 			rc.miss = err

@@ -46,9 +46,3 @@ func (r *Report) addCommand(c Command) {
 func command(purpose, line string) Command {
 	return Command(hint.Line(purpose, line, hint.ModuleRoot()))
 }
-
-// cassettePointer is the re-record hint the cassettes a Run opens give
-// in their errors: the gate's report names the command, and only when
-// re-recording is the answer, so a miss text holds no command and is
-// the same in every process.
-const cassettePointer = "the re-record command the gate's report gives after what differs (only when every run fails the same way)"

@@ -121,8 +121,10 @@ type Config struct {
 	// Cassette is the options of the cassettes Run.Client opens:
 	// RealTransport (what the first run records through when the test flag
 	// -cassettes.record selects a cassette; see cassettes.Redirect for a
-	// local fake), APIKey, AllowUnused, Manifest and Hint (in Check, empty
-	// means the test's own go test line with the record flag). Mode and
+	// local fake), APIKey, AllowUnused, Manifest and Hint (the command the
+	// report names to re-record; in Check, empty means the test's own go
+	// test line with the record flag; the cassettes' own errors name
+	// none, and the report renders their misses itself). Mode and
 	// ReplayOnly are the harness's: under the record switch the first run
 	// records and every other run replays what it recorded, and the
 	// recording is kept only when the gate then passes (otherwise the
@@ -192,6 +194,9 @@ type resolved struct {
 	// chunks cuts the replayed bodies of the runs in the test process;
 	// nil (a child process) delivers them as recorded.
 	chunks *chunkState
+	// latency notes which runs of the test process replayed latency, and
+	// lets one be made again with another run's; nil in a child process.
+	latency *latencyState
 }
 
 // openedCassettes records, per cassette path, whether its first opening
@@ -394,7 +399,7 @@ func (o *openedCassettes) keepIfPassed(rep *Report) string {
 			lines = append(lines, fmt.Sprintf("the recording of %s was not kept, but could not be discarded: %v", p, err))
 			continue
 		}
-		lines = append(lines, fmt.Sprintf("the recording of %s was not kept: the replay gate that followed it did not pass (%s), so %s is back as it was before recording; fix what the report names, then record again", p, rep.Verdict, p))
+		lines = append(lines, fmt.Sprintf("the recording of %s was not kept: the replay gate that followed it did not pass (%s), so %s is back as it was before recording; a recording is kept only when its gate passes", p, rep.Verdict, p))
 	}
 	return strings.Join(lines, "\n")
 }

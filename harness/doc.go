@@ -62,7 +62,10 @@
 // runs of the test process differ, the first run of the differing class
 // is made again with its plan and, twice, with its bodies as recorded;
 // Report.Causes names the stream chunking when only the plan makes it
-// differ. Child processes read as recorded.
+// differ. Otherwise that run is made again with its own replayed
+// latencies and, twice, with those of run 0, and Report.Causes names the
+// replayed latency when only its own make it differ ("the outcome
+// depends on replayed latency"). Child processes read as recorded.
 //
 // A run blocked on I/O, a system call or a lock is not durably blocked,
 // so its bubble never reports it: every run is watched in real time from
@@ -87,7 +90,10 @@
 // Report.RecordingDiscarded says so. A recording that could not be saved
 // (it met a transport error, captured nothing or held a secret) is not
 // listed in Report.Recorded: every run replayed what was there before,
-// and Report.RecordingDiscarded says why it was not saved.
+// and Report.RecordingDiscarded says why it was not saved; when run 0
+// failed while recording, its own error is Report.RecordingError, which
+// the report leads with, and the next step is to fix it, never the
+// record command just run.
 //
 // # Child processes
 //
@@ -135,7 +141,12 @@
 // Config.FailFast stops at the first differing run, for local use). Runs
 // are grouped into classes by (pin key, blake3 of the output, chain digest
 // of the tape with the allowlisted fields stripped, error kind, and for a
-// cassette miss the requests that missed, in any order), largest first; each class lists its size, first run and child processes. The
+// cassette miss what the misses mean: the set of their changes,
+// cassettes.MissError.Change, so runs whose misses one change to the code
+// explains are one class whichever of several concurrent requests missed
+// first, and a request field that differs between runs makes classes of
+// its own), largest first; each class lists its size, first run and
+// child processes. The
 // verdict is PASS (one class, no error), NONDETERMINISTIC (more than one
 // class, whatever mix of successes and failures) or BROKEN (one class of
 // failed runs). The first runs of the two largest classes are compared in
@@ -149,20 +160,30 @@
 // each lane's request in each class (Divergence.Assignment: the outcome
 // depends on the arrival order of identical concurrent requests; see
 // Config.AssignByLane). Only a
-// BROKEN verdict caused by the cassettes (a miss, interactions left
-// unused, no cassette) suggests re-recording, with one command; the
-// errors of the cassettes a Run opens point at it rather than naming a
-// command, and name the cassette by the path relative to the package
-// directory, so they read the same in every process.
+// BROKEN verdict caused by the cassettes (a miss, an SDK's API version,
+// interactions left unused, no cassette) suggests re-recording, with one
+// command, and not after a gate that just recorded; the cassettes a Run
+// opens name no command, and the report renders each miss itself from
+// the typed cassettes.MissError, what missed and how it differs from its
+// recording, naming the cassette by the path relative to the package
+// directory, so it reads the same in every process. A miss on a cloud
+// credential or metadata service (error kind "credentials") says what
+// the SDK needs in replay instead; one that differs from its recording
+// only in the API version its SDK sends (error kind "api-version") says
+// which, once.
 //
-// A failing report (Report.Text) leads with the answer: the verdict and
-// the class sizes in one line, what differs (the request, pins, output
-// bytes and first divergent event above, the failing runs' errors, such
-// as a cassette miss against the nearest recorded interaction, and leaked
-// goroutines), and the command to run next, then the others. The
-// classes, child processes, causes, request assignment, stream chunking,
-// allowlist, evidence and the run's facts follow. A passing report is a
-// few lines.
+// A failing report (Report.Text) leads with the answer in one screen:
+// the verdict and the class sizes in one line (summarised past eight
+// classes: "48 classes of 1 run"), what differs (the request, pins,
+// output bytes and first divergent event above, the failing runs'
+// errors, such as what a cassette miss asked and how it differs from its
+// recording, and leaked goroutines), the cause when one was found, and
+// the one command to run next. The classes, the evidence, the other
+// commands and the run's facts follow, and a section only where it
+// explains the answer: the child processes' environments when they
+// differ, the stream chunking when it is the cause, the allowlist when
+// event tapes were compared. report.json holds all of it. A passing
+// report is a few lines.
 //
 // The allowlist names Event struct fields (events.FieldByName), each with
 // a reason; every other field is compared.

@@ -79,6 +79,7 @@ func iterate(ctx context.Context, rc *resolved, rep *Report, s Scenario, e env) 
 	defer runtime.GOMAXPROCS(prev)
 	rep.Isolation = e.isolation + orderNote()
 	rc.chunks = &chunkState{}
+	rc.latency = &latencyState{}
 
 	g := newGrouper(rc.strip)
 	g.key = rc.Cassette.APIKey
@@ -108,12 +109,16 @@ func iterate(ctx context.Context, rc *resolved, rep *Report, s Scenario, e env) 
 		rep.noteProcs(procs)
 		o := e.run(ctx, i, procs)
 		if i == 0 {
-			if len(rc.opened.recorded()) > 0 {
+			if recorded := rc.opened.recorded(); len(recorded) > 0 {
 				// The run recorded cassettes (the record switch): it is
 				// made again, replaying what it recorded (or, for a
 				// recording that was not saved, what was there before),
-				// like every other run.
+				// like every other run. When it failed and a recording
+				// was not saved, its own error is what to fix.
 				rep.Recorded = rc.opened.saved()
+				if o.ownErr != "" && len(rep.Recorded) < len(recorded) {
+					rep.RecordingError = maskText(o.ownErr, rc.Cassette.APIKey)
+				}
 				o = e.run(ctx, i, procs)
 			}
 		}
@@ -159,6 +164,7 @@ func iterate(ctx context.Context, rc *resolved, rep *Report, s Scenario, e env) 
 		}
 	}
 	rc.chunks.finish(ctx, rc, rep, e, g, classes)
+	rc.latency.finish(ctx, rc, rep, e, g, classes)
 	// A recording is kept only when the replay gate after it passes.
 	rep.RecordingDiscarded = rc.opened.keepIfPassed(rep)
 	if rep.Verdict != Pass && rep.Verdict != "" && !e.noEvidence {
@@ -192,7 +198,9 @@ func judge(rc *resolved, rep *Report, g *grouper) []*group {
 	if !rep.OK() && rc.repro != nil {
 		rep.addCommand(*rc.repro)
 	}
-	if rep.Verdict == Broken && reRecordFixes(top.ErrorKind) {
+	// Recording again is the answer only when every run missed the
+	// cassette the same way, and this gate did not just record it.
+	if rep.Verdict == Broken && reRecordFixes(top.ErrorKind) && len(rc.opened.recorded()) == 0 {
 		if c, ok := reRecordCommand(rc, rep, rc.opened.list()); ok {
 			rep.addCommand(c)
 		}

@@ -22,6 +22,18 @@ import (
 	"github.com/codegenie/codegenie/cassettes"
 )
 
+// timedHello asks "hello" through the cassette at path and returns the
+// answer and how long it took.
+func timedHello(ctx context.Context, run *Run, path string) (string, time.Duration, error) {
+	client, err := run.Client(path)
+	if err != nil {
+		return "", 0, err
+	}
+	start := time.Now()
+	text, err := complete(ctx, client, "hello")
+	return text, time.Since(start), err
+}
+
 // TestMeasuredLatencyIsCaught: inside the bubbles every replayed response
 // takes a run-dependent amount of fake time, so a pipeline that puts the
 // measured latency of its LLM call into its output is caught in the test
@@ -29,13 +41,7 @@ import (
 func TestMeasuredLatencyIsCaught(t *testing.T) {
 	cassette := recordCassette(t, t.TempDir(), "latency", "hello")
 	s := func(ctx context.Context, run *Run) ([]byte, error) {
-		client, err := run.Client(cassette)
-		if err != nil {
-			return nil, err
-		}
-		start := time.Now()
-		text, err := complete(ctx, client, "hello")
-		took := time.Since(start)
+		text, took, err := timedHello(ctx, run, cassette)
 		return fmt.Appendf(nil, "%s (answered in %v)", text, took), err
 	}
 	rep := Config{Iterations: 20, Processes: -1}.check(t, "latency-in-output", s, false)
@@ -55,6 +61,41 @@ func TestMeasuredLatencyIsCaught(t *testing.T) {
 		return []byte(text), err
 	}, false)
 	require.Equal(t, Pass, rep.Verdict, "%s", rep)
+}
+
+// TestLatencyNamedAsCause: an elapsed-time budget around a call decides
+// what reaches the output, so runs split by the latency replayed for
+// them; a differing run made again with the latencies of run 0 agrees
+// with run 0, and the report names the replayed latency as the cause.
+func TestLatencyNamedAsCause(t *testing.T) {
+	cassette := recordCassette(t, t.TempDir(), "budget", "hello")
+	s := func(ctx context.Context, run *Run) ([]byte, error) {
+		text, took, err := timedHello(ctx, run, cassette)
+		if err != nil {
+			return nil, err
+		}
+		if took > 500*time.Millisecond {
+			return []byte("no time left for the tool call; " + text), nil
+		}
+		return []byte("called the tool; " + text), nil
+	}
+	rep := Config{Iterations: 20, Processes: -1}.check(t, "latency-budget", s, false)
+	require.Equal(t, Nondeterministic, rep.Verdict, "%s", rep)
+	require.NotNil(t, rep.Causes, "%s", rep)
+	require.True(t, rep.Causes.Latency, "%s", rep)
+	require.Equal(t, []string{dimLatency}, rep.Causes.Depends)
+	text := rep.String()
+	head, _, _ := strings.Cut(text, "\n\n")
+	require.Contains(t, head, "the outcome depends on replayed latency", "the cause is on the first screen")
+	requireNoReRecordAdvice(t, text)
+
+	// Outside a bubble nothing is replayed with latency, and nothing is
+	// blamed on it.
+	rep, err := Config{Iterations: 20, ArtifactDir: t.TempDir()}.Iterate(t.Context(), "no-latency", func(ctx context.Context, run *Run) ([]byte, error) {
+		return []byte(fmt.Sprint(run.Index() % 2)), nil
+	})
+	require.ErrorIs(t, err, ErrNondeterministic)
+	require.True(t, rep.Causes == nil || !rep.Causes.Latency, "%s", rep)
 }
 
 func TestDefaultLatency(t *testing.T) {

@@ -18,6 +18,8 @@ import (
 // others are the strings listed here.
 const (
 	ErrorKindCassetteMiss   = "cassette-miss"   // a request the cassette did not record, or the cassette exhausted
+	errorKindCredentials    = "credentials"     // a miss on a cloud credential or metadata service: the SDK found no credentials
+	errorKindAPIVersion     = "api-version"     // every miss differs from its recording only in the API version its SDK sends
 	errorKindCassetteUnused = "cassette-unused" // recorded interactions left unused
 	errorKindCassetteAbsent = "cassette-absent" // the cassette file does not exist
 	errorKindCassette       = "cassette"        // the cassette could not be opened or verified
@@ -44,6 +46,9 @@ type outcome struct {
 	errText  string
 	errKind  string
 	leaks    []Goroutine
+	// ownErr is the text of the error the scenario returned, without
+	// what the run met besides (masked; "" for none).
+	ownErr string
 }
 
 // setErr records err (nil is no error) and its kind.
@@ -64,7 +69,7 @@ func errorKind(err error) string {
 		return errorKindChild
 	case errors.As(err, &pe):
 		return errorKindPanic
-	case errors.Is(err, cassettes.ErrInteractionNotFound), errors.Is(err, cassettes.ErrExhausted):
+	case errors.Is(err, cassettes.ErrInteractionNotFound):
 		return ErrorKindCassetteMiss
 	case errors.Is(err, cassettes.ErrUnusedInteractions):
 		return errorKindCassetteUnused
@@ -89,9 +94,10 @@ func errorKind(err error) string {
 
 // reRecordFixes reports whether recording the cassettes again is the
 // answer when every run failed with error kind k: the requests changed
-// (a miss, or interactions left unused) or the cassette does not exist.
+// (a miss, the SDK's API version, or interactions left unused) or the
+// cassette does not exist.
 func reRecordFixes(k string) bool {
-	return k == ErrorKindCassetteMiss || k == errorKindCassetteUnused || k == errorKindCassetteAbsent
+	return k == ErrorKindCassetteMiss || k == errorKindAPIVersion || k == errorKindCassetteUnused || k == errorKindCassetteAbsent
 }
 
 // innermost follows Unwrap to the error at the bottom of a chain of
@@ -141,9 +147,13 @@ func runScenario(ctx context.Context, rc *resolved, iter, procs int, bubble bool
 	}()
 	cancel()
 	wait()
-	tape, pin, reqs, err := run.finish(err)
+	if err != nil {
+		o.ownErr = maskText(relativeText(err.Error()))
+	}
+	tape, pin, reqs, misses, err := run.finish(err)
 	o.tape, o.pin, o.requests = tape, pin, reqs
 	o.setErr(err)
+	o.setMisses(misses)
 	return o
 }
 

@@ -92,6 +92,7 @@ func TestRecordingNotKeptWhenGateFails(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, string(before), string(after), "the earlier cassette is back")
 	require.Contains(t, rep.String(), "the recording of "+path+" was not kept: the replay gate that followed it did not pass (NONDETERMINISTIC)")
+	requireNoReRecordAdvice(t, rep.String())
 }
 
 // TestRecordingNotSavedIsNotClaimed: a recording whose Close refused to
@@ -173,4 +174,45 @@ func recordSwitch(t *testing.T, pattern string) {
 	}
 	require.NoError(t, flag.Set(cassettes.RecordFlag, pattern))
 	t.Cleanup(func() { require.NoError(t, flag.Set(cassettes.RecordFlag, "")) })
+}
+
+// TestFailedRecordingShowsItsError: a pipeline that fails while it
+// records, before sending anything (its SDK's configuration does not
+// load), leaves nothing to save; the report leads with that run's own
+// error, masked, in report.txt and report.json too, and its next step is
+// to fix it, never the record command just run.
+func TestFailedRecordingShowsItsError(t *testing.T) {
+	const key = "sk-test-recording-key-0123456789abcdef"
+	path := filepath.Join(t.TempDir(), "new.yaml")
+	recordSwitch(t, `new\.yaml$`)
+	cfg := Config{Iterations: 20, Processes: -1, ArtifactDir: t.TempDir(), Cassette: cassettes.Options{APIKey: key, RealTransport: roundTripFunc(func(*http.Request) (*http.Response, error) {
+		return nil, errors.New("the API is never reached")
+	})}}
+	rep := cfg.check(t, "failed-recording", func(ctx context.Context, run *Run) ([]byte, error) {
+		if _, err := run.Client(path); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("load config with key %s: unable to add custom RootCAs HTTPClient (AWS_CA_BUNDLE)", key)
+	}, false)
+	require.Equal(t, Broken, rep.Verdict, "%s", rep)
+	require.Contains(t, rep.RecordingError, "unable to add custom RootCAs HTTPClient (AWS_CA_BUNDLE)")
+	require.NotContains(t, rep.RecordingError, key)
+	require.Empty(t, rep.ReRecordCommand, "recording again as before cannot help")
+	text := rep.String()
+	head, _, _ := strings.Cut(text, "\n\n")
+	require.NotContains(t, head, "-cassettes.record", "%s", text)
+	require.Contains(t, head, "next: fix what made run 0 fail while recording")
+	read := 0
+	for _, e := range rep.Evidence {
+		if e.What != "report" && e.What != "report-json" {
+			continue
+		}
+		read++
+		b, err := os.ReadFile(e.Path)
+		require.NoError(t, err)
+		require.Contains(t, string(b), "unable to add custom RootCAs HTTPClient", e.Path)
+		require.NotContains(t, string(b), key, e.Path)
+	}
+	require.Equal(t, 2, read, "report.txt and report.json")
+	require.NoFileExists(t, path)
 }

@@ -89,6 +89,12 @@ type Report struct {
 	// run 0 was not kept: it was not saved (its Close failed), or the
 	// gate did not pass, so the cassette is back as it was.
 	RecordingDiscarded string `json:"recording_discarded,omitempty"`
+	// RecordingError is the error the scenario returned in run 0 while
+	// it recorded, when a recording it made was not saved (it failed
+	// before sending, or without sending anything): masked, it is what to
+	// fix before recording again. The runs after it replayed what was
+	// there before.
+	RecordingError string `json:"recording_error,omitempty"`
 	// Evidence lists the files written for a failure; EvidenceError says
 	// why they could not be written.
 	Evidence      []Evidence `json:"evidence,omitempty"`
@@ -211,14 +217,9 @@ func (r *Report) Err() error {
 	return errors.Join(errs...)
 }
 
-// classSizes renders class sizes as "27+23".
-func classSizes(cs []Class) string {
-	s := make([]string, len(cs))
-	for i, c := range cs {
-		s[i] = fmt.Sprint(c.Size)
-	}
-	return strings.Join(s, "+")
-}
+// classSizes renders class sizes as "27+23", or, for more than
+// maxSizesListed classes, summarised: "20+5+25 classes of 1 run".
+func classSizes(cs []Class) string { return strings.Join(sizeParts(cs), "+") }
 
 // Summary is one line: verdict, runs, classes, digests, wall time.
 func (r *Report) Summary() string {

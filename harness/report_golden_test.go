@@ -2,7 +2,10 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"flag"
+	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,6 +17,7 @@ import (
 
 	"github.com/aymanbagabas/go-udiff"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/codegenie/codegenie/internal/atomicfile"
 	"github.com/codegenie/codegenie/internal/hint"
@@ -25,9 +29,12 @@ var update = flag.Bool("update", false, "rewrite the rendered reports in testdat
 const goldenDir = "testdata/report"
 
 // goldenCase is a gate whose report is held in goldenDir/name.txt.
+// record, when set, is the record switch in force, and the gate records
+// through an API that is never reached.
 type goldenCase struct {
 	name     string
 	scenario func(cassette string, release chan struct{}) Scenario
+	record   string
 }
 
 var goldenCases = []goldenCase{
@@ -38,7 +45,7 @@ var goldenCases = []goldenCase{
 			}
 			return []byte("the answer is 42, said the model"), nil
 		}
-	}},
+	}, ""},
 	{"event-diverges", func(string, chan struct{}) Scenario {
 		return func(ctx context.Context, run *Run) ([]byte, error) {
 			band := "accept"
@@ -53,7 +60,7 @@ var goldenCases = []goldenCase{
 			}
 			return []byte("the same output"), nil
 		}
-	}},
+	}, ""},
 	{"varying-request", func(cassette string, _ chan struct{}) Scenario {
 		return func(ctx context.Context, run *Run) ([]byte, error) {
 			prompt := "alpha"
@@ -62,18 +69,65 @@ var goldenCases = []goldenCase{
 			}
 			return askBoth(ctx, run, cassette, prompt)
 		}
-	}},
+	}, ""},
 	{"broken-rerecord", func(cassette string, _ chan struct{}) Scenario {
 		return func(ctx context.Context, run *Run) ([]byte, error) {
 			return askBoth(ctx, run, cassette, "alpha, reworded")
 		}
-	}},
-	{"leak", leakingScenario},
+	}, ""},
+	{"concurrent-miss", func(cassette string, _ chan struct{}) Scenario {
+		// Both prompts changed the same way, asked at once; the first
+		// miss cancels the other request.
+		return func(ctx context.Context, run *Run) ([]byte, error) {
+			c, err := run.Client(cassette)
+			if err != nil {
+				return nil, err
+			}
+			g, ctx := errgroup.WithContext(ctx)
+			for _, p := range []string{"alpha", "beta"} {
+				g.Go(func() error {
+					_, err := complete(ctx, c, p+" (be brief)")
+					return err
+				})
+			}
+			if err := g.Wait(); err != nil {
+				return nil, err
+			}
+			return []byte("asked"), nil
+		}
+	}, ""},
+	{"credential-miss", func(cassette string, _ chan struct{}) Scenario {
+		// An SDK without credentials asks the instance metadata service.
+		return func(ctx context.Context, run *Run) ([]byte, error) {
+			c, err := run.Client(cassette)
+			if err != nil {
+				return nil, err
+			}
+			resp, err := c.Get("http://169.254.169.254/latest/meta-data/iam/security-credentials/")
+			if err != nil {
+				return nil, fmt.Errorf("failed to refresh cached credentials, no EC2 IMDS role found: %w", err)
+			}
+			resp.Body.Close()
+			return askBoth(ctx, run, cassette, "alpha")
+		}
+	}, ""},
+	{"failed-recording", func(cassette string, _ chan struct{}) Scenario {
+		// Recording a new cassette, the pipeline fails before it sends
+		// anything.
+		return func(ctx context.Context, run *Run) ([]byte, error) {
+			_, err := run.Client(filepath.Join(filepath.Dir(cassette), "new.yaml"))
+			if err != nil {
+				return nil, err
+			}
+			return nil, errors.New("load config: unable to add custom RootCAs HTTPClient, failed to load CA bundle /etc/ca.pem (AWS_CA_BUNDLE)")
+		}
+	}, `new\.yaml$`},
+	{"leak", leakingScenario, ""},
 	{"pass", func(cassette string, _ chan struct{}) Scenario {
 		return func(ctx context.Context, run *Run) ([]byte, error) {
 			return askBoth(ctx, run, cassette, "alpha")
 		}
-	}},
+	}, ""},
 }
 
 // askBoth asks the golden cassette prompt, then "beta".
@@ -157,6 +211,12 @@ func renderGolden(t *testing.T, gc goldenCase) string {
 		ArtifactDir:  artifacts,
 		ReproCommand: "go test ./pipeline -run '^TestGate$' -count=1",
 	}
+	if gc.record != "" {
+		recordSwitch(t, gc.record)
+		cfg.Cassette.RealTransport = roundTripFunc(func(*http.Request) (*http.Response, error) {
+			return nil, errors.New("the API is never reached")
+		})
+	}
 	rep, err := cfg.Iterate(t.Context(), gc.name, gc.scenario(cassette, release))
 	require.NotNil(t, rep, "%v", err)
 	return normaliseReport(rep.String(), map[string]string{
@@ -236,4 +296,26 @@ func TestReportTextHeadline(t *testing.T) {
 			require.Equal(t, tt.want, head+"\n")
 		})
 	}
+}
+
+// TestLongListsSummarised: a gate whose every run is a class of its own
+// says so in a few words, in the verdict line, the summary and the class
+// list, which names the first classes and report.json for the rest.
+func TestLongListsSummarised(t *testing.T) {
+	rep := Report{Scenario: "s", Verdict: Nondeterministic, Iterations: 50, Runs: 50, Floor: 20}
+	for i := range 50 {
+		size := 1
+		if i < 2 {
+			size = 3 - i
+		}
+		rep.Classes = append(rep.Classes, Class{Size: size, FirstRun: i, InProcess: size})
+	}
+	text := rep.String()
+	head, details, _ := strings.Cut(text, "\n\n")
+	require.Equal(t, "NONDETERMINISTIC s: 50 runs in 50 classes (3, 2, 48 classes of 1 run)", head)
+	require.Contains(t, details, "\n  8: 1 run, first run 7,")
+	require.NotContains(t, details, "\n  9: ")
+	require.Contains(t, details, "  ... and 42 more classes (42 classes of 1 run); report.json lists every class\n")
+	require.Contains(t, rep.Summary(), " 50 class(es) 3+2+48 classes of 1 run,")
+	require.Less(t, strings.Count(text, "\n"), 20, "%s", text)
 }

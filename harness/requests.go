@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/codegenie/codegenie/events"
 	"github.com/codegenie/codegenie/internal/excerpt"
@@ -23,6 +24,9 @@ type sentRequest struct {
 	// Body is the first maxKeptBody bytes of the body.
 	Body   []byte `json:"body,omitempty"`
 	Missed bool   `json:"missed,omitempty"`
+	// Change is, for a request that missed, how it differs from its
+	// recording (cassettes.MissError.Change).
+	Change string `json:"change,omitempty"`
 	// When Identical (> 1) recorded interactions matched the request:
 	// the lane it was sent from ("" for none), its 0-based order among
 	// that lane's requests that several interactions matched, and the
@@ -62,25 +66,22 @@ func readRequest(req *http.Request) (sentRequest, *http.Request, error) {
 	return sentRequest{Digest: events.Sum(buf), Method: req.Method, URL: u, Body: bytes.Clone(kept)}, req, nil
 }
 
-// missedKey is the identity of the requests of reqs that missed the
-// cassette, as a multiset (the order they were sent in does not count);
-// zero when none missed.
+// missedKey is the identity of the misses of reqs by what they mean: the
+// set of their changes (cassettes.MissError.Change), so runs whose misses
+// one change explains agree whichever of several concurrent requests
+// missed, and how often; zero when none missed.
 func missedKey(reqs []sentRequest) events.Digest {
-	var ds []events.Digest
+	var cs []string
 	for _, r := range reqs {
 		if r.Missed {
-			ds = append(ds, r.Digest)
+			cs = append(cs, r.Change)
 		}
 	}
-	if len(ds) == 0 {
+	if len(cs) == 0 {
 		return events.Digest{}
 	}
-	slices.SortFunc(ds, func(a, b events.Digest) int { return bytes.Compare(a[:], b[:]) })
-	var buf []byte
-	for _, d := range ds {
-		buf = append(buf, d[:]...)
-	}
-	return events.Sum(buf)
+	slices.Sort(cs)
+	return events.Sum([]byte(strings.Join(slices.Compact(cs), "\n")))
 }
 
 // requestsDiffer compares what two runs sent as sets of requests,

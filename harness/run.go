@@ -39,6 +39,7 @@ type Run struct {
 	errs     []error
 	clients  []*runClient
 	requests []sentRequest
+	misses   []*cassettes.MissError
 }
 
 func newRun(index int, bubble bool, rc *resolved) *Run {
@@ -112,18 +113,21 @@ func (r *Run) noteRequest(s sentRequest) int {
 	return len(r.requests) - 1
 }
 
-// noteMiss marks request i as one that missed the cassette.
-func (r *Run) noteMiss(i int) {
+// noteMiss marks request i as one that missed the cassette, as m says.
+func (r *Run) noteMiss(i int, m *cassettes.MissError) {
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	r.requests[i].Missed = true
-	r.mu.Unlock()
+	r.requests[i].Change = m.Change()
+	r.misses = append(r.misses, m)
 }
 
 // finish closes the run's cassettes and returns what the harness keeps of
-// the run: the tape, the pins, the requests, and the scenario's error
-// joined with every error the run met besides it (a cassette miss the
-// scenario swallowed, unused interactions, a pin conflict).
-func (r *Run) finish(scenarioErr error) (tape []events.Event, pins map[string]string, requests []sentRequest, err error) {
+// the run: the tape, the pins, the requests, the misses, and the
+// scenario's error joined with every error the run met besides it (a
+// cassette miss the scenario swallowed, unused interactions, a pin
+// conflict).
+func (r *Run) finish(scenarioErr error) (tape []events.Event, pins map[string]string, requests []sentRequest, misses []*cassettes.MissError, err error) {
 	r.mu.Lock()
 	clients := r.clients
 	r.clients = nil
@@ -131,7 +135,7 @@ func (r *Run) finish(scenarioErr error) (tape []events.Event, pins map[string]st
 	errs := []error{scenarioErr}
 	for _, c := range clients {
 		miss, cerr := c.finish()
-		if miss != nil && !errors.Is(scenarioErr, cassettes.ErrInteractionNotFound) && !errors.Is(scenarioErr, cassettes.ErrExhausted) {
+		if miss != nil && !errors.Is(scenarioErr, cassettes.ErrInteractionNotFound) {
 			errs = append(errs, miss)
 		}
 		errs = append(errs, cerr)
@@ -146,7 +150,7 @@ func (r *Run) finish(scenarioErr error) (tape []events.Event, pins map[string]st
 		tape = r.rec.Events()
 	}
 	errs = append(errs, r.errs...)
-	return tape, maps.Clone(r.pins), r.requests, joinErrors(errs)
+	return tape, maps.Clone(r.pins), r.requests, r.misses, joinErrors(errs)
 }
 
 // Key returns the hex blake3-256 of the canonical JSON (events.Canonical)

@@ -15,19 +15,21 @@ func (r *Report) String() string {
 	return sb.String()
 }
 
-// Text writes the full human rendering of r to w. A report of a gate
-// that passed is short: the summary line, the isolation, the allowlist
-// and the class. A failing report leads with the answer, the way a
-// go-cmp failure is the diff: the verdict with the class sizes in one
-// line; what differs (the request and pins that vary, the first
-// differing output byte with excerpts of both classes, the first
-// divergent event with its field diff and causal chain, the failing
-// runs' errors, such as a cassette miss against the nearest recorded
-// interaction, and leaked goroutine stacks); and the command to run
-// next, then the others. The distribution of the classes, the child
-// processes and their perturbations, what a perturbation alone changed,
-// request assignment, stream chunking, the allowlist, the evidence and
-// the run's facts follow.
+// Text writes the human rendering of r to w; report.json holds all of
+// it. A report of a gate that passed is short: the summary line, the
+// isolation, the child processes, the allowlist and the class. A failing
+// report leads with the answer, the way a go-cmp failure is the diff, in
+// one screen: the verdict with the class sizes in one line; what differs
+// (the request and pins that vary, the first differing output byte with
+// excerpts of both classes, the first divergent event with its field
+// diff and causal chain, the failing runs' errors, such as what a
+// cassette miss asked and how it differs from its recording, and leaked
+// goroutine stacks); the cause, when one was found; and the one command
+// to run next. The classes, the other commands, the evidence and the
+// run's facts follow, and the sections that explain the answer: the
+// child processes' environments when they differ, the stream chunking
+// when it is the cause, the allowlist when event tapes were compared.
+// Long lists are summarised.
 func (r *Report) Text(w io.Writer) error {
 	var sb strings.Builder
 	if r.OK() {
@@ -47,10 +49,43 @@ func (r *Report) writePassed(sb *strings.Builder) {
 	sb.WriteString("\n")
 	writeBudget(sb, r)
 	r.writeFacts(sb)
-	writeChunking(sb, r.Chunking)
 	writeAllowlist(sb, r.Allowlist)
-	writeClasses(sb, r.Classes)
+	writeClasses(sb, r.Classes, false, nil)
 	writeProcesses(sb, r.Processes)
+}
+
+// maxSizesListed is the number of classes whose sizes are listed one by
+// one; more are summarised by size ("50 classes of 1 run").
+const maxSizesListed = 8
+
+// sizeParts renders the class sizes (largest first): each one, or, for
+// more than maxSizesListed classes, each size with how many classes have
+// it ("20", "3 classes of 2 runs").
+func sizeParts(cs []Class) []string {
+	var out []string
+	for i := 0; i < len(cs); {
+		j := i
+		for j < len(cs) && cs[j].Size == cs[i].Size {
+			j++
+		}
+		if len(cs) <= maxSizesListed || j-i == 1 {
+			for k := i; k < j; k++ {
+				out = append(out, fmt.Sprint(cs[k].Size))
+			}
+		} else {
+			out = append(out, fmt.Sprintf("%d classes of %s", j-i, plural(cs[i].Size, "run")))
+		}
+		i = j
+	}
+	return out
+}
+
+// plural is "1 run", "2 runs".
+func plural(n int, word string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // headline is the first line of a failing report: the verdict, the runs
@@ -70,23 +105,19 @@ func (r *Report) headline() string {
 	if len(r.Classes) == 0 {
 		return fmt.Sprintf("%s %s: %s", v, r.Scenario, runs)
 	}
-	sizes := make([]string, len(r.Classes))
-	for i, c := range r.Classes {
-		sizes[i] = fmt.Sprint(c.Size)
-	}
 	classes := "class"
 	if len(r.Classes) > 1 {
 		classes = "classes"
 	}
-	s := fmt.Sprintf("%s %s: %s in %d %s (%s)", v, r.Scenario, runs, len(r.Classes), classes, strings.Join(sizes, ", "))
+	s := fmt.Sprintf("%s %s: %s in %d %s (%s)", v, r.Scenario, runs, len(r.Classes), classes, strings.Join(sizeParts(r.Classes), ", "))
 	if r.Verdict == Broken {
 		s += fmt.Sprintf(", every run failed the same way (%s)", r.Classes[0].ErrorKind)
 	}
 	return s
 }
 
-// writeAnswer writes the headline and what differs, and returns the
-// classes whose errors it showed (0-based).
+// writeAnswer writes the headline, what differs and the cause, and
+// returns the classes whose errors it showed (0-based).
 func (r *Report) writeAnswer(sb *strings.Builder) []int {
 	sb.WriteString(r.headline())
 	sb.WriteString("\n")
@@ -103,12 +134,16 @@ func (r *Report) writeAnswer(sb *strings.Builder) []int {
 	} else if r.Cancelled != "" {
 		fmt.Fprintf(sb, "stopped early: %s\n", r.Cancelled)
 	}
+	if r.RecordingError != "" {
+		fmt.Fprintf(sb, "run 0 failed while recording, and what it recorded was not saved; its error:\n%s\n", indent(r.RecordingError))
+	}
 	var shown []int
 	switch d := r.Divergence; {
 	case d != nil:
 		writeDivergence(sb, d)
 		shown = []int{d.ClassA - 1, d.ClassB - 1}
-	case len(r.Classes) > 0:
+	case len(r.Classes) > 0 && r.RecordingError == "":
+		// (After a failed recording, the runs' errors follow from it.)
 		shown = []int{0}
 	}
 	for _, i := range shown {
@@ -125,7 +160,33 @@ func (r *Report) writeAnswer(sb *strings.Builder) []int {
 			fmt.Fprintf(sb, "%s\n", indent(g.Stack))
 		}
 	}
+	r.writeCause(sb)
 	return shown
+}
+
+// writeCause writes what the gate found to cause the difference, when it
+// found something: a stream chunking, the replayed latency or a
+// perturbation of the child processes that alone changes the outcome,
+// state carried across runs, the process itself, or the arrival order of
+// identical concurrent requests.
+func (r *Report) writeCause(sb *strings.Builder) {
+	if r.Divergence != nil {
+		writeAssignment(sb, r.Divergence.Assignment)
+	}
+	c := r.Causes
+	switch {
+	case c != nil && c.Latency:
+		writeLatencyCause(sb, c)
+	case c != nil && c.Chunking != "":
+		if len(c.Depends) > 0 {
+			writeChunkingCause(sb, c)
+		}
+	case c != nil && (c.Carried || c.FreshProcess || c.ControlsDiffered > 0 || len(c.Depends) > 0):
+		writeChildCause(sb, c)
+	}
+	if r.FreshClass > 0 && (c == nil || !c.Carried) {
+		fmt.Fprintf(sb, "state is carried across runs: class %d holds the first run of each process (run 0 of the test process and every child process) and is what a fresh process gives; the later runs of the test process differ, because a run fills state the next one reads (a sync.Once, a package-level cache or another global)\n", r.FreshClass)
+	}
 }
 
 // writeBudget says the time budget ran out before every run was made.
@@ -151,32 +212,54 @@ func indent(s string) string {
 	return strings.Join(lines, "\n")
 }
 
-// writeDetails writes what follows the answer and the commands: the
-// distribution, the processes, the causes, the assignment, the chunking,
-// the allowlist, the evidence, the errors of the classes the answer did
-// not show, and the run's facts.
+// writeDetails writes what follows the answer and the next command: the
+// classes, the sections that explain the answer, the evidence, the other
+// commands, the errors of the classes the answer did not show, and the
+// run's facts.
 func (r *Report) writeDetails(sb *strings.Builder, shown []int) {
 	sb.WriteString("\n")
-	writeClasses(sb, r.Classes)
-	writeProcesses(sb, r.Processes)
-	writeCauses(sb, r.Causes)
-	if r.FreshClass > 0 && (r.Causes == nil || !r.Causes.Carried) {
-		fmt.Fprintf(sb, "state is carried across runs: class %d holds the first run of each process (run 0 of the test process and every child process) and is what a fresh process gives; the later runs of the test process differ, because a run fills state the next one reads (a sync.Once, a package-level cache or another global)\n", r.FreshClass)
+	children := r.childrenDiffer()
+	writeClasses(sb, r.Classes, children, shown)
+	if children {
+		writeProcesses(sb, r.Processes)
 	}
-	if d := r.Divergence; d != nil {
-		writeAssignment(sb, d.Assignment)
+	if c := r.Causes; c != nil && c.Chunking == "" && !c.Latency && !c.Carried && !c.FreshProcess && c.ControlsDiffered == 0 && len(c.Depends) == 0 {
+		writeChildCause(sb, c)
 	}
-	writeChunking(sb, r.Chunking)
-	writeAllowlist(sb, r.Allowlist)
+	if c := r.Causes; c != nil && c.Chunking != "" && len(c.Depends) > 0 {
+		writeChunking(sb, r.Chunking)
+	}
+	if d := r.Divergence; d != nil && d.Event != nil {
+		writeAllowlist(sb, r.Allowlist)
+	}
 	writeEvidenceList(sb, r)
+	writeOtherCommands(sb, r)
 	for i, c := range r.Classes {
-		if c.ErrorKind != "" && strings.Contains(c.Error, "\n") && !slices.Contains(shown, i) {
+		if c.ErrorKind != "" && strings.Contains(c.Error, "\n") && !slices.Contains(shown, i) && i < maxClassesListed {
 			writeClassError(sb, i, c)
 		}
 	}
 	r.writeFacts(sb)
 	sb.WriteString(r.Summary())
 	sb.WriteString("\n")
+}
+
+// childrenDiffer reports whether the child processes' environments
+// explain something: a class holds runs of child processes only, or the
+// cause was traced through child processes.
+func (r *Report) childrenDiffer() bool {
+	if r.Processes == nil || len(r.Classes) < 2 {
+		return false
+	}
+	if c := r.Causes; c != nil && c.Chunking == "" && !c.Latency {
+		return true
+	}
+	for _, c := range r.Classes {
+		if c.InProcess == 0 && len(c.Processes) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // writeFacts writes the isolation and what run 0 recorded.
@@ -226,39 +309,67 @@ func commandRank(c Command) int {
 	return 3
 }
 
-// writeNext writes r.Commands, each with what it is for: the first, the
-// one to run next, as "next:", the others after it.
-func writeNext(sb *strings.Builder, r *Report) {
+// sortedCommands is r.Commands, the one to run next first.
+func sortedCommands(r *Report) []Command {
 	cs := slices.Clone(r.Commands)
 	slices.SortStableFunc(cs, func(a, b Command) int { return commandRank(a) - commandRank(b) })
-	for i, c := range cs {
-		lead := "then, "
+	return cs
+}
+
+// writeNext writes the one thing to do next: fix what made the
+// recording fail, or run the first of the report's commands, with what
+// it is for.
+func writeNext(sb *strings.Builder, r *Report) {
+	cs := sortedCommands(r)
+	switch {
+	case r.RecordingError != "":
+		sb.WriteString("next: fix what made run 0 fail while recording (its error is above), then record again as before\n")
+	case len(cs) > 0:
+		writeCommand(sb, r, "next: ", cs[0])
+	}
+}
+
+// writeOtherCommands writes the commands after the one to run next.
+func writeOtherCommands(sb *strings.Builder, r *Report) {
+	cs := sortedCommands(r)
+	if r.RecordingError == "" && len(cs) > 0 {
+		cs = cs[1:]
+	}
+	lead := "then, "
+	if r.RecordingError == "" && len(r.Commands) > 0 && sortedCommands(r)[0].Purpose == purposeReRecord {
+		lead = "otherwise, "
+	}
+	for _, c := range cs {
+		writeCommand(sb, r, lead, c)
+	}
+}
+
+// writeCommand writes c after lead, with what it is for.
+func writeCommand(sb *strings.Builder, r *Report, lead string, c Command) {
+	switch c.Purpose {
+	case purposeCompare:
+		fmt.Fprintf(sb, "%scompare the two runs in full: %s\n", lead, c)
+	case purposeReproduce:
 		switch {
-		case i == 0:
-			lead = "next: "
-		case cs[0].Purpose == purposeReRecord:
-			lead = "otherwise, "
+		case lead != "next: ":
+			lead += "after a fix, "
+		case len(r.Classes) == 1 && r.Classes[0].ErrorKind == errorKindCredentials:
+			lead += "give the SDK credentials in the test as the miss above says, then "
 		}
-		switch c.Purpose {
-		case purposeCompare:
-			fmt.Fprintf(sb, "%scompare the two runs in full: %s\n", lead, c)
-		case purposeReproduce:
-			if i > 0 {
-				lead += "after a fix, "
-			}
-			fmt.Fprintf(sb, "%sreproduce: %s\n", lead, c)
-		case purposeReRecord:
-			why := "every run missed the cassette the same way; if the requests changed on purpose"
-			switch r.Classes[0].ErrorKind {
-			case errorKindCassetteAbsent:
-				why = "the cassette does not exist; to record it"
-			case errorKindCassetteUnused:
-				why = "every run left the same recorded interactions unused; if the requests changed on purpose"
-			}
-			fmt.Fprintf(sb, "%s%s, re-record it: %s\n", lead, why, c)
-		default:
-			fmt.Fprintf(sb, "%s%s: %s\n", lead, c.Purpose, c)
+		fmt.Fprintf(sb, "%sreproduce: %s\n", lead, c)
+	case purposeReRecord:
+		why := "every run missed the cassette the same way; if the requests changed on purpose"
+		switch r.Classes[0].ErrorKind {
+		case errorKindCassetteAbsent:
+			why = "the cassette does not exist; to record it"
+		case errorKindCassetteUnused:
+			why = "every run left the same recorded interactions unused; if the requests changed on purpose"
+		case errorKindAPIVersion:
+			why = "the SDK's API version changed since the cassette was recorded, and a new version can change the answers"
 		}
+		fmt.Fprintf(sb, "%s%s, re-record it: %s\n", lead, why, c)
+	default:
+		fmt.Fprintf(sb, "%s%s: %s\n", lead, c.Purpose, c)
 	}
 }
 
@@ -272,23 +383,38 @@ func writeAllowlist(sb *strings.Builder, al []AllowEntry) {
 	}
 }
 
-func writeClasses(sb *strings.Builder, cs []Class) {
+// maxClassesListed is the number of classes a report lists one by one;
+// report.json lists them all.
+const maxClassesListed = 8
+
+// writeClasses lists the classes, at most maxClassesListed of them, with
+// the child processes of those made only of child runs when procs; the
+// error of a class in shown (0-based) is the one shown above.
+func writeClasses(sb *strings.Builder, cs []Class, procs bool, shown []int) {
 	if len(cs) == 0 {
 		return
 	}
 	sb.WriteString("classes (runs with the same key, output, tape and error kind), largest first:\n")
-	for i, c := range cs {
-		fmt.Fprintf(sb, "  %d: %d run(s), first run %d, output %s, chain %s, %d events", i+1, c.Size, c.FirstRun, short(c.OutputDigest), short(c.ChainDigest), c.Events)
+	for i, c := range cs[:min(len(cs), maxClassesListed)] {
+		fmt.Fprintf(sb, "  %d: %s, first run %d, output %s, chain %s, %d events", i+1, plural(c.Size, "run"), c.FirstRun, short(c.OutputDigest), short(c.ChainDigest), c.Events)
 		if c.Key != "" {
 			fmt.Fprintf(sb, ", key %s", c.Key[:min(16, len(c.Key))])
 		}
-		if c.ErrorKind != "" {
+		switch {
+		case c.ErrorKind != "" && slices.Contains(shown, i):
+			fmt.Fprintf(sb, ", failed (%s, as above)", c.ErrorKind)
+		case c.ErrorKind != "":
 			fmt.Fprintf(sb, ", failed (%s): %s", c.ErrorKind, firstLine(c.Error))
 		}
 		fmt.Fprintf(sb, "; %d in the test process, %d in child processes\n", c.InProcess, len(c.Processes))
-		for _, p := range c.Processes {
-			fmt.Fprintf(sb, "     %s\n", p)
+		if procs && c.InProcess == 0 {
+			for _, p := range c.Processes {
+				fmt.Fprintf(sb, "     %s\n", p)
+			}
 		}
+	}
+	if rest := cs[min(len(cs), maxClassesListed):]; len(rest) > 0 {
+		fmt.Fprintf(sb, "  ... and %d more classes (%s); report.json lists every class\n", len(rest), strings.Join(sizeParts(rest), ", "))
 	}
 }
 
@@ -313,7 +439,7 @@ func writeProcesses(sb *strings.Builder, ps *ProcessSummary) {
 func writeDivergence(sb *strings.Builder, d *Divergence) {
 	fmt.Fprintf(sb, "class %d (run %d) against class %d (run %d):\n", d.ClassA, d.RunA, d.ClassB, d.RunB)
 	if d.RequestVaries {
-		sb.WriteString("the request itself varies between runs: the nondeterminism is upstream of the recorded call; re-recording the cassette would only bake one variant into it, so fix the source\n")
+		sb.WriteString("the request itself varies between runs: the nondeterminism is upstream of the recorded call, so fix its source\n")
 		fmt.Fprintf(sb, "request of run %d against run %d:\n", d.RunA, d.RunB)
 		for _, l := range d.RequestDiff {
 			fmt.Fprintf(sb, "  %s\n", l)
@@ -334,10 +460,8 @@ func writeDivergence(sb *strings.Builder, d *Divergence) {
 		_ = d.Event.Text(&eb)
 		sb.WriteString(indent(eb.String()))
 		sb.WriteString("\n")
-	case d.Output == nil:
+	case d.Output == nil && !d.RequestVaries:
 		sb.WriteString("output bytes and event tapes are identical (after stripping the allowlist)\n")
-	default:
-		sb.WriteString("event tapes are identical after stripping the allowlist\n")
 	}
 }
 
@@ -354,15 +478,10 @@ func writeAssignment(sb *strings.Builder, lines []string) {
 	sb.WriteString("  make the lanes' requests differ, or, if the pipeline means to send identical requests concurrently, set Config.AssignByLane so each lane always gets the same recorded answer\n")
 }
 
-func writeCauses(sb *strings.Builder, c *Causes) {
-	if c == nil {
-		return
-	}
-	if c.Chunking != "" {
-		writeChunkingCauses(sb, c)
-		return
-	}
-	fmt.Fprintf(sb, "\nonly child processes differed; run %d (class %d) was made again in fresh processes:\n", c.Run, c.Class)
+// writeChildCause writes what making a child run again in fresh
+// processes showed.
+func writeChildCause(sb *strings.Builder, c *Causes) {
+	fmt.Fprintf(sb, "only child processes differed; run %d (class %d) was made again in fresh processes:\n", c.Run, c.Class)
 	switch {
 	case c.Carried:
 		fmt.Fprintf(sb, "  state is carried across runs: %d fresh processes with nothing perturbed all give class %d's outcome, no run in the test process does; the test process carries state from earlier work in it (a run, scenario or test filled a cache, a sync.Once or another global)\n", c.Controls, c.Class)
@@ -380,4 +499,11 @@ func writeCauses(sb *strings.Builder, c *Causes) {
 	for _, f := range c.Failed {
 		fmt.Fprintf(sb, "  could not try %s\n", f)
 	}
+}
+
+// writeLatencyCause writes what making run c.Run again with the
+// latencies of run 0 showed.
+func writeLatencyCause(sb *strings.Builder, c *Causes) {
+	fmt.Fprintf(sb, "the outcome depends on replayed latency: run %d (class %d), made again with the replayed latencies of run 0, agrees with run 0 (%d times), and with its own it differs again.\n", c.Run, c.Class, latencyControls)
+	sb.WriteString("  How long a response took decides what reaches the output: a timeout, a deadline or an elapsed-time budget around a call, or a measured duration in the output. Bound the work by a count or by a context deadline that ends the run the same way, or keep durations out of the output.\n")
 }

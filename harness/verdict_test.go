@@ -75,7 +75,7 @@ func TestDeterministicChangeIsBroken(t *testing.T) {
 	require.Len(t, rep.Classes, 1)
 	require.Equal(t, 4, len(rep.Classes[0].Processes), "the child processes agree")
 	require.Equal(t, ErrorKindCassetteMiss, rep.Classes[0].ErrorKind)
-	require.Contains(t, rep.Classes[0].Error, "cassettes: testdata/echo.yaml:4:", "the path is named from the package directory, as the test opens it")
+	require.Contains(t, rep.Classes[0].Error, "POST https://api.example.test/v1/complete missed testdata/echo.yaml:", "the path is named from the package directory, as the test opens it")
 	require.NotContains(t, rep.Classes[0].Error, roots().seen)
 	text := rep.String()
 	require.Equal(t, 1, strings.Count(text, "-cassettes.record="), "%s", text)

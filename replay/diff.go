@@ -210,7 +210,12 @@ func (d *DiffReport) Text(w io.Writer) error {
 		fmt.Fprintf(&sb, "%s: %s run %s\n   scenario %s, %d events, chain digest %s, output %d bytes %s\n",
 			s.name, s.Path, excerpt.Quote(s.Run), excerpt.Quote(s.Metadata.Scenario), s.Events, s.ChainDigest, s.OutputSize, s.OutputDigest)
 		if s.Error != "" {
-			fmt.Fprintf(&sb, "   error: %s\n", excerpt.Quote(s.Error))
+			first, _, more := strings.Cut(s.Error, "\n")
+			fmt.Fprintf(&sb, "   error: %s", excerpt.Escape(first))
+			if more {
+				sb.WriteString(" …")
+			}
+			sb.WriteString("\n")
 		}
 	}
 	for _, l := range []struct {
@@ -240,13 +245,30 @@ func (d *DiffReport) Text(w io.Writer) error {
 		fmt.Fprintf(&sb, "outputs differ at byte %d (a: %d bytes, b: %d bytes)\n    a: %s\n    b: %s\n", o.Offset, o.LenA, o.LenB, o.ExcerptA, o.ExcerptB)
 	}
 	if d.ErrorDiffers {
-		fmt.Fprintf(&sb, "errors differ:\n    a: %s\n    b: %s\n", excerpt.Quote(d.A.Error), excerpt.Quote(d.B.Error))
+		sb.WriteString("errors differ:\n")
+		for _, s := range []struct{ name, err string }{{"a", d.A.Error}, {"b", d.B.Error}} {
+			writeError(&sb, s.name, s.err)
+		}
 	}
 	if d.Diverged() {
 		fmt.Fprintf(&sb, "reproduce: %s\n", hint.Tool("replay", d.args()...))
 	}
 	_, err := io.WriteString(w, sb.String())
 	return err
+}
+
+// writeError writes the error of side name line by line, each line
+// escaped, as the gate's report shows it (a cassette miss: the request,
+// and how it differs from its recording, field by field).
+func writeError(sb *strings.Builder, name, err string) {
+	if err == "" {
+		fmt.Fprintf(sb, "    %s: (none)\n", name)
+		return
+	}
+	fmt.Fprintf(sb, "    %s:\n", name)
+	for l := range strings.SplitSeq(strings.TrimRight(err, "\n"), "\n") {
+		fmt.Fprintf(sb, "      %s\n", excerpt.Escape(l))
+	}
 }
 
 // args are the replay command's arguments that compare the same runs.

@@ -224,32 +224,47 @@ func startPinned(cmd *exec.Cmd, cpus []int, umask int) error {
 		return cmd.Start()
 	}
 	done := make(chan error, 1)
-	go func() {
-		// The thread is never unlocked: it ends with this goroutine, so
-		// its changed mask and umask never run anything else.
-		runtime.LockOSThread()
-		if umask != 0 {
-			if err := unshareFS(); err != nil {
-				umaskRefused.note("the kernel refused the starting thread a umask of its own (unshare CLONE_FS): " + err.Error())
-			} else {
-				unix.Umask(umask)
-			}
-		}
-		if cpus == nil {
-			done <- cmd.Start()
-			return
-		}
-		var set unix.CPUSet
-		for _, c := range cpus {
-			set.Set(c)
-		}
-		if err := unix.SchedSetaffinity(0, &set); err != nil {
-			done <- fmt.Errorf("harness: set CPU affinity %v: %w", cpus, err)
-			return
-		}
-		done <- cmd.Start()
-	}()
+	go pinAndStart(cmd, cpus, umask, done)
 	return <-done
+}
+
+// pinAndStart is startPinned's goroutine: it locks its thread, gives it
+// cpus and umask and starts cmd on it, and sends the error to done. The
+// thread is never unlocked: it ends with the goroutine, so its changed
+// mask and umask never run anything else. That is never the main
+// thread: the kernel reports the main thread's umask as the process's
+// (/proc/self/status), and Go keeps the main thread when a goroutine
+// ends locked to it, so on it pinAndStart holds it while another thread
+// does the work.
+func pinAndStart(cmd *exec.Cmd, cpus []int, umask int, done chan<- error) {
+	runtime.LockOSThread()
+	if unix.Gettid() == unix.Getpid() {
+		other := make(chan error, 1)
+		go pinAndStart(cmd, cpus, umask, other)
+		done <- <-other
+		runtime.UnlockOSThread()
+		return
+	}
+	if umask != 0 {
+		if err := unshareFS(); err != nil {
+			umaskRefused.note("the kernel refused the starting thread a umask of its own (unshare CLONE_FS): " + err.Error())
+		} else {
+			unix.Umask(umask)
+		}
+	}
+	if cpus == nil {
+		done <- cmd.Start()
+		return
+	}
+	var set unix.CPUSet
+	for _, c := range cpus {
+		set.Set(c)
+	}
+	if err := unix.SchedSetaffinity(0, &set); err != nil {
+		done <- fmt.Errorf("harness: set CPU affinity %v: %w", cpus, err)
+		return
+	}
+	done <- cmd.Start()
 }
 
 // groupMembers describes the processes of the group pgid ("pid 12 (sleep)"),

@@ -66,6 +66,14 @@ func Around(b []byte, offset, radius int) string {
 	return sb.String()
 }
 
+// Escape returns s escaped as Around escapes an excerpt, whole: it
+// prints on one line, and no control character reaches a terminal.
+func Escape(s string) string {
+	var sb strings.Builder
+	escapeTo(&sb, []byte(s))
+	return sb.String()
+}
+
 func escapeTo(sb *strings.Builder, b []byte) {
 	for len(b) > 0 {
 		r, size := utf8.DecodeRune(b)

@@ -282,7 +282,7 @@ func rankWithinBudget(docs []string, budget time.Duration) []string {
 	start := time.Now()
 	var out []string
 	for _, d := range docs {
-		if time.Since(start) > budget { // want `branch on elapsed time decides what reaches the output`
+		if time.Since(start) > budget { // want `branch on elapsed time decides what reaches the output: which side it takes depends on how long the work before it took`
 			break
 		}
 		out = append(out, strings.ToUpper(d))
@@ -302,7 +302,7 @@ func slowWarning(ctx context.Context, docs []string) []string {
 
 func untilDeadline(deadline time.Time, xs []int) (sum int, partial bool) {
 	for _, x := range xs {
-		if time.Until(deadline) < 0 { // want `branch on elapsed time decides what reaches the output`
+		if time.Until(deadline) < 0 { // want `branch on elapsed time decides what reaches the output: which side it takes depends on how long the work before it took`
 			return sum, true
 		}
 		sum += x * x
@@ -311,14 +311,14 @@ func untilDeadline(deadline time.Time, xs []int) (sum int, partial bool) {
 }
 
 func subOfNow(start time.Time, prompt string) string {
-	if time.Now().Sub(start) >= 2*time.Second { // want `branch on elapsed time decides what reaches the output`
+	if time.Now().Sub(start) >= 2*time.Second { // want `branch on elapsed time decides what reaches the output: which side it takes depends on how long the work before it took`
 		return strings.ToLower(prompt)
 	}
 	return prompt
 }
 
 func pastDeadline(deadline time.Time, docs []string) []string {
-	if deadline.Before(time.Now()) { // want `branch on elapsed time decides what reaches the output`
+	if deadline.Before(time.Now()) { // want `branch on elapsed time decides what reaches the output: which side it takes depends on how long the work before it took`
 		return docs[:1]
 	}
 	return docs

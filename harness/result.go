@@ -226,13 +226,12 @@ func isBenchmark(name string) bool { return strings.HasPrefix(name, "Benchmark")
 // maxExplanationLines bounds Result.Explanation.
 const maxExplanationLines = 40
 
-// firstScreen is the first screen of the failing report r: the headline
-// and what differs, as Text writes them, and the cause, at most
+// firstScreen is the first screen of the failing report r: the headline,
+// what differs and the cause, as Text writes them, at most
 // maxExplanationLines lines (of at most 200 bytes each).
 func (r *Report) firstScreen() string {
 	var sb strings.Builder
 	r.writeAnswer(&sb)
-	writeCauses(&sb, r.Causes)
 	return clipLines(sb.String(), maxExplanationLines, "report.txt beside the evidence bundle has the full report")
 }
 

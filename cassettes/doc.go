@@ -189,6 +189,19 @@
 // same request would miss again, so one miss is one attempt.
 // Secrets are masked in the message (see Redaction and secrets).
 //
+// openai-go and anthropic-sdk-go retry every transport error, twice by
+// default with backoff, and let no error say otherwise; they do honour a
+// response's X-Should-Retry: false. So a request carrying X-Stainless-*
+// headers (which the SDKs Stainless generates send with every request)
+// gets its miss as a response instead: status 404, X-Should-Retry:
+// false, and a body whose every Read returns the miss error. The SDKs
+// read an error status's body at once, so they send the request once and
+// return the miss error (openai-go) or an error wrapping it
+// (anthropic-sdk-go); errors.Is finds [ErrInteractionNotFound] either way.
+// A transport wrapped around the cassette's finds the miss as the
+// response body's CassetteMiss() error method. Every other client gets
+// the error from RoundTrip.
+//
 // When every interaction of the cassette is busy, the error wraps
 // [ErrExhausted] instead ("cassette exhausted: open it per run"): a [Cassette]
 // serves one run, and one opened once and shared by many runs is used up

@@ -78,14 +78,21 @@ func (rc *runClient) RoundTrip(req *http.Request) (*http.Response, error) {
 	req, ar, lane := rc.withAssignment(req)
 	req = rc.run.rc.chunks.withPlan(req, rc.run.index)
 	resp, err := rc.c.Transport().RoundTrip(req)
+	miss := err
 	if err == nil {
-		rc.run.noteAssignment(i, lane, ar)
+		// A miss the cassette answered as a response, for a client that
+		// would retry its error (see cassettes' Misses).
+		if m, ok := resp.Body.(interface{ CassetteMiss() error }); ok {
+			miss = m.CassetteMiss()
+		} else {
+			rc.run.noteAssignment(i, lane, ar)
+		}
 	}
-	if err != nil && (errors.Is(err, cassettes.ErrInteractionNotFound) || errors.Is(err, cassettes.ErrExhausted)) {
+	if miss != nil && (errors.Is(miss, cassettes.ErrInteractionNotFound) || errors.Is(miss, cassettes.ErrExhausted)) {
 		rc.run.noteMiss(i)
 		rc.mu.Lock()
 		if rc.miss == nil {
-			rc.miss = err
+			rc.miss = miss
 		}
 		rc.mu.Unlock()
 	}

@@ -10,8 +10,9 @@
 // (cassettes.ReadRecorded, cassettes.Digest) and works for any directory of
 // cassettes, whoever recorded them. It is not a cassette diff tool for
 // arbitrary HTTP (it folds the Anthropic Messages, OpenAI chat
-// completions and Responses, Gemini, Bedrock Converse and Ollama chat
-// APIs; other bodies are compared as bytes and JSON shapes), and it
+// completions and Responses, Gemini, Bedrock Converse and InvokeModel of
+// Claude, and Ollama chat, generate and embed APIs; other bodies are
+// compared as bytes and JSON shapes), and it
 // applies nothing: it is the review before cassettes.Apply. It imports no
 // SDK: it reads the wire formats.
 //
@@ -95,10 +96,11 @@
 //     contentBlockStart and toolUse input deltas), stopReason, usage
 //     (from metadata in a stream); the model is the URL's model id
 //     (path-unescaped; of an ARN, its last part); errors by __type.
-//   - Ollama (/api/chat, whole or NDJSON): message.content appended,
-//     message.tool_calls in order, done_reason, and prompt_eval_count and
-//     eval_count of the chunk with done true; an error string is of type
-//     "error".
+//   - Ollama (/api/chat and /api/generate, whole or NDJSON):
+//     message.content (generate: response) appended, message.tool_calls
+//     in order, done_reason, and prompt_eval_count and eval_count of the
+//     chunk with done true; an error string is of type "error". Of
+//     /api/embed, no text, and prompt_eval_count as the input.
 //
 // Whatever the API, an X-Amzn-Errortype header (with the body's message)
 // or an event-stream exception or error message gives the error type and

@@ -159,7 +159,8 @@
 // message. Tool messages are answered "fakellm: <tool_name> returned
 // <content>" (joined by "; "); else "tools" gets a call of the first tool
 // in "message.tool_calls" ({"id":"call_fake_<hex>","function":{"index":0,
-// "name","arguments":<object as for the Responses API>}}). Errors are
+// "name","arguments":<object as for the Responses API>}}; its
+// eval_count counts the name and the arguments). Errors are
 // Ollama's {"error":"<message>"}. Its OpenAI-compatible endpoint is
 // /v1/chat/completions above.
 //

@@ -90,16 +90,18 @@ func (s *Server) serveOllamaChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	msg := map[string]any{"role": "assistant", "content": ""}
-	var text string
+	var text, called string // called: the tool call's name and arguments
 	var mode Mode
 	switch {
 	case len(results) > 0:
 		text = "fakellm: " + strings.Join(results, "; ")
 	case len(req.Tools) > 0:
 		f := req.Tools[0].Function
+		args := toolArguments(f.Parameters, user)
+		called = f.Name + args
 		msg["tool_calls"] = []any{map[string]any{
 			"id":       "call_fake_" + requestID("/api/chat", req.Model, system, all, f.Name),
-			"function": map[string]any{"index": 0, "name": f.Name, "arguments": json.RawMessage(toolArguments(f.Parameters, user))},
+			"function": map[string]any{"index": 0, "name": f.Name, "arguments": json.RawMessage(args)},
 		}}
 	default:
 		rep := s.answer(user)
@@ -109,7 +111,7 @@ func (s *Server) serveOllamaChat(w http.ResponseWriter, r *http.Request) {
 		}
 		text, mode = rep.text, rep.mode
 	}
-	in, out := tokens(system)+tokens(all), tokens(text)
+	in, out := tokens(system)+tokens(all), tokens(text)+tokens(called)
 	done := map[string]any{
 		"model": req.Model, "created_at": ollamaCreatedAt, "message": map[string]any{"role": "assistant", "content": ""},
 		"done": true, "done_reason": "stop", "prompt_eval_count": in, "eval_count": out,

@@ -157,7 +157,8 @@ func messageText(m anthropic.Message) string {
 // events) and anthropic-sdk-go's Bedrock option, with the AWS SDK's
 // default configuration: recorded against fakellm with the record flag,
 // it passes 50 runs, 4 in child processes, with the AWS variables held as
-// configuration and no credential in the cassette; with its tool's
+// configuration and no credential in the cassette, the review folding
+// each answer as a Claude message; with its tool's
 // required list built in map order it is NONDETERMINISTIC, the report
 // naming that list as the request field that varies.
 func TestBedrockInvokeGate(t *testing.T) {
@@ -168,4 +169,5 @@ func TestBedrockInvokeGate(t *testing.T) {
 		return
 	}
 	require.Subset(t, rep.Processes.EnvHeld, []string{"AWS_ACCESS_KEY_ID", "AWS_REGION", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"})
+	requireFolded(t, rep.Recorded[0], map[string]int{"anthropic-messages": 5}, 0)
 }

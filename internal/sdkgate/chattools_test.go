@@ -108,7 +108,8 @@ func chatToolAgent(mapBug bool) fakeAPIPipeline {
 }
 
 // TestChatToolCalls records a tool-calling pipeline on openai-go's chat
-// completions against the fake's OpenAI-compatible chat path, gates its
+// completions against the fake's OpenAI-compatible chat path, which the
+// review folds (the plain and the streamed call alike), gates its
 // replay (50 runs, 4 in child processes) and shows that a tool schema
 // built from a map is named as the request field that varies.
 func TestChatToolCalls(t *testing.T) {
@@ -117,6 +118,8 @@ func TestChatToolCalls(t *testing.T) {
 		"call_fake_", ` get_weather({"city":"Weather in Paris?","country":"Weather in Paris?","days":3,"hourly":true,"units":"Weather in Paris?"}) = 3 day(s) of sun over "Weather in Paris?"`,
 		"answer chatcmpl-fake-", `, stop): fakellm: get_weather returned 3 day(s) of sun over "Weather in Paris?"`,
 		"error 400 invalid_request_error  \n")
+
+	requireFolded(t, path, map[string]int{"openai-chat": 4}, 2)
 
 	fakeAPIGate(t, "chat-tools", path, chatToolAgent(false), want, "OPENAI_API_KEY", "OPENAI_BASE_URL")
 	fakeAPIMapOrder(t, "chat-tools-map-order", path, chatToolAgent(true), `["tools"][0]["function"]["parameters"]["required"]`)

@@ -209,7 +209,7 @@ func ollamaClientAgent(mapBug bool) fakeAPIPipeline {
 
 // TestOllamaClientGate records a pipeline on the official Ollama client
 // (chat, generate and embed, streamed and not) against the fake at
-// OLLAMA_HOST, gates its replay (50 runs, 4 in child processes, which
+// OLLAMA_HOST, which the review folds per API, gates its replay (50 runs, 4 in child processes, which
 // hold OLLAMA_HOST and OLLAMA_AUTH, which the client reads, as
 // configuration), and shows that a tool schema built
 // from a map is named as the request field that varies.
@@ -227,6 +227,8 @@ func TestOllamaClientGate(t *testing.T) {
 	} {
 		require.Contains(t, string(want), s)
 	}
+
+	requireFolded(t, path, map[string]int{"ollama-chat": 3, "ollama-generate": 2, "ollama-embed": 1}, 1)
 
 	fakeAPIGate(t, "ollama-client", path, ollamaClientAgent(false), want, "OLLAMA_HOST", "OLLAMA_AUTH")
 	fakeAPIMapOrder(t, "ollama-client-map-order", path, ollamaClientAgent(true), `["tools"][0]["function"]["parameters"]["required"]`)

@@ -161,6 +161,9 @@ func compareInteraction(o, n *cassettes.Recorded, prices *Prices, maxText int, m
 		}
 		if mp, ok := prices.Lookup(model); ok {
 			*side.cost = mp.Cost(side.m.Usage)
+			if mp.Unconfirmed != "" {
+				in.Cost.Unconfirmed = append(in.Cost.Unconfirmed, model)
+			}
 		} else if side.m.Usage != (Usage{}) && !isOllama(side.m.API) {
 			in.Cost.Unpriced = append(in.Cost.Unpriced, model)
 		}

@@ -402,6 +402,10 @@ func TestReviewOfEachProvider(t *testing.T) {
 		"ollama generate": {0, 0},
 	}
 	cacheRead := map[string]int64{"openai responses": 1000, "openai chat": 1000, "gemini": 1000, "gemini sse": 1000}
+	// The models the built-in table prices without having confirmed the
+	// price against the provider's page.
+	unconfirmed := map[string][]string{"openai responses": {"gpt-4.1-2025-04-14"}, "openai chat": {"gpt-4.1-2025-04-14"},
+		"gemini": {"gemini-2.5-flash"}, "gemini sse": {"gemini-2.5-flash"}}
 	for _, p := range providers {
 		for _, streamed := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s streamed=%v", p.name, streamed), func(t *testing.T) {
@@ -457,7 +461,7 @@ func TestReviewOfEachProvider(t *testing.T) {
 				require.Equal(t, review.Usage{Input: 100, Output: 20, CacheRead: cacheRead[p.name]}, in.Before.Usage)
 				require.Equal(t, review.Usage{Input: 100, Output: 31, CacheRead: cacheRead[p.name]}, in.After.Usage)
 				want := costs[p.name]
-				require.Equal(t, review.Cost{Before: want[0], After: want[1], Delta: want[1] - want[0]}, in.Cost)
+				require.Equal(t, review.Cost{Before: want[0], After: want[1], Delta: want[1] - want[0], Unconfirmed: unconfirmed[p.name]}, in.Cost)
 
 				// The Markdown shows the same: the word diff, the tool
 				// calls before and after, tokens and cost.
@@ -467,9 +471,14 @@ func TestReviewOfEachProvider(t *testing.T) {
 					require.Contains(t, text, "- get_weather({\"city\":\"Paris\"})\n+ get_weather({\"city\":\"Paris\",\"units\":\"metric\"})")
 				}
 				require.Contains(t, text, "tokens in 100, out 20 → 31 (+11)")
-				if want[0] != want[1] {
+				switch {
+				case unconfirmed[p.name] != nil:
+					require.Contains(t, text, fmt.Sprintf("cost %s → %s (+%s, at an unconfirmed price)", money(want[0]), money(want[1]), money(want[1]-want[0])))
+					require.Contains(t, text, "Unconfirmed price for `"+unconfirmed[p.name][0]+"`: not checked against the provider's published pricing page")
+				case want[0] != want[1]:
 					require.Contains(t, text, fmt.Sprintf("cost %s → %s (+%s)", money(want[0]), money(want[1]), money(want[1]-want[0])))
-				} else {
+					require.NotContains(t, text, "unconfirmed")
+				default:
 					require.Contains(t, text, "cost 0.000000 (unchanged)")
 					require.NotContains(t, text, "No price for")
 				}

@@ -14,6 +14,9 @@ import (
 	"github.com/codegenie/codegenie/harness"
 )
 
+// chatToolModel is the model the chat tool-calling pipeline asks.
+const chatToolModel = "gpt-4.1"
+
 // chatWeatherTool is the weather tool (see weatherSchema) as a chat
 // completions function tool.
 func chatWeatherTool(mapBug bool) openai.ChatCompletionToolUnionParam {
@@ -38,11 +41,11 @@ func chatToolAgent(mapBug bool) fakeAPIPipeline {
 		var out strings.Builder
 		messages := []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Weather in Paris?")}
 
-		plain, err := client.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{Model: openai.ChatModelGPT4_1, Messages: messages, Tools: tools})
+		plain, err := client.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{Model: chatToolModel, Messages: messages, Tools: tools})
 		if err != nil {
 			return nil, err
 		}
-		s := client.Chat.Completions.NewStreaming(ctx, openai.ChatCompletionNewParams{Model: openai.ChatModelGPT4_1, Messages: messages, Tools: tools})
+		s := client.Chat.Completions.NewStreaming(ctx, openai.ChatCompletionNewParams{Model: chatToolModel, Messages: messages, Tools: tools})
 		var acc openai.ChatCompletionAccumulator
 		finished := 0
 		for s.Next() {
@@ -77,7 +80,7 @@ func chatToolAgent(mapBug bool) fakeAPIPipeline {
 		}
 
 		messages = append(messages, plain.Choices[0].Message.ToParam(), openai.ToolMessage(result, call.ID))
-		s = client.Chat.Completions.NewStreaming(ctx, openai.ChatCompletionNewParams{Model: openai.ChatModelGPT4_1, Messages: messages, Tools: tools,
+		s = client.Chat.Completions.NewStreaming(ctx, openai.ChatCompletionNewParams{Model: chatToolModel, Messages: messages, Tools: tools,
 			StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)}})
 		acc = openai.ChatCompletionAccumulator{}
 		for s.Next() {
@@ -96,7 +99,7 @@ func chatToolAgent(mapBug bool) fakeAPIPipeline {
 			return nil, err
 		}
 
-		_, err = client.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{Model: openai.ChatModelGPT4_1, Tools: tools,
+		_, err = client.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{Model: chatToolModel, Tools: tools,
 			Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Weather in Paris?"), openai.ToolMessage(result, "call_unknown")}})
 		line, err := apiErrorLine(err)
 		if err != nil {

@@ -62,7 +62,7 @@ func TestSDKStreamTiming(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "test-openai-key")
 	t.Setenv("OLLAMA_HOST", "http://127.0.0.1:11434")
 	t.Setenv("OLLAMA_AUTH", "")
-	chatParams := openai.ChatCompletionNewParams{Model: openai.ChatModelGPT4_1, Tools: []openai.ChatCompletionToolUnionParam{chatWeatherTool(false)},
+	chatParams := openai.ChatCompletionNewParams{Model: chatToolModel, Tools: []openai.ChatCompletionToolUnionParam{chatWeatherTool(false)},
 		Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Weather in Paris?")}}
 	claudeParams := anthropic.MessageNewParams{Model: bedrockModel, MaxTokens: 256,
 		Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("Summarise: left-pad 1.3.0 is unpublished."))}}

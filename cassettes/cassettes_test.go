@@ -123,6 +123,11 @@ func TestMatching(t *testing.T) {
 				require.Contains(t, readAll(t, resp), `"n":1`)
 				return
 			}
+			// The request carries X-Stainless-* headers: its miss is a
+			// response whose body returns it (see missanswer.go).
+			require.NoError(t, err)
+			require.Equal(t, http.StatusNotFound, resp.StatusCode)
+			_, err = io.ReadAll(resp.Body)
 			require.ErrorIs(t, err, ErrInteractionNotFound)
 		})
 	}

@@ -79,8 +79,33 @@
 //     content ("text" when UTF-8, else "base64"): boundary, preamble and
 //     epilogue mean nothing; one that is not well-formed stays bytes.
 //     Else "json" and the canonical JSON of events.Canonical (keys
-//     sorted, no insignificant whitespace, numbers normalised), or, when
-//     the body is empty or not JSON, "bytes" and the body.
+//     sorted, no insignificant whitespace, numbers normalised) without
+//     the object members whose value is null, at any depth (see below),
+//     or, when the body is empty or not JSON, "bytes" and the body.
+//
+// An object member whose value is null matches the member absent, in the
+// key and in a miss's body diff: the official Ollama client sends
+// "options": null where a raw client sends no "options", and other SDKs
+// send explicit nulls for what they leave unset. To the APIs this package
+// is built for, no request field has a meaning of its own when null:
+// Gemini reads JSON by the proto3 JSON mapping, where null is "the
+// default value of the field", as absent is; Bedrock's Smithy JSON
+// decoder (smithy-go's shape deserializer) skips a structure member whose
+// value is null; OpenAI's API reference gives each optional parameter as
+// "optional X or null" with the default it takes when absent; Ollama
+// decodes with encoding/json, for which null leaves a field as absence
+// does; Anthropic's Messages API documents no field where null differs
+// from absent, and its SDK sends null only when asked (param.Null). None
+// of them takes a JSON merge patch (RFC 7396), where null removes a
+// member: a body whose Content-Type is application/merge-patch+json
+// keeps its nulls. Null does carry meaning inside free-form JSON these
+// APIs pass to the model as data: a tool's JSON Schema ("default": null,
+// "const": null), a tool call's arguments or result in the history
+// (Gemini's Struct values, Bedrock's documents). There too a null member
+// matches its absence, so a request that differs from its recording only
+// by such a member replays the recorded answer instead of missing. A
+// null that replaces a value (an element of an array, or a member that
+// was not null) is a change, and misses.
 //
 // A recorded interaction with the request's key serves it unless a
 // meaningful header is on both sides with different canonical values:
@@ -191,6 +216,19 @@
 // that consult it (aws-sdk-go-v2's retryer) take as not worth retrying:
 // the same request would miss again, so one miss is one attempt. Secrets
 // are masked in it (see Redaction and secrets).
+//
+// openai-go and anthropic-sdk-go retry every transport error, twice by
+// default with backoff, and let no error say otherwise; they do honour a
+// response's X-Should-Retry: false. So a request carrying X-Stainless-*
+// headers (which the SDKs Stainless generates send with every request)
+// gets its miss as a response instead: status 404, X-Should-Retry:
+// false, and a body whose every Read returns the miss error. The SDKs
+// read an error status's body at once, so they send the request once and
+// return the miss error (openai-go) or an error wrapping it
+// (anthropic-sdk-go); errors.Is finds [ErrInteractionNotFound] either way.
+// A transport wrapped around the cassette's finds the miss as the
+// response body's CassetteMiss() error method. Every other client gets
+// the error from RoundTrip.
 //
 // # Concurrency
 //

@@ -84,27 +84,88 @@ func lineDocs(prefix string) func(io.Reader, func([]byte) error) error {
 }
 
 // deltaText is the text a document of any of the framings' APIs carries:
-// Anthropic's and Bedrock's delta.text, Ollama's message.content, or
-// Gemini's candidates' parts' text.
+// Anthropic's and Bedrock's delta.text, Ollama's message.content or (of
+// /api/generate) response, Gemini's candidates' parts' text, or the
+// content and tool-call arguments of OpenAI chat choices' deltas.
 func deltaText(doc []byte) (string, error) {
 	var d struct {
 		Delta      struct{ Text string }
 		Message    struct{ Content any }
+		Response   string
 		Candidates []struct {
 			Content struct{ Parts []struct{ Text string } }
+		}
+		Choices []struct {
+			Delta struct {
+				Content   string
+				ToolCalls []struct {
+					Function struct{ Arguments string }
+				} `json:"tool_calls"`
+			}
 		}
 	}
 	if err := json.Unmarshal(doc, &d); err != nil {
 		return "", err
 	}
 	text, _ := d.Message.Content.(string)
-	text = d.Delta.Text + text
+	text = d.Delta.Text + text + d.Response
 	for _, c := range d.Candidates {
 		for _, p := range c.Content.Parts {
 			text += p.Text
 		}
 	}
+	for _, c := range d.Choices {
+		text += c.Delta.Content
+		for _, tc := range c.Delta.ToolCalls {
+			text += tc.Function.Arguments
+		}
+	}
 	return text, nil
+}
+
+// eventStreamDocs reads an AWS event stream as the AWS SDK does, each
+// message's payload a document; with chunks, the payloads are
+// InvokeModelWithResponseStream's {"bytes": ...} and the document is the
+// bytes, decoded from base64.
+func eventStreamDocs(chunks bool) func(io.Reader, func([]byte) error) error {
+	return func(r io.Reader, each func([]byte) error) error {
+		dec := eventstream.NewDecoder()
+		for {
+			m, err := dec.Decode(r, nil)
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			doc := m.Payload
+			if chunks {
+				var c struct{ Bytes []byte }
+				if err := json.Unmarshal(m.Payload, &c); err != nil {
+					return err
+				}
+				doc = c.Bytes
+			}
+			if err := each(doc); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// invokeChunk is one frame of Bedrock InvokeModelWithResponseStream's
+// event stream for Claude: a chunk event whose bytes are an Anthropic
+// stream event.
+func invokeChunk(t testing.TB, event string) string {
+	b, err := json.Marshal(map[string][]byte{"bytes": []byte(event)})
+	require.NoError(t, err)
+	return bedrockFrame(t, "chunk", string(b))
+}
+
+// chatChunk is one frame of an OpenAI chat completion stream whose
+// choice 0 has delta.
+func chatChunk(delta string) string {
+	return `data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":0,"model":"gpt-4.1","choices":[{"index":0,"delta":` + delta + `,"finish_reason":null}]}` + "\n\n"
 }
 
 // sseStream is Anthropic's stream streamFrames.
@@ -162,23 +223,59 @@ func framings(t testing.TB) []framed {
 				bedrockFrame(t, "contentBlockDelta", delta("Hello")), bedrockFrame(t, "contentBlockDelta", delta(" world")),
 				bedrockFrame(t, "contentBlockStop", `{"contentBlockIndex":0}`), bedrockFrame(t, "messageStop", `{"stopReason":"end_turn"}`),
 				bedrockFrame(t, "metadata", `{"usage":{"inputTokens":3,"outputTokens":2,"totalTokens":5},"metrics":{"latencyMs":100}}`)},
+			docs: eventStreamDocs(false),
+		},
+		{
+			name: "eventstream chunks", framing: "eventstream", contentType: "application/vnd.amazon.eventstream",
+			url:     "https://bedrock-runtime.us-east-1.amazonaws.com/model/anthropic.claude-3-5-haiku-20241022-v1%3A0/invoke-with-response-stream",
+			request: `{"anthropic_version":"bedrock-2023-05-31","max_tokens":16,"messages":[{"role":"user","content":"hi"}]}`,
+			frames: []string{
+				invokeChunk(t, `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"claude","usage":{"input_tokens":3,"output_tokens":1}}}`),
+				invokeChunk(t, `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`),
+				invokeChunk(t, `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hello"}}`),
+				invokeChunk(t, `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":" world"}}`),
+				invokeChunk(t, `{"type":"content_block_stop","index":0}`),
+				invokeChunk(t, `{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":2}}`),
+				invokeChunk(t, `{"type":"message_stop","amazon-bedrock-invocationMetrics":{"inputTokenCount":3,"outputTokenCount":2,"invocationLatency":100,"firstByteLatency":90}}`),
+			},
+			docs: eventStreamDocs(true),
+		},
+		{
+			name: "ndjson generate", framing: "ndjson", contentType: "application/x-ndjson",
+			url:     "http://localhost:11434/api/generate",
+			request: `{"model":"llama3.2","prompt":"hi"}`,
+			frames: []string{generateLine("", false), generateLine("", false), generateLine("Hello", false), generateLine(" world", false),
+				generateLine("", false), generateLine("", false), generateLine("", true)},
+			docs: lineDocs(""),
+		},
+		{
+			name: "sse chat tool call", framing: "sse", contentType: "text/event-stream",
+			url:     "https://api.openai.com/v1/chat/completions",
+			request: `{"model":"gpt-4.1","stream":true,"messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"f"}}]}`,
+			frames: []string{
+				chatChunk(`{"role":"assistant","content":null}`),
+				chatChunk(`{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":""}}]}`),
+				chatChunk(`{"tool_calls":[{"index":0,"function":{"arguments":"Hello"}}]}`),
+				chatChunk(`{"tool_calls":[{"index":0,"function":{"arguments":" world"}}]}`),
+				`data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":0,"model":"gpt-4.1","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}` + "\n\n",
+				`data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":0,"model":"gpt-4.1","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}` + "\n\n",
+				"data: [DONE]\n\n",
+			},
 			docs: func(r io.Reader, each func([]byte) error) error {
-				dec := eventstream.NewDecoder()
-				for {
-					m, err := dec.Decode(r, nil)
-					if err == io.EOF {
+				return lineDocs("data: ")(r, func(doc []byte) error {
+					if string(doc) == "[DONE]" {
 						return nil
 					}
-					if err != nil {
-						return err
-					}
-					if err := each(m.Payload); err != nil {
-						return err
-					}
-				}
+					return each(doc)
+				})
 			},
 		},
 	}
+}
+
+// generateLine is one line of Ollama's /api/generate NDJSON stream.
+func generateLine(text string, done bool) string {
+	return fmt.Sprintf(`{"model":"llama3.2","created_at":"2026-11-27T00:00:00Z","response":%q,"done":%t}`+"\n", text, done)
 }
 
 // framesAPI answers every request with the frames of s, one per Read,

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/binary"
-	"encoding/json"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -15,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/codegenie/codegenie/events"
+	"github.com/codegenie/codegenie/internal/canonjson"
 )
 
 // matchHeaders are the request headers that change the meaning of an LLM
@@ -22,6 +22,14 @@ import (
 // both carry it with different canonical values (see doc.go). Every other
 // request header is ignored.
 var matchHeaders = []string{"Anthropic-Version", "Anthropic-Beta", "Content-Type", "Openai-Beta"}
+
+// contentTypeHeader is the index of Content-Type in matchHeaders.
+const contentTypeHeader = 2
+
+// mergePatch is the media type of a JSON merge patch (RFC 7396), whose
+// nulls remove members: the one JSON body whose null members matching
+// keeps.
+const mergePatch = "application/merge-patch+json"
 
 // sensitiveQuery are query parameters whose values are credentials. They
 // are replaced by redacted in the canonical URL and in saved cassettes, so a
@@ -138,7 +146,8 @@ const (
 // canonicalBody returns what matching compares of a body: decoded from
 // its Content-Encoding (gzip, deflate: as the secret checks decode, what
 // it makes charged to budget), then a multipart body's canonical parts,
-// or canonical JSON, or else the bytes; with its kind, and whether it
+// or canonical JSON without null members (with them, for a merge patch),
+// or else the bytes; with its kind, and whether it
 // shares body's bytes.
 func (c *canonRequest) canonicalBody(body []byte, budget *int64) ([]byte, string, bool) {
 	shared := true
@@ -155,7 +164,11 @@ func (c *canonRequest) canonicalBody(body []byte, budget *int64) ([]byte, string
 		}
 	}
 	if len(body) > 0 {
-		if cb, err := events.Canonical(json.RawMessage(body)); err == nil {
+		canonical := canonjson.AppendOmitNull
+		if c.headers[contentTypeHeader] == mergePatch {
+			canonical = canonjson.Append // null removes a member
+		}
+		if cb, err := canonical(make([]byte, 0, len(body)), body); err == nil {
 			return cb, kindJSON, false
 		}
 	}

@@ -343,3 +343,66 @@ func TestMultipartPartsBounded(t *testing.T) {
 	_, ok = canonicalMultipart(body, "b")
 	require.False(t, ok)
 }
+
+// TestNullMemberMeansAbsent: a request whose body differs from the
+// recording only by object members set to null, at any depth, is served;
+// one where a null replaces a value misses, and the miss's body diff
+// names the member that differs and never a null member the two sides
+// only spell differently.
+func TestNullMemberMeansAbsent(t *testing.T) {
+	const recorded = `{"model":"llama3.2","messages":[{"role":"user","content":"hi"}],"options":{"seed":42}}`
+	tests := []struct {
+		name, body string
+		diff       []string // nil: served
+	}{
+		{"null member added", `{"model":"llama3.2","messages":[{"role":"user","content":"hi","images":null}],"options":{"seed":42,"stop":null},"format":null}`, nil},
+		{"null replaces a value", `{"model":"llama3.2","messages":[{"role":"user","content":"hi"}],"options":{"seed":null}}`,
+			[]string{`["options"]["seed"]: 42 != (missing)`}},
+		{"null replaces an object", `{"model":"llama3.2","messages":[{"role":"user","content":"hi"}],"options":null}`,
+			[]string{`["options"]: {"seed":42} != (missing)`}},
+		{"null array element", `{"model":"llama3.2","messages":[{"role":"user","content":"hi"},null],"options":{"seed":42}}`,
+			[]string{`["messages"]: length 1 != 2`, `["messages"][1]: (missing) != null`}},
+		{"another change beside a null member", `{"model":"llama3.3","messages":[{"role":"user","content":"hi"}],"options":{"seed":42},"format":null}`,
+			[]string{`["model"]: "llama3.2" != "llama3.3"`}},
+	}
+	srv := echoServer(t)
+	path := recordPlain(t, t.TempDir(), "null", srv, []plainReq{{method: "POST", path: "/api/chat", body: recorded}})
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Open(path, Options{AllowUnused: true, Hint: "rerecord"})
+			require.NoError(t, err)
+			defer c.Close()
+			resp, err := send(c.Client(), srv.URL, plainReq{method: "POST", path: "/api/chat", body: tt.body})
+			if tt.diff == nil {
+				require.NoError(t, err)
+				require.Contains(t, readAll(t, resp), `"n":1`)
+				return
+			}
+			require.ErrorIs(t, err, ErrInteractionNotFound)
+			_, diff, ok := strings.Cut(err.Error(), "body (recorded vs requested):\n")
+			require.True(t, ok, err.Error())
+			diff, _, _ = strings.Cut(diff, "\nif the request change")
+			var lines []string
+			for l := range strings.Lines(diff) {
+				lines = append(lines, strings.TrimSpace(l))
+			}
+			require.Equal(t, tt.diff, lines)
+		})
+	}
+
+	t.Run("merge patch", func(t *testing.T) {
+		require.Equal(t, "Content-Type", matchHeaders[contentTypeHeader])
+		patch := http.Header{"Content-Type": {"application/merge-patch+json"}}
+		cleared := plainReq{method: "PATCH", path: "/v1/stores/1", body: `{"name":"a","expires_after":null}`, header: patch}
+		path := recordPlain(t, t.TempDir(), "patch", srv, []plainReq{cleared})
+		c, err := Open(path, Options{AllowUnused: true})
+		require.NoError(t, err)
+		defer c.Close()
+		_, err = send(c.Client(), srv.URL, plainReq{method: "PATCH", path: "/v1/stores/1", body: `{"name":"a"}`, header: patch})
+		require.ErrorIs(t, err, ErrInteractionNotFound, "in a merge patch null removes a member: it is not absence")
+		require.ErrorContains(t, err, `["expires_after"]: null != (missing)`)
+		resp, err := send(c.Client(), srv.URL, cleared)
+		require.NoError(t, err)
+		readAll(t, resp)
+	})
+}

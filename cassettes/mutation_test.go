@@ -33,11 +33,14 @@ type mutant struct {
 // TestEveryMutantMisses proves matching strict about meaning: for every
 // request of every committed cassette, and of a cassette of the providers'
 // request shapes (providerShapes), each change of a JSON leaf (value,
-// type, removal), each added key, another method, path or query value,
-// another value of each meaningful header the recording has, and each
-// change of a multipart part (name, file name, header, content, removal,
-// order, an added part) must miss, a compressed body being changed before
-// it is compressed again; the unchanged request must be served.
+// type, removal), each value replaced by null, each added key, another
+// method, path or query value, another value of each meaningful header the
+// recording has, and each change of a multipart part (name, file name,
+// header, content, removal, order, an added part) must miss, a compressed
+// body being changed before it is compressed again; the unchanged request
+// must be served, and so must each request that means the same in other
+// bytes (equivalentsOf): an object member whose value is null removed, or
+// one added, among them.
 func TestEveryMutantMisses(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "*.yaml"))
 	require.NoError(t, err)
@@ -170,7 +173,8 @@ func mutantsOf(t *testing.T, base mutant) []mutant {
 		with("body byte", func(m *mutant) { m.body = append(bytes.Clone(m.body), 'x') })
 		return out
 	}
-	for _, e := range jsonEdits(doc, "") {
+	changes, _ := jsonEdits(doc, "")
+	for _, e := range changes {
 		with(e.what, func(m *mutant) {
 			b, err := json.Marshal(e.apply(deepCopy(doc)))
 			require.NoError(t, err)
@@ -187,15 +191,21 @@ type jsonEdit struct {
 }
 
 // jsonEdits lists, for every leaf under v, a changed value, a changed type
-// and its removal, and for every object an added key.
-func jsonEdits(v any, path string) []jsonEdit {
-	var out []jsonEdit
+// and its removal, for every value a null in its place, and for every
+// object an added key: changes of meaning. same lists the edits that keep
+// the meaning: for every object a member added with the value null, and
+// the removal of every member whose value is null.
+func jsonEdits(v any, path string) (changes, same []jsonEdit) {
 	at := func(what string, set func(parent any) any) jsonEdit {
 		return jsonEdit{what: path + ": " + what, apply: func(doc any) any { return editAt(doc, path, set) }}
 	}
+	if v != nil && path != "" {
+		changes = append(changes, at("null", func(any) any { return nil }))
+	}
 	switch x := v.(type) {
 	case map[string]any:
-		out = append(out, at("key added", func(p any) any { p.(map[string]any)["mutant_key"] = json.Number("1"); return p }))
+		changes = append(changes, at("key added", func(p any) any { p.(map[string]any)["mutant_key"] = json.Number("1"); return p }))
+		same = append(same, at("null member added", func(p any) any { p.(map[string]any)["mutant_null"] = nil; return p }))
 		for _, k := range slices.Sorted(func(yield func(string) bool) {
 			for k := range x {
 				if !yield(k) {
@@ -203,28 +213,35 @@ func jsonEdits(v any, path string) []jsonEdit {
 				}
 			}
 		}) {
-			out = append(out, jsonEdit{what: path + "/" + k + ": removed", apply: func(doc any) any {
+			removed := jsonEdit{what: path + "/" + k + ": removed", apply: func(doc any) any {
 				return editAt(doc, path, func(p any) any { delete(p.(map[string]any), k); return p })
-			}})
-			out = append(out, jsonEdits(x[k], path+"/"+k)...)
+			}}
+			if x[k] == nil {
+				same = append(same, removed)
+			} else {
+				changes = append(changes, removed)
+			}
+			c, s := jsonEdits(x[k], path+"/"+k)
+			changes, same = append(changes, c...), append(same, s...)
 		}
 	case []any:
 		for i := range x {
-			out = append(out, jsonEdit{what: fmt.Sprintf("%s/%d: removed", path, i), apply: func(doc any) any {
+			changes = append(changes, jsonEdit{what: fmt.Sprintf("%s/%d: removed", path, i), apply: func(doc any) any {
 				return editAt(doc, path, func(p any) any { a := p.([]any); return append(a[:i:i], a[i+1:]...) })
 			}})
-			out = append(out, jsonEdits(x[i], fmt.Sprintf("%s/%d", path, i))...)
+			c, s := jsonEdits(x[i], fmt.Sprintf("%s/%d", path, i))
+			changes, same = append(changes, c...), append(same, s...)
 		}
 	case string:
-		out = append(out, at("value", func(any) any { return x + "x" }), at("type", func(any) any { return json.Number("0") }))
+		changes = append(changes, at("value", func(any) any { return x + "x" }), at("type", func(any) any { return json.Number("0") }))
 	case json.Number:
-		out = append(out, at("value", func(any) any { return bump(x) }), at("type", func(any) any { return string(x) }))
+		changes = append(changes, at("value", func(any) any { return bump(x) }), at("type", func(any) any { return string(x) }))
 	case bool:
-		out = append(out, at("value", func(any) any { return !x }), at("type", func(any) any { return fmt.Sprint(x) }))
+		changes = append(changes, at("value", func(any) any { return !x }), at("type", func(any) any { return fmt.Sprint(x) }))
 	case nil:
-		out = append(out, at("type", func(any) any { return json.Number("0") }))
+		changes = append(changes, at("type", func(any) any { return json.Number("0") }))
 	}
-	return out
+	return changes, same
 }
 
 // editAt replaces the value at path (slash-separated keys and indices)
@@ -400,9 +417,24 @@ func partMutants(t *testing.T, base mutant, parts []formPart) []mutant {
 
 // equivalentsOf returns requests that mean what base means in other
 // bytes: a multipart body under another boundary; a gzip body
-// uncompressed, and compressed with a header naming a file.
+// uncompressed, and compressed with a header naming a file; a JSON body
+// with a member of value null added to an object, or one removed.
 func equivalentsOf(t *testing.T, base mutant) []mutant {
 	var out []mutant
+	dec := json.NewDecoder(bytes.NewReader(base.body))
+	dec.UseNumber()
+	var doc any
+	if base.header.Get("Content-Encoding") == "" && dec.Decode(&doc) == nil {
+		_, same := jsonEdits(doc, "")
+		for _, e := range same {
+			m := base
+			m.what = e.what
+			b, err := json.Marshal(e.apply(deepCopy(doc)))
+			require.NoError(t, err)
+			m.body = b
+			out = append(out, m)
+		}
+	}
 	if parts, ok := partsOf(base); ok {
 		m := base
 		m.what = "with another boundary"

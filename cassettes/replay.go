@@ -21,7 +21,8 @@ type servedState struct {
 
 // replay serves req from the cassette's index: the recorded interaction
 // with req's key, whose meaningful headers agree, that is not busy, that
-// pick chooses. Nothing is ever sent anywhere.
+// pick chooses; a miss as answerMiss answers it. Nothing is ever sent
+// anywhere.
 func (c *Cassette) replay(req *http.Request) (*http.Response, error) {
 	buf := bodyPool.Get().(*[]byte)
 	defer bodyPool.Put(buf)
@@ -65,7 +66,7 @@ func (c *Cassette) replay(req *http.Request) (*http.Response, error) {
 		if cr.body == nil {
 			cr.setBody(bytes.Clone(body))
 		}
-		return nil, c.miss(cr, candidates)
+		return answerMiss(req, c.miss(cr, candidates))
 	}
 	c.state[target].started = true
 	c.state[target].busy = !c.opts.replayable

@@ -3,6 +3,7 @@ package harness_test
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -130,6 +131,35 @@ func TestSwallowedMissStillFails(t *testing.T) {
 	require.ErrorIs(t, err, harness.ErrBroken)
 	require.Equal(t, harness.ErrorKindCassetteUnused, rep.Classes[0].ErrorKind)
 	require.Empty(t, rep.ReRecordCommand, "outside a test, with no reproduce command, there is no command to extend")
+}
+
+// TestSwallowedMissAnsweredAsResponse: a miss the cassette answers as a
+// response (to a client that sends X-Stainless-* headers, as openai-go
+// and anthropic-sdk-go do) is counted as a miss, even when the pipeline
+// never reads the response.
+func TestSwallowedMissAnsweredAsResponse(t *testing.T) {
+	cassette := recordCassette(t, t.TempDir(), "recorded", "the recorded prompt")
+	rep, err := harness.Config{ArtifactDir: t.TempDir()}.Iterate(t.Context(), "swallowed-response", func(ctx context.Context, run *harness.Run) ([]byte, error) {
+		client, err := run.Client(cassette)
+		if err != nil {
+			return nil, err
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, "https://api.example.test/v1/complete", strings.NewReader(`{"prompt":"another prompt"}`))
+		if err != nil {
+			return nil, err
+		}
+		req.Header.Set("X-Stainless-Retry-Count", "0")
+		resp, err := client.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		if resp.StatusCode != http.StatusNotFound || resp.Header.Get("X-Should-Retry") != "false" {
+			return nil, fmt.Errorf("want the miss as a response, got %s", resp.Status)
+		}
+		return []byte("fallback answer"), resp.Body.Close()
+	})
+	require.ErrorIs(t, err, harness.ErrBroken)
+	require.Equal(t, harness.ErrorKindCassetteMiss, rep.Classes[0].ErrorKind, "%s", rep)
 }
 
 // TestClientPerRun: each run gets a freshly opened cassette, so a pipeline

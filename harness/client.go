@@ -84,15 +84,22 @@ func (rc *runClient) RoundTrip(req *http.Request) (*http.Response, error) {
 	req, ar, lane := rc.withAssignment(req)
 	req = rc.run.rc.chunks.withPlan(req, rc.run.index)
 	resp, err := rc.c.Transport().RoundTrip(req)
+	miss := err // the cassette's error, or the miss it answered as a response
 	if err == nil {
-		rc.run.noteAssignment(i, lane, ar)
+		// A miss the cassette answered as a response, for a client that
+		// would retry its error (see cassettes' Misses).
+		if m, ok := resp.Body.(interface{ CassetteMiss() error }); ok {
+			miss = m.CassetteMiss()
+		} else {
+			rc.run.noteAssignment(i, lane, ar)
+		}
 	}
-	var miss *cassettes.MissError
-	if errors.As(err, &miss) {
-		rc.run.noteMiss(i, miss)
+	var typed *cassettes.MissError
+	if errors.As(miss, &typed) {
+		rc.run.noteMiss(i, typed)
 		rc.mu.Lock()
 		if rc.miss == nil {
-			rc.miss = err
+			rc.miss = miss
 		}
 		rc.mu.Unlock()
 	}

@@ -47,7 +47,7 @@ func DefaultConfigVars() []ConfigVar {
 		"GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION", "GOOGLE_CLOUD_REGION", "GOOGLE_APPLICATION_CREDENTIALS")...)
 	out = append(out, sdk("AWS SDK configuration for Bedrock (region, profile, credentials, endpoints, config files, the Lambda trace id it forwards)",
 		"AWS_*", "_X_AMZN_TRACE_ID")...)
-	out = append(out, sdk("Ollama client configuration (server address)", "OLLAMA_HOST")...)
+	out = append(out, sdk("Ollama client configuration (server address; whether it signs requests with the key in ~/.ollama)", "OLLAMA_HOST", "OLLAMA_AUTH")...)
 	out = append(out, sdk("proxy of Go's HTTP client (http.ProxyFromEnvironment)",
 		"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy")...)
 	return out

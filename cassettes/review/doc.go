@@ -10,8 +10,9 @@
 // (cassettes.ReadRecorded, cassettes.Digest) and works for any directory of
 // cassettes, whoever recorded them. It is not a cassette diff tool for
 // arbitrary HTTP (it folds the Anthropic Messages, OpenAI chat
-// completions and Responses, Gemini, Bedrock Converse and Ollama chat
-// APIs; other bodies are compared as bytes and JSON shapes), and it
+// completions and Responses, Gemini, Bedrock Converse and InvokeModel of
+// Claude, and Ollama chat, generate and embed APIs; other bodies are
+// compared as bytes and JSON shapes), and it
 // applies nothing: it is the review before cassettes.Apply. It imports no
 // SDK: it reads the wire formats.
 //
@@ -95,10 +96,11 @@
 //     contentBlockStart and toolUse input deltas), stopReason, usage
 //     (from metadata in a stream); the model is the URL's model id
 //     (path-unescaped; of an ARN, its last part); errors by __type.
-//   - Ollama (/api/chat, whole or NDJSON): message.content appended,
-//     message.tool_calls in order, done_reason, and prompt_eval_count and
-//     eval_count of the chunk with done true; an error string is of type
-//     "error".
+//   - Ollama (/api/chat and /api/generate, whole or NDJSON):
+//     message.content (generate: response) appended, message.tool_calls
+//     in order, done_reason, and prompt_eval_count and eval_count of the
+//     chunk with done true; an error string is of type "error". Of
+//     /api/embed, no text, and prompt_eval_count as the input.
 //
 // Whatever the API, an X-Amzn-Errortype header (with the body's message)
 // or an event-stream exception or error message gives the error type and
@@ -130,11 +132,23 @@
 // beside this package (DefaultPrices); Config.Prices overrides it
 // (ReadPrices reads a file of the same format):
 //
-//	{"format": 1, "currency": "USD", "unit": "per million tokens",
+//	{"format": 2, "currency": "USD", "unit": "per million tokens",
 //	 "as_of": "YYYY-MM-DD", "source": "...",
-//	 "models": [{"model": "claude-sonnet-4-5", "input": 3, "output": 15,
-//	             "cache_read": 0.3, "cache_write": 3.75}, ...]}
+//	 "providers": [{"provider": "Anthropic",
+//	   "page": "https://...", "read": "YYYY-MM-DD", "unconfirmed": "why",
+//	   "models": [{"model": "claude-sonnet-4-5", "input": 3, "output": 15,
+//	               "cache_read": 0.3, "cache_write": 3.75,
+//	               "unconfirmed": "why"}, ...]}, ...]}
 //
+// Each provider block names the published pricing page its prices were
+// checked against (an https address) and the day it was read; a block's
+// or a model's "unconfirmed" (optional; one line that says why) marks
+// prices that could not be checked there, and the review names the
+// models it priced so ("Unconfirmed price for ..." in the summary, "at an
+// unconfirmed price" on their cost lines, cost.unconfirmed in JSON).
+// Format 1, {"format": 1, ..., "models": [...]}, the same models without
+// blocks or provenance, is read too. The file is read strictly: one JSON
+// object, no unknown fields, no repeated model (across blocks either).
 // Prices are decimals with at most 6 decimals, read exactly into
 // micro-units; absent prices are 0. A response's model (or else the
 // request's "model") is priced by the entry of that name, else by the
@@ -146,7 +160,11 @@
 // Costs are micro-units, rounded down per interaction; a model with no
 // entry is listed as unpriced and counted as 0, but for Ollama's, which
 // run locally and cost 0 unless the table names them. as_of says when
-// the committed prices were taken.
+// the committed prices were last checked. The committed table was checked
+// against stored copies of the providers' pages (the Anthropic page at
+// platform.claude.com and its earlier docs.anthropic.com copy, OpenAI's
+// per-model pages under developers.openai.com/api/docs/models); what no
+// copy showed is marked unconfirmed.
 //
 // # Golden files
 //
@@ -165,7 +183,8 @@
 // before and after messages, text_diff spans {op, text, elided},
 // cost), usage_before, usage_after and cost; then counts
 // by class (every class, zero included), drifted, usage_before,
-// usage_after, cost {before_micro, after_micro, delta_micro, unpriced},
+// usage_after, cost {before_micro, after_micro, delta_micro, unpriced,
+// unconfirmed},
 // prices (the table's source), currency, goldens {path, cassettes} and
 // golden_command. Map keys are sorted, so equal reviews are equal bytes.
 //

@@ -19,15 +19,21 @@ const (
 	apiGemini    = "gemini"             // POST .../models/M:generateContent or :streamGenerateContent
 	apiBedrock   = "bedrock-converse"   // POST .../model/M/converse or /converse-stream
 	apiOllama    = "ollama-chat"        // POST .../api/chat
+	apiGenerate  = "ollama-generate"    // POST .../api/generate
+	apiEmbed     = "ollama-embed"       // POST .../api/embed
 )
+
+// isOllama reports whether api is one of Ollama's, whose models run
+// locally.
+func isOllama(api string) bool { return api == apiOllama || api == apiGenerate || api == apiEmbed }
 
 // Message is a response folded into what a reviewer reads: the final
 // message a client accumulates from a JSON body or from every frame of a
 // stream.
 type Message struct {
 	// API is the API spoken: "anthropic-messages", "openai-chat",
-	// "openai-responses", "gemini", "bedrock-converse" or "ollama-chat";
-	// "" for a request of none.
+	// "openai-responses", "gemini", "bedrock-converse", "ollama-chat",
+	// "ollama-generate" or "ollama-embed"; "" for a request of none.
 	API string `json:"api,omitempty"`
 	// Status is the HTTP status.
 	Status int `json:"status"`
@@ -104,6 +110,10 @@ func apiOf(url string) string {
 		return apiAnthropic // Bedrock's InvokeModel of a Claude model speaks Anthropic Messages
 	case strings.HasSuffix(path, "/api/chat"):
 		return apiOllama
+	case strings.HasSuffix(path, "/api/generate"):
+		return apiGenerate
+	case strings.HasSuffix(path, "/api/embed"):
+		return apiEmbed
 	}
 	return ""
 }
@@ -150,7 +160,7 @@ func fold(r cassettes.Recorded) Message {
 		acc = &geminiFolder{m: &m}
 	case apiBedrock:
 		acc = &bedrockFolder{m: &m, blocks: map[int]*bedrockBlock{}}
-	case apiOllama:
+	case apiOllama, apiGenerate, apiEmbed:
 		acc = &ollamaFolder{m: &m}
 	default:
 		acc = &folder{m: &m, blocks: map[int]*block{}, calls: map[int]*chunkedCall{}}

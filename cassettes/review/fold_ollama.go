@@ -5,11 +5,13 @@ import (
 	"strings"
 )
 
-// ollamaFolder folds an Ollama /api/chat answer: one ChatResponse, or its
-// NDJSON stream of them. As Ollama's Go client hands them to its
-// callback: message.content is appended, each chunk's message.tool_calls
-// are whole calls, appended in order; the chunk with done true carries
-// done_reason, prompt_eval_count and eval_count. An error is the string
+// ollamaFolder folds an Ollama /api/chat or /api/generate answer: one
+// ChatResponse (GenerateResponse), or its NDJSON stream of them. As
+// Ollama's Go client hands them to its callback: message.content (or
+// response) is appended, each chunk's message.tool_calls are whole calls,
+// appended in order; the chunk with done true carries done_reason,
+// prompt_eval_count and eval_count. An /api/embed answer has no text: its
+// prompt_eval_count is the input. An error is the string
 // {"error": "..."}, of type "error".
 type ollamaFolder struct {
 	m    *Message
@@ -28,6 +30,8 @@ type ollamaWire struct {
 			} `json:"function"`
 		} `json:"tool_calls"`
 	} `json:"message"`
+	Response        string          `json:"response"`
+	Embeddings      json.RawMessage `json:"embeddings"`
 	Done            bool            `json:"done"`
 	DoneReason      string          `json:"done_reason"`
 	PromptEvalCount int64           `json:"prompt_eval_count"`
@@ -52,10 +56,11 @@ func (f *ollamaFolder) add(d doc) {
 			f.m.ToolCalls = append(f.m.ToolCalls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: string(tc.Function.Arguments)})
 		}
 	}
+	f.text.WriteString(w.Response)
 	if w.DoneReason != "" {
 		f.m.StopReason = w.DoneReason
 	}
-	if w.Done {
+	if w.Done || w.Embeddings != nil {
 		f.m.Usage = Usage{Input: w.PromptEvalCount, Output: w.EvalCount}
 	}
 }

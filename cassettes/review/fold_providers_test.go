@@ -147,6 +147,15 @@ func TestFoldProviders(t *testing.T) {
 		in:   recorded(ollamaURL, "", `{"model":"qwen3:8b","message":{"role":"assistant","content":"Hi"},"done":false}`+"\n"+`{"error":"model runner stopped"}`+"\n"),
 		want: Message{API: apiOllama, Status: 200, Streamed: true, Frames: 2, Model: "qwen3:8b", Text: "Hi", ErrorType: "error", ErrorMessage: "model runner stopped"},
 	}, {
+		name: "ollama generate: the response pieces, the counts of the line with done",
+		in: recorded("http://localhost:11434/api/generate", "application/x-ndjson", `{"model":"llama3.2","response":"Hel","done":false}`+"\n"+
+			`{"model":"llama3.2","response":"lo","done":false}`+"\n"+`{"model":"llama3.2","response":"","done":true,"done_reason":"stop","prompt_eval_count":7,"eval_count":2}`+"\n"),
+		want: Message{API: apiGenerate, Status: 200, Streamed: true, Frames: 3, Model: "llama3.2", Text: "Hello", StopReason: "stop", Usage: Usage{Input: 7, Output: 2}},
+	}, {
+		name: "ollama embed: no text, the prompt's tokens as input",
+		in:   recorded("http://localhost:11434/api/embed", "application/json; charset=utf-8", `{"model":"nomic-embed-text","embeddings":[[0.1,0.2],[0.3,0.4]],"total_duration":14143917,"prompt_eval_count":8}`),
+		want: Message{API: apiEmbed, Status: 200, Model: "nomic-embed-text", Usage: Usage{Input: 8}},
+	}, {
 		name: "anthropic: a stream recorded without a content type is framed as replay frames it",
 		in: recorded(anthropicURL, "", sse(`event: content_block_start`+"\n"+`data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":"Hi"}}`,
 			`event: message_stop`+"\n"+`data: {"type":"message_stop"}`)),

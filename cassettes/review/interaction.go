@@ -161,7 +161,10 @@ func compareInteraction(o, n *cassettes.Recorded, prices *Prices, maxText int, m
 		}
 		if mp, ok := prices.Lookup(model); ok {
 			*side.cost = mp.Cost(side.m.Usage)
-		} else if side.m.Usage != (Usage{}) && side.m.API != apiOllama {
+			if mp.Unconfirmed != "" {
+				in.Cost.Unconfirmed = append(in.Cost.Unconfirmed, model)
+			}
+		} else if side.m.Usage != (Usage{}) && !isOllama(side.m.API) {
 			in.Cost.Unpriced = append(in.Cost.Unpriced, model)
 		}
 		side.m.Text, side.m.TextCut = keepText(side.m.Text, maxText)

@@ -102,6 +102,9 @@ func (r *Review) writeHead(b *mdBuilder) {
 	if len(r.Cost.Unpriced) > 0 {
 		fmt.Fprintf(&b.Builder, "No price for %s (counted as 0).\n", codes(r.Cost.Unpriced))
 	}
+	if len(r.Cost.Unconfirmed) > 0 {
+		fmt.Fprintf(&b.Builder, "Unconfirmed price for %s: not checked against the provider's published pricing page (the price table says why).\n", codes(r.Cost.Unconfirmed))
+	}
 	b.WriteString("\n| cassette | status | drift | interactions | tokens in | tokens out | cost |\n|---|---|---|---|---|---|---|\n")
 	rows := 0
 	for _, c := range r.Cassettes {
@@ -337,10 +340,14 @@ func arrow(a, b int64) string {
 }
 
 func costArrow(c Cost) string {
-	if c.Before == c.After {
-		return money(c.After) + " (unchanged)"
+	unconfirmed := ""
+	if len(c.Unconfirmed) > 0 {
+		unconfirmed = ", at an unconfirmed price"
 	}
-	return money(c.Before) + " → " + money(c.After) + " (" + signedMoney(c.After-c.Before) + ")"
+	if c.Before == c.After {
+		return money(c.After) + " (unchanged" + unconfirmed + ")"
+	}
+	return money(c.Before) + " → " + money(c.After) + " (" + signedMoney(c.After-c.Before) + unconfirmed + ")"
 }
 
 // money renders micro-units with six decimals.

@@ -11,10 +11,17 @@ import (
 	"math/big"
 	"os"
 	"strings"
+	"time"
+	"unicode/utf8"
 )
 
-// pricesFormat is the format version of a price table file.
-const pricesFormat = 1
+// The format versions of a price table file: 1, a flat list of models;
+// 2, models in provider blocks, each naming the page its prices were
+// checked against, when, and what could not be confirmed.
+const (
+	pricesFormatFlat      = 1
+	pricesFormatProviders = 2
+)
 
 // errInvalidPrices is wrapped by every error about a price table.
 var errInvalidPrices = errors.New("invalid price table")
@@ -35,10 +42,13 @@ type Prices struct {
 
 // ModelPrice is the price of one model (and of its dated variants: an
 // entry "claude-sonnet-4-5" prices "claude-sonnet-4-5-20250929"), in
-// micro-units of the currency per million tokens.
+// micro-units of the currency per million tokens. Unconfirmed says why
+// the price could not be checked against the provider's published
+// pricing page ("" when it was, or when the table does not say).
 type ModelPrice struct {
 	Model                                string
 	Input, Output, CacheRead, CacheWrite int64
+	Unconfirmed                          string
 }
 
 // DefaultPrices returns the built-in table, committed as prices.json
@@ -72,20 +82,31 @@ func ReadPrices(path string) (*Prices, error) {
 }
 
 type pricesFile struct {
-	Format   int         `json:"format"`
-	Currency string      `json:"currency"`
-	Unit     string      `json:"unit"`
-	AsOf     string      `json:"as_of"`
-	Source   string      `json:"source"`
-	Models   []modelJSON `json:"models"`
+	Format    int             `json:"format"`
+	Currency  string          `json:"currency"`
+	Unit      string          `json:"unit"`
+	AsOf      string          `json:"as_of"`
+	Source    string          `json:"source"`
+	Models    []modelJSON     `json:"models"`
+	Providers []providerBlock `json:"providers"`
+}
+
+// providerBlock is one provider's models in a format-2 table.
+type providerBlock struct {
+	Provider    string      `json:"provider"`
+	Page        string      `json:"page"`
+	Read        string      `json:"read"`
+	Unconfirmed *string     `json:"unconfirmed"`
+	Models      []modelJSON `json:"models"`
 }
 
 type modelJSON struct {
-	Model      string      `json:"model"`
-	Input      json.Number `json:"input"`
-	Output     json.Number `json:"output"`
-	CacheRead  json.Number `json:"cache_read"`
-	CacheWrite json.Number `json:"cache_write"`
+	Model       string      `json:"model"`
+	Input       json.Number `json:"input"`
+	Output      json.Number `json:"output"`
+	CacheRead   json.Number `json:"cache_read"`
+	CacheWrite  json.Number `json:"cache_write"`
+	Unconfirmed *string     `json:"unconfirmed"`
 }
 
 func parsePrices(name string, b []byte) (*Prices, error) {
@@ -102,37 +123,105 @@ func parsePrices(name string, b []byte) (*Prices, error) {
 	if dec.More() {
 		return nil, bad("data after the JSON object")
 	}
-	if f.Format != pricesFormat {
-		return nil, bad("format %d, want %d", f.Format, pricesFormat)
-	}
 	if f.Unit != "per million tokens" {
 		return nil, bad(`unit %q, want "per million tokens"`, f.Unit)
+	}
+	var blocks []providerBlock
+	switch f.Format {
+	case pricesFormatFlat:
+		if f.Providers != nil {
+			return nil, bad(`format 1 lists "models", not "providers"`)
+		}
+		blocks = []providerBlock{{Models: f.Models}}
+	case pricesFormatProviders:
+		if f.Models != nil {
+			return nil, bad(`format 2 lists models in "providers", not in "models"`)
+		}
+		blocks = f.Providers
+	default:
+		return nil, bad("format %d, want %d or %d", f.Format, pricesFormatFlat, pricesFormatProviders)
 	}
 	p := &Prices{Source: name, Currency: f.Currency}
 	if name == "built-in" {
 		p.Source = "built-in as of " + f.AsOf
 	}
 	seen := map[string]bool{}
-	for i, m := range f.Models {
-		if m.Model == "" || seen[m.Model] {
-			return nil, bad("models[%d]: empty or repeated model %q", i, m.Model)
-		}
-		seen[m.Model] = true
-		mp := ModelPrice{Model: m.Model}
-		for _, v := range []struct {
-			field string
-			n     json.Number
-			dst   *int64
-		}{{"input", m.Input, &mp.Input}, {"output", m.Output, &mp.Output}, {"cache_read", m.CacheRead, &mp.CacheRead}, {"cache_write", m.CacheWrite, &mp.CacheWrite}} {
-			micro, err := microUnits(v.n)
-			if err != nil {
-				return nil, bad("models[%d] (%s): %s: %v", i, m.Model, v.field, err)
+	for bi, blk := range blocks {
+		where := fmt.Sprintf("providers[%d] (%s)", bi, blk.Provider)
+		var blockWhy string
+		if f.Format == pricesFormatProviders {
+			switch {
+			case blk.Provider == "":
+				return nil, bad("%s: no provider", where)
+			case !strings.HasPrefix(blk.Page, "https://") || strings.ContainsAny(blk.Page, " \t\n"):
+				return nil, bad("%s: page %q is not an https address", where, blk.Page)
+			case !isDate(blk.Read):
+				return nil, bad("%s: read %q is not a date (YYYY-MM-DD)", where, blk.Read)
 			}
-			*v.dst = micro
+			why, err := reason(blk.Unconfirmed)
+			if err != nil {
+				return nil, bad("%s: unconfirmed: %v", where, err)
+			}
+			blockWhy = why
 		}
-		p.Models = append(p.Models, mp)
+		for i, m := range blk.Models {
+			if f.Format == pricesFormatFlat {
+				where = fmt.Sprintf("models[%d]", i)
+			} else {
+				where = fmt.Sprintf("providers[%d] (%s) models[%d]", bi, blk.Provider, i)
+			}
+			if m.Model == "" || seen[m.Model] {
+				return nil, bad("%s: empty or repeated model %q", where, m.Model)
+			}
+			seen[m.Model] = true
+			why, err := reason(m.Unconfirmed)
+			switch {
+			case err != nil:
+				return nil, bad("%s (%s): unconfirmed: %v", where, m.Model, err)
+			case why != "" && f.Format == pricesFormatFlat:
+				return nil, bad("%s (%s): unconfirmed is a field of format 2", where, m.Model)
+			case why == "":
+				why = blockWhy
+			}
+			mp := ModelPrice{Model: m.Model, Unconfirmed: why}
+			for _, v := range []struct {
+				field string
+				n     json.Number
+				dst   *int64
+			}{{"input", m.Input, &mp.Input}, {"output", m.Output, &mp.Output}, {"cache_read", m.CacheRead, &mp.CacheRead}, {"cache_write", m.CacheWrite, &mp.CacheWrite}} {
+				micro, err := microUnits(v.n)
+				if err != nil {
+					return nil, bad("%s (%s): %s: %v", where, m.Model, v.field, err)
+				}
+				*v.dst = micro
+			}
+			p.Models = append(p.Models, mp)
+		}
 	}
 	return p, nil
+}
+
+// maxReason bounds the reason an entry gives for an unconfirmed price.
+const maxReason = 500
+
+// reason reads an "unconfirmed" field: absent is "", present must say
+// why, in one line of at most maxReason bytes.
+func reason(s *string) (string, error) {
+	switch {
+	case s == nil:
+		return "", nil
+	case strings.TrimSpace(*s) == "":
+		return "", errors.New("empty: say why the price could not be confirmed")
+	case len(*s) > maxReason || strings.ContainsAny(*s, "\n\r") || !utf8.ValidString(*s):
+		return "", fmt.Errorf("not one line of valid UTF-8 of at most %d bytes", maxReason)
+	}
+	return *s, nil
+}
+
+// isDate reports whether s is a YYYY-MM-DD date.
+func isDate(s string) bool {
+	_, err := time.Parse(time.DateOnly, s)
+	return err == nil
 }
 
 // microUnits converts a decimal price (absent: 0) to exact micro-units.

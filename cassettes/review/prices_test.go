@@ -14,10 +14,32 @@ import (
 func TestDefaultPrices(t *testing.T) {
 	p := review.DefaultPrices()
 	require.Equal(t, "USD", p.Currency)
-	require.Contains(t, p.Source, "built-in as of ")
+	require.Equal(t, "built-in as of 2026-11-28", p.Source)
 	m, ok := p.Lookup("claude-sonnet-4-5-20250929")
 	require.True(t, ok)
 	require.Equal(t, review.ModelPrice{Model: "claude-sonnet-4-5", Input: 3_000_000, Output: 15_000_000, CacheRead: 300_000, CacheWrite: 3_750_000}, m)
+}
+
+// TestDefaultPricesSayWhatWasChecked: the built-in table marks every
+// price it could not check against the provider's published page, with
+// a reason; the ones it checked are these.
+func TestDefaultPricesSayWhatWasChecked(t *testing.T) {
+	var confirmed []string
+	for _, m := range review.DefaultPrices().Models {
+		if m.Unconfirmed == "" {
+			confirmed = append(confirmed, m.Model)
+			continue
+		}
+		require.NotContains(t, m.Unconfirmed, "\n", m.Model)
+	}
+	require.Equal(t, []string{
+		"claude-opus-4-5", "claude-opus-4-1", "claude-opus-4", "claude-sonnet-4-5", "claude-sonnet-4", "claude-3-7-sonnet",
+		"claude-haiku-4-5", "claude-3-5-haiku", "claude-3-5-sonnet", "claude-3-haiku",
+		"gpt-5.1", "gpt-5-mini", "gpt-5-nano",
+	}, confirmed)
+	m, ok := review.DefaultPrices().Lookup("gemini-2.5-flash")
+	require.True(t, ok)
+	require.Contains(t, m.Unconfirmed, "pricing page", "a block's reason is its models'")
 }
 
 func TestLookupPrefersTheLongestEntry(t *testing.T) {
@@ -79,13 +101,38 @@ func TestReadPrices(t *testing.T) {
 	require.Equal(t, []review.ModelPrice{{Model: "m", Input: 75_000, Output: 10_000_000}}, p.Models)
 	require.Equal(t, "EUR", p.Currency)
 
+	blocks := `{"format":2,"currency":"USD","unit":"per million tokens","providers":[
+		{"provider":"A","page":"https://a.example/pricing","read":"2026-11-28","models":[{"model":"a1","input":1},{"model":"a2","input":2,"unconfirmed":"not on the page"}]},
+		{"provider":"B","page":"https://b.example/pricing","read":"2026-11-28","unconfirmed":"page unreadable","models":[{"model":"b1","output":3}]}]}`
+	p, err = review.ReadPrices(write(t, blocks))
+	require.NoError(t, err)
+	require.Equal(t, []review.ModelPrice{{Model: "a1", Input: 1_000_000}, {Model: "a2", Input: 2_000_000, Unconfirmed: "not on the page"},
+		{Model: "b1", Output: 3_000_000, Unconfirmed: "page unreadable"}}, p.Models)
+
+	block := func(fields string) string {
+		return `{"format":2,"unit":"per million tokens","providers":[{` + fields + `}]}`
+	}
 	bad := []struct{ name, text, says string }{
+		{"no page", block(`"provider":"A","read":"2026-11-28","models":[]`), "is not an https address"},
+		{"http page", block(`"provider":"A","page":"http://a.example","read":"2026-11-28","models":[]`), "is not an https address"},
+		{"no read date", block(`"provider":"A","page":"https://a.example","models":[]`), "is not a date"},
+		{"read not a date", block(`"provider":"A","page":"https://a.example","read":"yesterday","models":[]`), "is not a date"},
+		{"no provider", block(`"page":"https://a.example","read":"2026-11-28","models":[]`), "no provider"},
+		{"empty reason", block(`"provider":"A","page":"https://a.example","read":"2026-11-28","unconfirmed":" ","models":[]`), "say why"},
+		{"reason of two lines", block(`"provider":"A","page":"https://a.example","read":"2026-11-28","models":[{"model":"m","unconfirmed":"a\nb"}]`), "one line"},
+		{"unknown block field", block(`"provider":"A","page":"https://a.example","read":"2026-11-28","modles":[]`), "unknown field"},
+		{"repeated across blocks", `{"format":2,"unit":"per million tokens","providers":[
+			{"provider":"A","page":"https://a.example","read":"2026-11-28","models":[{"model":"m"}]},
+			{"provider":"B","page":"https://b.example","read":"2026-11-28","models":[{"model":"m"}]}]}`, "repeated model"},
+		{"models in format 2", `{"format":2,"unit":"per million tokens","models":[]}`, `not in "models"`},
+		{"providers in format 1", `{"format":1,"unit":"per million tokens","providers":[]}`, `not "providers"`},
+		{"unconfirmed in format 1", `{"format":1,"unit":"per million tokens","models":[{"model":"m","unconfirmed":"x"}]}`, "a field of format 2"},
 		{"too precise", `{"format":1,"unit":"per million tokens","models":[{"model":"m","input":0.0000001}]}`, "more than 6 decimals"},
 		{"negative", `{"format":1,"unit":"per million tokens","models":[{"model":"m","input":-1}]}`, "not a non-negative number"},
 		{"unknown field", `{"format":1,"unit":"per million tokens","models":[{"model":"m","inptu":1}]}`, "unknown field"},
 		{"repeated model", `{"format":1,"unit":"per million tokens","models":[{"model":"m"},{"model":"m"}]}`, "repeated model"},
 		{"other unit", `{"format":1,"unit":"per token","models":[]}`, "unit"},
-		{"other format", `{"format":2,"unit":"per million tokens","models":[]}`, "format 2"},
+		{"other format", `{"format":3,"unit":"per million tokens","models":[]}`, "format 3"},
 		{"trailing data", `{"format":1,"unit":"per million tokens","models":[]} {}`, "after the JSON object"},
 	}
 	for _, tt := range bad {

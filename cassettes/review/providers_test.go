@@ -35,10 +35,12 @@ type wire struct {
 	body        string
 }
 
-// provider writes answers as one API does, whole and streamed.
+// provider writes answers as one API does, whole and streamed; noCall
+// marks an API without tool calls, whose answers leave the call out.
 type provider struct {
 	name, url, streamURL, request string
 	json, stream                  func(a answer) wire
+	noCall                        bool
 }
 
 func mustJSON(v any) string {
@@ -191,6 +193,60 @@ var providers = []provider{{
 		return wire{"application/vnd.amazon.eventstream", buf.String()}
 	},
 }, {
+	name:      "openai chat",
+	url:       "https://api.openai.com/v1/chat/completions",
+	streamURL: "https://api.openai.com/v1/chat/completions",
+	request:   `{"model":"gpt-4.1","messages":[{"role":"user","content":"Weather in Paris?"}],"tools":[{"type":"function","function":{"name":"get_weather"}}]}`,
+	json: func(a answer) wire {
+		return wire{"application/json", mustJSON(map[string]any{
+			"id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "gpt-4.1-2025-04-14",
+			"choices": []any{map[string]any{"index": 0, "finish_reason": "tool_calls", "message": map[string]any{
+				"role": "assistant", "content": strings.Join(a.text, ""),
+				"tool_calls": []any{map[string]any{"id": a.callID, "type": "function", "function": map[string]any{"name": a.call, "arguments": strings.Join(a.args, "")}}},
+			}}},
+			"usage": map[string]any{"prompt_tokens": a.in + a.cached, "completion_tokens": a.out, "total_tokens": a.in + a.cached + a.out,
+				"prompt_tokens_details": map[string]any{"cached_tokens": a.cached}},
+		})}
+	},
+	stream: func(a answer) wire {
+		chunk := func(delta map[string]any, finish any) [2]string {
+			return [2]string{"", mustJSON(map[string]any{"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 0, "model": "gpt-4.1-2025-04-14",
+				"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}})}
+		}
+		evs := [][2]string{chunk(map[string]any{"role": "assistant", "content": ""}, nil)}
+		for _, t := range a.text {
+			evs = append(evs, chunk(map[string]any{"content": t}, nil))
+		}
+		evs = append(evs, chunk(map[string]any{"tool_calls": []any{map[string]any{"index": 0, "id": a.callID, "type": "function",
+			"function": map[string]any{"name": a.call, "arguments": ""}}}}, nil))
+		for _, s := range a.args {
+			evs = append(evs, chunk(map[string]any{"tool_calls": []any{map[string]any{"index": 0, "function": map[string]any{"arguments": s}}}}, nil))
+		}
+		evs = append(evs, chunk(map[string]any{}, "tool_calls"))
+		evs = append(evs, [2]string{"", mustJSON(map[string]any{"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 0, "model": "gpt-4.1-2025-04-14",
+			"choices": []any{}, "usage": map[string]any{"prompt_tokens": a.in + a.cached, "completion_tokens": a.out, "total_tokens": a.in + a.cached + a.out,
+				"prompt_tokens_details": map[string]any{"cached_tokens": a.cached}}})})
+		evs = append(evs, [2]string{"", "[DONE]"})
+		return wire{"text/event-stream", sseEvents(evs...)}
+	},
+}, {
+	name:      "ollama generate",
+	url:       "http://localhost:11434/api/generate",
+	streamURL: "http://localhost:11434/api/generate",
+	request:   `{"model":"llama3.2","prompt":"Weather in Paris?"}`,
+	noCall:    true,
+	json: func(a answer) wire {
+		return wire{"application/json; charset=utf-8", mustJSON(generateLine(a, strings.Join(a.text, ""), true))}
+	},
+	stream: func(a answer) wire {
+		var lines []string
+		for _, t := range a.text {
+			lines = append(lines, mustJSON(generateLine(a, t, false)))
+		}
+		lines = append(lines, mustJSON(generateLine(a, "", true)))
+		return wire{"application/x-ndjson", strings.Join(lines, "\n") + "\n"}
+	},
+}, {
 	name:      "ollama chat",
 	url:       "http://localhost:11434/api/chat",
 	streamURL: "http://localhost:11434/api/chat",
@@ -277,6 +333,16 @@ func ollamaChunk(a answer, content string, call, done bool) map[string]any {
 	return c
 }
 
+// generateLine is an Ollama GenerateResponse with response, and the
+// counts when done.
+func generateLine(a answer, response string, done bool) map[string]any {
+	c := map[string]any{"model": "llama3.2", "created_at": "2025-10-01T10:00:00Z", "response": response, "done": done}
+	if done {
+		c["done_reason"], c["prompt_eval_count"], c["eval_count"], c["total_duration"] = "stop", a.in, a.out, 123456
+	}
+	return c
+}
+
 // fakeAPI answers every request with w.
 type fakeAPI wire
 
@@ -329,10 +395,17 @@ func TestReviewOfEachProvider(t *testing.T) {
 		"bedrock converse": {100*3 + 20*15, 100*3 + 31*15},
 		// claude-sonnet-4-5-20250929, as the body names it.
 		"bedrock invoke anthropic": {100*3 + 20*15, 100*3 + 31*15},
-		// A local model: no price, no cost.
-		"ollama chat": {0, 0},
+		// gpt-4.1 again, through chat completions.
+		"openai chat": {100*2 + 20*8 + 1000/2, 100*2 + 31*8 + 1000/2},
+		// Local models: no price, no cost.
+		"ollama chat":     {0, 0},
+		"ollama generate": {0, 0},
 	}
-	cacheRead := map[string]int64{"openai responses": 1000, "gemini": 1000, "gemini sse": 1000}
+	cacheRead := map[string]int64{"openai responses": 1000, "openai chat": 1000, "gemini": 1000, "gemini sse": 1000}
+	// The models the built-in table prices without having confirmed the
+	// price against the provider's page.
+	unconfirmed := map[string][]string{"openai responses": {"gpt-4.1-2025-04-14"}, "openai chat": {"gpt-4.1-2025-04-14"},
+		"gemini": {"gemini-2.5-flash"}, "gemini sse": {"gemini-2.5-flash"}}
 	for _, p := range providers {
 		for _, streamed := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s streamed=%v", p.name, streamed), func(t *testing.T) {
@@ -381,22 +454,31 @@ func TestReviewOfEachProvider(t *testing.T) {
 				require.Equal(t, "It is sunny in Paris.", in.Before.Text)
 				require.Equal(t, "It is rainy in Paris.", in.After.Text)
 				require.Equal(t, []review.Span{{Op: "=", Text: "It is "}, {Op: "-", Text: "sunny"}, {Op: "+", Text: "rainy"}, {Op: "=", Text: " in Paris."}}, in.TextDiff)
-				require.Equal(t, []review.ToolCall{{ID: in.Before.ToolCalls[0].ID, Name: "get_weather", Arguments: `{"city":"Paris"}`}}, in.Before.ToolCalls)
-				require.Equal(t, []review.ToolCall{{ID: in.After.ToolCalls[0].ID, Name: "get_weather", Arguments: `{"city":"Paris","units":"metric"}`}}, in.After.ToolCalls)
+				if !p.noCall {
+					require.Equal(t, []review.ToolCall{{ID: in.Before.ToolCalls[0].ID, Name: "get_weather", Arguments: `{"city":"Paris"}`}}, in.Before.ToolCalls)
+					require.Equal(t, []review.ToolCall{{ID: in.After.ToolCalls[0].ID, Name: "get_weather", Arguments: `{"city":"Paris","units":"metric"}`}}, in.After.ToolCalls)
+				}
 				require.Equal(t, review.Usage{Input: 100, Output: 20, CacheRead: cacheRead[p.name]}, in.Before.Usage)
 				require.Equal(t, review.Usage{Input: 100, Output: 31, CacheRead: cacheRead[p.name]}, in.After.Usage)
 				want := costs[p.name]
-				require.Equal(t, review.Cost{Before: want[0], After: want[1], Delta: want[1] - want[0]}, in.Cost)
+				require.Equal(t, review.Cost{Before: want[0], After: want[1], Delta: want[1] - want[0], Unconfirmed: unconfirmed[p.name]}, in.Cost)
 
 				// The Markdown shows the same: the word diff, the tool
 				// calls before and after, tokens and cost.
 				text := md.String()
 				require.Contains(t, text, "It is [-sunny-]{+rainy+} in Paris.")
-				require.Contains(t, text, "- get_weather({\"city\":\"Paris\"})\n+ get_weather({\"city\":\"Paris\",\"units\":\"metric\"})")
+				if !p.noCall {
+					require.Contains(t, text, "- get_weather({\"city\":\"Paris\"})\n+ get_weather({\"city\":\"Paris\",\"units\":\"metric\"})")
+				}
 				require.Contains(t, text, "tokens in 100, out 20 → 31 (+11)")
-				if want[0] != want[1] {
+				switch {
+				case unconfirmed[p.name] != nil:
+					require.Contains(t, text, fmt.Sprintf("cost %s → %s (+%s, at an unconfirmed price)", money(want[0]), money(want[1]), money(want[1]-want[0])))
+					require.Contains(t, text, "Unconfirmed price for `"+unconfirmed[p.name][0]+"`: not checked against the provider's published pricing page")
+				case want[0] != want[1]:
 					require.Contains(t, text, fmt.Sprintf("cost %s → %s (+%s)", money(want[0]), money(want[1]), money(want[1]-want[0])))
-				} else {
+					require.NotContains(t, text, "unconfirmed")
+				default:
 					require.Contains(t, text, "cost 0.000000 (unchanged)")
 					require.NotContains(t, text, "No price for")
 				}

@@ -101,24 +101,30 @@ type Review struct {
 
 // Cost is a cost before and after, and the difference, in micro-units of
 // the review's currency. Unpriced lists models the price table lacks
-// (counted as zero).
+// (counted as zero); Unconfirmed the models priced by an entry the table
+// marks unconfirmed (not checked against the provider's published
+// pricing page).
 type Cost struct {
-	Before   int64    `json:"before_micro"`
-	After    int64    `json:"after_micro"`
-	Delta    int64    `json:"delta_micro"`
-	Unpriced []string `json:"unpriced,omitempty"`
+	Before      int64    `json:"before_micro"`
+	After       int64    `json:"after_micro"`
+	Delta       int64    `json:"delta_micro"`
+	Unpriced    []string `json:"unpriced,omitempty"`
+	Unconfirmed []string `json:"unconfirmed,omitempty"`
 }
 
 func (c *Cost) add(d Cost) {
 	c.Before = addSat(c.Before, d.Before)
 	c.After = addSat(c.After, d.After)
 	c.Delta = c.After - c.Before
-	for _, m := range d.Unpriced {
-		if !slices.Contains(c.Unpriced, m) {
-			c.Unpriced = append(c.Unpriced, m)
-		}
-	}
-	slices.Sort(c.Unpriced)
+	c.Unpriced = union(c.Unpriced, d.Unpriced)
+	c.Unconfirmed = union(c.Unconfirmed, d.Unconfirmed)
+}
+
+// union is the strings of a and b, sorted, each once.
+func union(a, b []string) []string {
+	a = append(a, b...)
+	slices.Sort(a)
+	return slices.Compact(a)
 }
 
 // Cassette is the review of one cassette file.

@@ -22,7 +22,20 @@ var ErrSyntax = errors.New("invalid JSON")
 // Append appends the canonical form of the JSON text src to dst. src must
 // hold exactly one JSON value, optionally surrounded by whitespace.
 func Append(dst, src []byte) ([]byte, error) {
-	c := canon{src: src, out: dst}
+	return appendCanonical(dst, src, false)
+}
+
+// AppendOmitNull is Append, except that an object member whose value is
+// null is left out, at any depth, as if it were absent: {"a":1,"b":null}
+// and {"a":1} have one canonical form. Of repeated keys the last value
+// counts, as in Append, so {"a":1,"a":null} is {}. A null that is an array
+// element or the whole value is kept: it is not a member.
+func AppendOmitNull(dst, src []byte) ([]byte, error) {
+	return appendCanonical(dst, src, true)
+}
+
+func appendCanonical(dst, src []byte, omitNull bool) ([]byte, error) {
+	c := canon{src: src, out: dst, omitNull: omitNull}
 	c.space()
 	if err := c.value(0); err != nil {
 		return nil, err
@@ -39,12 +52,15 @@ type canon struct {
 	pos     int
 	out     []byte
 	members []member // the members of the objects being read, innermost last
+	// omitNull leaves out object members whose value is null.
+	omitNull bool
 }
 
 // member is one "key":value pair of an object, already canonical in out.
 type member struct {
 	key        []byte // decoded key, for ordering
 	start, end int    // its bytes in out
+	null       bool   // the value is null
 }
 
 func (c *canon) errorf(format string, args ...any) error {
@@ -163,10 +179,12 @@ func (c *canon) object(depth int) error {
 		c.pos++
 		c.out = append(c.out, ':')
 		c.space()
+		valueStart := len(c.out)
 		if err := c.value(depth); err != nil {
 			return err
 		}
-		c.members = append(c.members, member{key: key, start: start, end: len(c.out)})
+		null := c.omitNull && len(c.out)-valueStart == 4 && string(c.out[valueStart:]) == "null"
+		c.members = append(c.members, member{key: key, start: start, end: len(c.out), null: null})
 		c.space()
 		if c.pos >= len(c.src) {
 			return c.errorf("unexpected end of input in an object")
@@ -187,12 +205,14 @@ func (c *canon) object(depth int) error {
 }
 
 // order rewrites the object that starts at out[objStart] with its members
-// sorted by key, keeping the last of repeated keys. Members already in
-// strictly ascending order, the common case, are left as written.
+// sorted by key, keeping the last of repeated keys, and leaving out those
+// whose last value is null when c.omitNull is set. Members already in
+// strictly ascending order, none null, the common case, are left as
+// written.
 func (c *canon) order(objStart int, ms []member) {
 	sorted := true
-	for i := 1; i < len(ms); i++ {
-		if bytes.Compare(ms[i-1].key, ms[i].key) >= 0 {
+	for i := range ms {
+		if ms[i].null || i > 0 && bytes.Compare(ms[i-1].key, ms[i].key) >= 0 {
 			sorted = false
 			break
 		}
@@ -208,6 +228,9 @@ func (c *canon) order(objStart int, ms []member) {
 	for i, m := range ms {
 		if i+1 < len(ms) && bytes.Equal(m.key, ms[i+1].key) {
 			continue // a later value for the same key wins
+		}
+		if m.null {
+			continue
 		}
 		if !first {
 			c.out = append(c.out, ',')

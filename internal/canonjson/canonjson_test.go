@@ -15,8 +15,10 @@ import (
 
 // reference is the canonical form computed the slow, obviously correct way:
 // decode with encoding/json into Go values (UseNumber), then write them
-// back with sorted keys. Append must agree with it on every valid input.
-func reference(raw []byte) ([]byte, error) {
+// back with sorted keys (without the members whose value is nil, with
+// omitNull). Append (AppendOmitNull) must agree with it on every valid
+// input.
+func reference(raw []byte, omitNull bool) ([]byte, error) {
 	if !json.Valid(raw) {
 		return nil, errors.New("not one valid JSON value")
 	}
@@ -26,10 +28,10 @@ func reference(raw []byte) ([]byte, error) {
 	if err := dec.Decode(&x); err != nil {
 		return nil, err
 	}
-	return refValue(nil, x)
+	return refValue(nil, x, omitNull)
 }
 
-func refValue(dst []byte, x any) ([]byte, error) {
+func refValue(dst []byte, x any, omitNull bool) ([]byte, error) {
 	switch v := x.(type) {
 	case nil:
 		return append(dst, "null"...), nil
@@ -52,15 +54,17 @@ func refValue(dst []byte, x any) ([]byte, error) {
 				dst = append(dst, ',')
 			}
 			var err error
-			if dst, err = refValue(dst, e); err != nil {
+			if dst, err = refValue(dst, e, omitNull); err != nil {
 				return nil, err
 			}
 		}
 		return append(dst, ']'), nil
 	case map[string]any:
 		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
+		for k, e := range v {
+			if e != nil || !omitNull {
+				keys = append(keys, k)
+			}
 		}
 		slices.Sort(keys)
 		dst = append(dst, '{')
@@ -69,11 +73,11 @@ func refValue(dst []byte, x any) ([]byte, error) {
 				dst = append(dst, ',')
 			}
 			var err error
-			if dst, err = refValue(dst, k); err != nil {
+			if dst, err = refValue(dst, k, omitNull); err != nil {
 				return nil, err
 			}
 			dst = append(dst, ':')
-			if dst, err = refValue(dst, v[k]); err != nil {
+			if dst, err = refValue(dst, v[k], omitNull); err != nil {
 				return nil, err
 			}
 		}
@@ -93,6 +97,9 @@ var seeds = []string{
 	`{"é":1,"e":2,"\u00e9":3}`,
 	`<html>&amp;`, `{"a":}`, `[1,]`, `1e400`, `"\x"`, `"unterminated`, `{"a" 1}`, `tru`, `01`, `-`, `1.`, `1e`,
 	"\"ctl\x01\"", `{} ]`, `{}x`,
+	`{"a":null}`, `{"b":null,"a":1}`, `{"a":1,"b":null}`, `{"a":1,"a":null}`, `{"a":null,"a":1}`,
+	`[null,{"x":null,"y":[null]},null]`, `null`, `{"o":{"p":null},"q":{"r":{"s":null,"t":0}}}`,
+	`{"n": null , "m" : null}`, `{"a":nul}`,
 }
 
 func TestAppendAgreesWithReference(t *testing.T) {
@@ -109,16 +116,26 @@ func FuzzAppend(f *testing.F) {
 }
 
 func checkAgainstReference(t *testing.T, raw []byte) {
-	got, err := Append(nil, raw)
-	want, rerr := reference(raw)
+	for _, omitNull := range []bool{false, true} {
+		appendFn := Append
+		if omitNull {
+			appendFn = AppendOmitNull
+		}
+		checkAgainst(t, appendFn, raw, omitNull)
+	}
+}
+
+func checkAgainst(t *testing.T, appendFn func(dst, src []byte) ([]byte, error), raw []byte, omitNull bool) {
+	got, err := appendFn(nil, raw)
+	want, rerr := reference(raw, omitNull)
 	if rerr != nil {
 		require.Error(t, err, "Append accepted input the reference rejects (%v): %q -> %q", rerr, raw, got)
 		require.ErrorIs(t, err, ErrSyntax)
 		return
 	}
 	require.NoError(t, err, "Append rejected input the reference accepts: %q", raw)
-	require.Equal(t, string(want), string(got), "input %q", raw)
-	again, err := Append(nil, got)
+	require.Equal(t, string(want), string(got), "input %q (omitNull %t)", raw, omitNull)
+	again, err := appendFn(nil, got)
 	require.NoError(t, err)
 	require.Equal(t, string(got), string(again), "canonical form is a fixed point")
 }
@@ -162,7 +179,7 @@ func BenchmarkReferencePrompt(b *testing.B) {
 	b.SetBytes(int64(len(raw)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := reference(raw); err != nil {
+		if _, err := reference(raw, false); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -178,4 +195,31 @@ func promptPayload(b *testing.B) []byte {
 	raw, err := json.Marshal(v)
 	require.NoError(b, err)
 	return raw
+}
+
+// TestOmitNull: a member whose value is null is as absent, at any depth and
+// after repeated keys resolve; a null element or a null value that
+// replaces another stays, and Append keeps null members.
+func TestOmitNull(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"member", `{"model":"m","options":null}`, `{"model":"m"}`},
+		{"nested", `{"a":{"b":null,"c":[{"d":null,"e":1}]}}`, `{"a":{"c":[{"e":1}]}}`},
+		{"every member", `{"a":null,"b":null}`, `{}`},
+		{"last of repeated keys null", `{"a":1,"a":null}`, `{}`},
+		{"last of repeated keys not null", `{"a":null,"a":1}`, `{"a":1}`},
+		{"array element", `[null,1]`, `[null,1]`},
+		{"whole value", `null`, `null`},
+		{"string null", `{"a":"null"}`, `{"a":"null"}`},
+		{"unsorted", `{"z":1,"n":null,"a":2}`, `{"a":2,"z":1}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := AppendOmitNull(nil, []byte(tt.in))
+			require.NoError(t, err)
+			require.Equal(t, tt.want, string(got))
+		})
+	}
+	kept, err := Append(nil, []byte(`{"b":null,"a":{"c":null}}`))
+	require.NoError(t, err)
+	require.Equal(t, `{"a":{"c":null},"b":null}`, string(kept), "Append keeps null members")
 }

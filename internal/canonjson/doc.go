@@ -12,6 +12,12 @@
 // limited to MaxDepth, as in encoding/json, so input from other machines
 // cannot exhaust the stack.
 //
+// AppendOmitNull makes the same form without the object members whose
+// value is null: the form package cassettes matches request bodies by,
+// since to the JSON APIs it serves a member set to null means what the
+// member absent means.
+//
 // It is not a general JSON library; it is the one place where canonical
-// bytes are made, shared by package events and the JSON field diff.
+// bytes are made, shared by package events, the JSON field diff and
+// request matching.
 package canonjson

@@ -155,38 +155,70 @@ func (s *Server) serveMessages(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, anthropicError(http.StatusBadRequest, "fakellm: request body is not a messages request: "+err.Error()))
 		return
 	}
-	switch {
-	case req.Model == "":
+	if req.Model == "" {
 		writeJSON(w, http.StatusBadRequest, anthropicError(http.StatusBadRequest, "model: Field required"))
 		return
+	}
+	t := s.messagesTurn(&req, "/v1/messages")
+	if t.id != "" {
+		w.Header().Set("Request-Id", "req_fake_"+t.id)
+	}
+	if t.status != http.StatusOK {
+		writeJSON(w, t.status, anthropicError(t.status, t.errMsg))
+		return
+	}
+	if !req.Stream {
+		writeJSON(w, http.StatusOK, t.msg)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream; charset=utf-8")
+	h.Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	var b bytes.Buffer
+	for _, e := range s.streamEvents(t, true) {
+		event(&b, e.name, e.data)
+	}
+	_, _ = w.Write(b.Bytes())
+}
+
+// messagesTurn is the answer to one Messages request: the message and its
+// text, or an error status and message.
+type messagesTurn struct {
+	msg    anthropicMessage
+	text   string
+	cut    bool // the stream stops after the text deltas (Truncated)
+	id     string
+	status int
+	errMsg string
+}
+
+// messagesTurn answers req (its model already checked), its ID digesting
+// route and the parts of req that decide the answer.
+func (s *Server) messagesTurn(req *messagesRequest, route string) messagesTurn {
+	bad := func(msg string) messagesTurn { return messagesTurn{status: http.StatusBadRequest, errMsg: msg} }
+	switch {
 	case req.MaxTokens == nil:
-		writeJSON(w, http.StatusBadRequest, anthropicError(http.StatusBadRequest, "max_tokens: Field required"))
-		return
+		return bad("max_tokens: Field required")
 	case len(req.Messages) == 0:
-		writeJSON(w, http.StatusBadRequest, anthropicError(http.StatusBadRequest, "messages: at least one message is required"))
-		return
+		return bad("messages: at least one message is required")
 	}
 	system, err := blockText(req.System)
 	if err != nil {
-		writeJSON(w, http.StatusBadRequest, anthropicError(http.StatusBadRequest, "system: "+err.Error()))
-		return
+		return bad("system: " + err.Error())
 	}
 	last := req.Messages[len(req.Messages)-1]
 	if last.Role != "user" {
-		writeJSON(w, http.StatusBadRequest, anthropicError(http.StatusBadRequest, "messages: the last message must have role \"user\""))
-		return
+		return bad("messages: the last message must have role \"user\"")
 	}
 	user, err := blockText(last.Content)
 	if err != nil {
-		writeJSON(w, http.StatusBadRequest, anthropicError(http.StatusBadRequest, "messages.content: "+err.Error()))
-		return
+		return bad("messages.content: " + err.Error())
 	}
 	rep := s.answer(user)
-	id := requestID("/v1/messages", req.Model, fmt.Sprint(*req.MaxTokens), system, user)
-	w.Header().Set("Request-Id", "req_fake_"+id)
+	id := requestID(route, req.Model, fmt.Sprint(*req.MaxTokens), system, user)
 	if rep.status != http.StatusOK {
-		writeJSON(w, rep.status, anthropicError(rep.status, rep.text))
-		return
+		return messagesTurn{id: id, status: rep.status, errMsg: rep.text}
 	}
 	text, cut := truncate(rep.text, *req.MaxTokens)
 	stop := "end_turn"
@@ -205,11 +237,7 @@ func (s *Server) serveMessages(w http.ResponseWriter, r *http.Request) {
 	if text != "" {
 		msg.Content = []textBlock{{Type: "text", Text: text}}
 	}
-	if !req.Stream {
-		writeJSON(w, http.StatusOK, msg)
-		return
-	}
-	s.writeStream(w, msg, text, rep.mode == Truncated)
+	return messagesTurn{msg: msg, text: text, cut: rep.mode == Truncated, id: id, status: http.StatusOK}
 }
 
 type textBlock struct {
@@ -233,40 +261,48 @@ type anthropicMessage struct {
 	Usage        anthropicUsage `json:"usage"`
 }
 
-// writeStream writes msg as the Messages API event stream. With cut, the
-// stream ends after the content deltas, before content_block_stop.
-func (s *Server) writeStream(w http.ResponseWriter, msg anthropicMessage, text string, cut bool) {
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream; charset=utf-8")
-	h.Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
-	var b bytes.Buffer
-	start := msg
+// namedEvent is one event of a Messages stream: its type and its data.
+type namedEvent struct {
+	name string
+	data any
+}
+
+// streamEvents are t's message as the Messages API streams it:
+// message_start, content_block_start, ping (withPing), the text in
+// content_block_delta pieces, content_block_stop, message_delta and
+// message_stop. With t.cut the stream ends after the deltas.
+func (s *Server) streamEvents(t messagesTurn, withPing bool) []namedEvent {
+	var out []namedEvent
+	add := func(name string, data map[string]any) {
+		data["type"] = name
+		out = append(out, namedEvent{name, data})
+	}
+	start := t.msg
 	start.Content = []textBlock{}
 	start.StopReason = nil
 	start.Usage.OutputTokens = 1
-	event(&b, "message_start", map[string]any{"type": "message_start", "message": start})
-	if text != "" {
-		event(&b, "content_block_start", map[string]any{"type": "content_block_start", "index": 0, "content_block": textBlock{Type: "text", Text: ""}})
+	add("message_start", map[string]any{"message": start})
+	if t.text != "" {
+		add("content_block_start", map[string]any{"index": 0, "content_block": textBlock{Type: "text", Text: ""}})
 	}
-	event(&b, "ping", map[string]any{"type": "ping"})
-	if text != "" {
-		for _, chunk := range chunks(text, s.cfg.ChunkSize) {
-			event(&b, "content_block_delta", map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]any{"type": "text_delta", "text": chunk}})
-		}
-		if cut {
-			_, _ = w.Write(b.Bytes())
-			return
-		}
-		event(&b, "content_block_stop", map[string]any{"type": "content_block_stop", "index": 0})
+	if withPing {
+		add("ping", map[string]any{})
 	}
-	event(&b, "message_delta", map[string]any{
-		"type":  "message_delta",
-		"delta": map[string]any{"stop_reason": *msg.StopReason, "stop_sequence": nil},
-		"usage": map[string]any{"output_tokens": msg.Usage.OutputTokens},
+	if t.text != "" {
+		for _, chunk := range chunks(t.text, s.cfg.ChunkSize) {
+			add("content_block_delta", map[string]any{"index": 0, "delta": map[string]any{"type": "text_delta", "text": chunk}})
+		}
+		if t.cut {
+			return out
+		}
+		add("content_block_stop", map[string]any{"index": 0})
+	}
+	add("message_delta", map[string]any{
+		"delta": map[string]any{"stop_reason": *t.msg.StopReason, "stop_sequence": nil},
+		"usage": map[string]any{"output_tokens": t.msg.Usage.OutputTokens},
 	})
-	event(&b, "message_stop", map[string]any{"type": "message_stop"})
-	_, _ = w.Write(b.Bytes())
+	add("message_stop", map[string]any{})
+	return out
 }
 
 // event appends one server-sent event: "event: name", "data: json", blank.

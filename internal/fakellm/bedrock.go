@@ -62,21 +62,32 @@ func writeBedrockError(w http.ResponseWriter, status int, typ, msg string) {
 	writeJSON(w, status, map[string]any{"message": msg})
 }
 
-// serveBedrock answers POST .../model/{modelId}/converse (JSON) and
-// /converse-stream (application/vnd.amazon.eventstream).
-func (s *Server) serveBedrock(w http.ResponseWriter, r *http.Request) {
+// readBedrockRequest reads a request to .../model/{modelId}/<plain> or
+// <stream>: its body, the model id and whether it asks for the stream.
+// For a request it refuses (a body it cannot read, a credential other
+// than Config.APIKey) it answers the error and returns false.
+func (s *Server) readBedrockRequest(w http.ResponseWriter, r *http.Request, plain, stream string) ([]byte, string, bool, bool) {
 	body, ok := readBody(w, r, func(_ int, msg string) any { return map[string]any{"message": msg} })
 	if !ok {
-		return
+		return nil, "", false, false
 	}
 	if key := s.cfg.APIKey; key != "" && !strings.HasPrefix(r.Header.Get("Authorization"), "AWS4-HMAC-SHA256 Credential="+key+"/") &&
 		r.Header.Get("Authorization") != "Bearer "+key {
 		writeBedrockError(w, http.StatusForbidden, "UnrecognizedClientException", "The security token included in the request is invalid.")
+		return nil, "", false, false
+	}
+	streamed := strings.HasSuffix(r.URL.Path, stream)
+	model := strings.TrimSuffix(strings.TrimSuffix(r.URL.Path, stream), plain)
+	return body, model[strings.LastIndex(model, "/model/")+len("/model/"):], streamed, true
+}
+
+// serveBedrock answers POST .../model/{modelId}/converse (JSON) and
+// /converse-stream (application/vnd.amazon.eventstream).
+func (s *Server) serveBedrock(w http.ResponseWriter, r *http.Request) {
+	body, model, stream, ok := s.readBedrockRequest(w, r, "/converse", "/converse-stream")
+	if !ok {
 		return
 	}
-	stream := strings.HasSuffix(r.URL.Path, "/converse-stream")
-	model := strings.TrimSuffix(strings.TrimSuffix(r.URL.Path, "/converse-stream"), "/converse")
-	model = model[strings.LastIndex(model, "/model/")+len("/model/"):]
 	var req bedrockRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		writeBedrockError(w, http.StatusBadRequest, "SerializationException", "fakellm: request body is not a Converse request: "+err.Error())
@@ -225,4 +236,80 @@ func appendEventFrame(dst []byte, eventType string, payload []byte) []byte {
 	dst = append(dst, h...)
 	dst = append(dst, payload...)
 	return binary.BigEndian.AppendUint32(dst, crc32.ChecksumIEEE(dst[start:]))
+}
+
+// bedrockInvokeRequest is an InvokeModel body for an Anthropic model: a
+// Messages request with "anthropic_version" in the body and the model in
+// the URL.
+type bedrockInvokeRequest struct {
+	messagesRequest
+	AnthropicVersion *string         `json:"anthropic_version"`
+	ModelKey         json.RawMessage `json:"model"`
+	StreamKey        json.RawMessage `json:"stream"`
+}
+
+// serveBedrockInvoke answers POST .../model/{modelId}/invoke (the model's
+// answer as JSON) and /invoke-with-response-stream (an
+// application/vnd.amazon.eventstream of "chunk" events whose payload is
+// {"bytes": the base64 of one event of the model's own stream}), for
+// Anthropic models: the body is a Messages request that names
+// anthropic_version and neither model nor stream, answered as
+// /v1/messages answers it, without ping events, message_stop carrying
+// amazon-bedrock-invocationMetrics.
+func (s *Server) serveBedrockInvoke(w http.ResponseWriter, r *http.Request) {
+	body, model, stream, ok := s.readBedrockRequest(w, r, "/invoke", "/invoke-with-response-stream")
+	if !ok {
+		return
+	}
+	if !strings.Contains(model, "anthropic.") {
+		writeBedrockError(w, http.StatusBadRequest, "ValidationException", "fakellm: InvokeModel answers Anthropic models (anthropic.*) only, not "+model)
+		return
+	}
+	malformed := func(why string) {
+		writeBedrockError(w, http.StatusBadRequest, "ValidationException", "Malformed input request: #: "+why+", please reformat your input and try again.")
+	}
+	var req bedrockInvokeRequest
+	switch err := json.Unmarshal(body, &req); {
+	case err != nil:
+		malformed("the body is not a JSON object")
+		return
+	case req.AnthropicVersion == nil:
+		malformed("required key [anthropic_version] not found")
+		return
+	case req.ModelKey != nil:
+		malformed("extraneous key [model] is not permitted")
+		return
+	case req.StreamKey != nil:
+		malformed("extraneous key [stream] is not permitted")
+		return
+	}
+	req.Model = model
+	t := s.messagesTurn(&req.messagesRequest, "bedrock-invoke")
+	if t.id != "" {
+		w.Header().Set("X-Amzn-Requestid", uuidOf(t.id))
+	}
+	if t.status != http.StatusOK {
+		writeBedrockError(w, t.status, bedrockErrorType(t.status), t.errMsg)
+		return
+	}
+	in, out := t.msg.Usage.InputTokens, t.msg.Usage.OutputTokens
+	if !stream {
+		w.Header().Set("X-Amzn-Bedrock-Input-Token-Count", fmt.Sprint(in))
+		w.Header().Set("X-Amzn-Bedrock-Output-Token-Count", fmt.Sprint(out))
+		w.Header().Set("X-Amzn-Bedrock-Invocation-Latency", "0")
+		writeJSON(w, http.StatusOK, t.msg)
+		return
+	}
+	var b []byte
+	for _, e := range s.streamEvents(t, false) {
+		if e.name == "message_stop" {
+			e.data.(map[string]any)["amazon-bedrock-invocationMetrics"] = map[string]any{
+				"inputTokenCount": in, "outputTokenCount": out, "invocationLatency": 0, "firstByteLatency": 0}
+		}
+		b = appendEventFrame(b, "chunk", marshal(map[string]any{"bytes": marshal(e.data)}))
+	}
+	w.Header().Set("Content-Type", "application/vnd.amazon.eventstream")
+	w.Header().Set("X-Amzn-Bedrock-Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(b)
 }

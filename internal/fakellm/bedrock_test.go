@@ -3,6 +3,7 @@ package fakellm
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"hash/crc32"
 	"io"
@@ -166,4 +167,74 @@ func TestBedrockThroughSDK(t *testing.T) {
 	require.Error(t, err)
 	require.Contains(t, err.Error(), "UnrecognizedClientException")
 	require.False(t, errors.As(err, &invalid))
+}
+
+// TestBedrockInvokeThroughSDK: bedrockruntime's InvokeModel of a Claude
+// model answers the Messages API's message, and
+// InvokeModelWithResponseStream its events, each a chunk whose bytes are
+// one event's JSON (no ping; message_stop with the invocation metrics);
+// a body without anthropic_version, or with model, and a model not of
+// Anthropic are refused with a ValidationException.
+func TestBedrockInvokeThroughSDK(t *testing.T) {
+	s := New(Config{ChunkSize: 6, APIKey: "AKIDFAKELLM"})
+	c := bedrockClient(s, "AKIDFAKELLM")
+	ctx := t.Context()
+	model := aws.String("anthropic.claude-3-5-haiku-20241022-v1:0")
+	body := []byte(`{"anthropic_version":"bedrock-2023-05-31","max_tokens":64,"system":"be brief","messages":[{"role":"user","content":"hello bedrock"}]}`)
+
+	out, err := c.InvokeModel(ctx, &bedrockruntime.InvokeModelInput{ModelId: model, Body: body, ContentType: aws.String("application/json")})
+	require.NoError(t, err)
+	var msg anthropicMessage
+	require.NoError(t, json.Unmarshal(out.Body, &msg))
+	require.Equal(t, "fakellm echo: hello bedrock", msg.Content[0].Text)
+	require.Equal(t, "anthropic.claude-3-5-haiku-20241022-v1:0", msg.Model)
+	require.Equal(t, "end_turn", *msg.StopReason)
+
+	st, err := c.InvokeModelWithResponseStream(ctx, &bedrockruntime.InvokeModelWithResponseStreamInput{ModelId: model, Body: body})
+	require.NoError(t, err)
+	var kinds, pieces []string
+	for ev := range st.GetStream().Events() {
+		chunk, ok := ev.(*types.ResponseStreamMemberChunk)
+		require.True(t, ok, "%T", ev)
+		var e struct {
+			Type    string `json:"type"`
+			Message *struct {
+				ID string `json:"id"`
+			} `json:"message"`
+			Delta struct {
+				Text string `json:"text"`
+			} `json:"delta"`
+			Metrics map[string]int `json:"amazon-bedrock-invocationMetrics"`
+		}
+		require.NoError(t, json.Unmarshal(chunk.Value.Bytes, &e), "%s", chunk.Value.Bytes)
+		kinds = append(kinds, e.Type)
+		switch e.Type {
+		case "message_start":
+			require.Equal(t, msg.ID, e.Message.ID, "the JSON answer and the stream describe one message")
+		case "content_block_delta":
+			pieces = append(pieces, e.Delta.Text)
+		case "message_stop":
+			require.Equal(t, map[string]int{"inputTokenCount": int(msg.Usage.InputTokens), "outputTokenCount": int(msg.Usage.OutputTokens),
+				"invocationLatency": 0, "firstByteLatency": 0}, e.Metrics)
+		}
+	}
+	require.NoError(t, st.GetStream().Close())
+	require.NoError(t, st.GetStream().Err())
+	require.Equal(t, chunks("fakellm echo: hello bedrock", 6), pieces)
+	require.Equal(t, "message_start content_block_start "+strings.Repeat("content_block_delta ", len(pieces))+"content_block_stop message_delta message_stop",
+		strings.Join(kinds, " "))
+
+	for _, tt := range []struct{ name, model, body, says string }{
+		{"no anthropic_version", *model, `{"max_tokens":8,"messages":[{"role":"user","content":"hi"}]}`, "required key [anthropic_version] not found"},
+		{"model in the body", *model, `{"anthropic_version":"bedrock-2023-05-31","model":"m","max_tokens":8,"messages":[{"role":"user","content":"hi"}]}`, "extraneous key [model]"},
+		{"no max_tokens", *model, `{"anthropic_version":"bedrock-2023-05-31","messages":[{"role":"user","content":"hi"}]}`, "max_tokens"},
+		{"not an Anthropic model", "amazon.titan-text-express-v1", `{"inputText":"hi"}`, "Anthropic models"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := c.InvokeModel(ctx, &bedrockruntime.InvokeModelInput{ModelId: aws.String(tt.model), Body: []byte(tt.body)})
+			var invalid *types.ValidationException
+			require.ErrorAs(t, err, &invalid)
+			require.Contains(t, invalid.ErrorMessage(), tt.says)
+		})
+	}
 }

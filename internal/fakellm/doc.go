@@ -50,7 +50,17 @@
 // with empty choices and the usage when stream_options.include_usage is
 // true, then "data: [DONE]" (Truncated stops after the pieces).
 // The last "user" message is the prompt; "system" messages are the system
-// prompt. Errors are {"error":{"message","type","param","code"}}. With
+// prompt. Tool calls: with "tool" messages after the last user message
+// (each answering a call an assistant message made, found by
+// tool_call_id; one answering none is 400) the answer is "fakellm: <name>
+// returned <content>" for each, joined by "; "; else, when "tools" offers
+// a function (and tool_choice is not "none"), the message calls the first
+// one: content null, tool_calls [{"id":"call_fake_<hex>","type":
+// "function","function":{"name","arguments":<a JSON string of the object
+// the Responses API's call has>}}], finish_reason "tool_calls"; streamed
+// as a delta naming the call with empty arguments, then the arguments in
+// Config.ChunkSize-byte pieces ({"index":0,"function":{"arguments"}}).
+// Errors are {"error":{"message","type","param","code"}}. With
 // Config.APIKey set, Authorization must be "Bearer <key>".
 //
 // POST /v1/embeddings is the OpenAI embeddings API: "input" is a string or
@@ -149,9 +159,35 @@
 // message. Tool messages are answered "fakellm: <tool_name> returned
 // <content>" (joined by "; "); else "tools" gets a call of the first tool
 // in "message.tool_calls" ({"id":"call_fake_<hex>","function":{"index":0,
-// "name","arguments":<object as for the Responses API>}}). Errors are
+// "name","arguments":<object as for the Responses API>}}; its
+// eval_count counts the name and the arguments). Errors are
 // Ollama's {"error":"<message>"}. Its OpenAI-compatible endpoint is
 // /v1/chat/completions above.
+//
+// POST /api/generate is Ollama's generate API: "model" (else 400),
+// "prompt" and "system"; streamed like /api/chat unless "stream" is false,
+// the text in "response" ({"model","created_at","response":<piece>,
+// "done":false}, then the line with "done":true, "done_reason":"stop",
+// "prompt_eval_count" and "eval_count"); an empty prompt answers only
+// {"model","created_at","response":"","done":true,"done_reason":"load"},
+// as Ollama does when it loads a model. POST /api/embed is Ollama's embed
+// API: "input" a string or an array of strings (none: no vectors),
+// "dimensions" (Config.EmbeddingDims when absent, at most 4096); the
+// answer is {"model","embeddings":[Embed(text, dims), ...],
+// "prompt_eval_count"}.
+//
+// POST .../model/{modelId}/invoke and /invoke-with-response-stream are
+// Bedrock's InvokeModel for an Anthropic model (an id with "anthropic.",
+// else ValidationException): the body is a Messages request that names
+// "anthropic_version" and neither "model" nor "stream" (else Bedrock's
+// "Malformed input request" ValidationException), answered as
+// /v1/messages answers it (IDs digest "bedrock-invoke") with
+// X-Amzn-Bedrock-Input-Token-Count and -Output-Token-Count headers; the
+// stream is application/vnd.amazon.eventstream, one "chunk" event per
+// event of the Messages stream (no ping), its payload {"bytes": the
+// base64 of the event's JSON}, message_stop carrying
+// "amazon-bedrock-invocationMetrics" (inputTokenCount, outputTokenCount,
+// invocationLatency 0, firstByteLatency 0).
 //
 // In the Responses and Ollama endpoints a FAKELLM-HTTP-nnn marker anywhere
 // in the last user message answers status nnn with the endpoint's error

@@ -96,9 +96,10 @@ func (s *Server) Calls() int64 { return s.calls.Load() }
 
 // ServeHTTP answers POST /v1/messages (Anthropic Messages, JSON or SSE),
 // POST /v1/chat/completions, /v1/embeddings and /v1/responses (OpenAI),
-// POST /api/chat (Ollama, NDJSON or JSON),
+// POST /api/chat, /api/generate (Ollama, NDJSON or JSON) and /api/embed,
 // .../models/{model}:generateContent and :streamGenerateContent (Gemini)
-// and /model/{modelId}/converse and /converse-stream (Bedrock), under any
+// and /model/{modelId}/converse, /converse-stream, /invoke and
+// /invoke-with-response-stream (Bedrock), under any
 // path prefix. Any other path is 404 and any other method 405, with a JSON error
 // body.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -114,12 +115,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveGemini(w, r)
 	case strings.Contains(p, "/model/") && (strings.HasSuffix(p, "/converse") || strings.HasSuffix(p, "/converse-stream")):
 		s.serveBedrock(w, r)
+	case strings.Contains(p, "/model/") && (strings.HasSuffix(p, "/invoke") || strings.HasSuffix(p, "/invoke-with-response-stream")):
+		s.serveBedrockInvoke(w, r)
 	case strings.HasSuffix(p, "/v1/responses"):
 		s.serveResponses(w, r)
 	case strings.HasSuffix(p, "/api/chat"):
 		s.serveOllamaChat(w, r)
+	case strings.HasSuffix(p, "/api/generate"):
+		s.serveOllamaGenerate(w, r)
+	case strings.HasSuffix(p, "/api/embed"):
+		s.serveOllamaEmbed(w, r)
 	default:
-		writeJSON(w, http.StatusNotFound, openAIError(http.StatusNotFound, "fakellm: no route for "+r.URL.Path+"; use /v1/messages, /v1/chat/completions, /v1/embeddings, /v1/responses, /api/chat, Gemini's :generateContent or Bedrock's /converse"))
+		writeJSON(w, http.StatusNotFound, openAIError(http.StatusNotFound, "fakellm: no route for "+r.URL.Path+"; use /v1/messages, /v1/chat/completions, /v1/embeddings, /v1/responses, /api/chat, /api/generate, /api/embed, Gemini's :generateContent or Bedrock's /converse and /invoke"))
 	}
 }
 

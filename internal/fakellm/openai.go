@@ -35,14 +35,27 @@ type chatRequest struct {
 	Model     string `json:"model"`
 	MaxTokens *int64 `json:"max_tokens"`
 	Messages  []struct {
-		Role    string          `json:"role"`
-		Content json.RawMessage `json:"content"`
+		Role       string          `json:"role"`
+		Content    json.RawMessage `json:"content"`
+		ToolCallID string          `json:"tool_call_id"`
+		ToolCalls  []struct {
+			ID       string `json:"id"`
+			Function struct {
+				Name string `json:"name"`
+			} `json:"function"`
+		} `json:"tool_calls"`
 	} `json:"messages"`
-	Stream        bool `json:"stream"`
+	Tools         []functionTool  `json:"tools"`
+	ToolChoice    json.RawMessage `json:"tool_choice"`
+	Stream        bool            `json:"stream"`
 	StreamOptions *struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
 }
+
+// chatToolCall is the fake's call of a function tool in a chat
+// completion.
+type chatToolCall struct{ id, name, arguments string }
 
 func (s *Server) checkBearer(w http.ResponseWriter, r *http.Request) bool {
 	if s.cfg.APIKey != "" && r.Header.Get("Authorization") != "Bearer "+s.cfg.APIKey {
@@ -71,6 +84,8 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var system, user string
+	var results []string // of the tool messages after the last user message
+	called := map[string]string{}
 	for _, m := range req.Messages {
 		text, err := blockText(m.Content)
 		if err != nil {
@@ -81,30 +96,72 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 		case "system", "developer":
 			system += text
 		case "user":
-			user = text
+			user, results = text, nil
+		case "assistant":
+			for _, c := range m.ToolCalls {
+				called[c.ID] = c.Function.Name
+			}
+		case "tool":
+			name, ok := called[m.ToolCallID]
+			if !ok {
+				writeJSON(w, http.StatusBadRequest, openAIError(http.StatusBadRequest,
+					fmt.Sprintf("Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'. (tool_call_id %q)", m.ToolCallID)))
+				return
+			}
+			results = append(results, name+" returned "+text)
 		}
 	}
 	var maxTokens int64
 	if req.MaxTokens != nil {
 		maxTokens = *req.MaxTokens
 	}
-	rep := s.answer(user)
-	id := requestID("/v1/chat/completions", req.Model, fmt.Sprint(maxTokens), system, user)
+	idParts := []string{"/v1/chat/completions", req.Model, fmt.Sprint(maxTokens), system, user}
+	if len(req.Tools) > 0 || len(results) > 0 {
+		idParts = append(idParts, strings.Join(results, "\n"))
+		for _, t := range req.Tools {
+			idParts = append(idParts, t.Function.Name)
+		}
+	}
+	id := requestID(idParts...)
+	var call *chatToolCall
+	rep := reply{status: http.StatusOK, text: "fakellm: " + strings.Join(results, "; ")}
+	switch {
+	case len(results) > 0:
+	case len(req.Tools) > 0 && string(bytes.TrimSpace(req.ToolChoice)) != `"none"`:
+		f := req.Tools[0].Function
+		call = &chatToolCall{id: "call_fake_" + id, name: f.Name, arguments: toolArguments(f.Parameters, user)}
+	default:
+		rep = s.answer(user)
+	}
 	if rep.status != http.StatusOK {
 		writeJSON(w, rep.status, openAIError(rep.status, rep.text))
 		return
 	}
-	text, cut := truncate(rep.text, maxTokens)
+	var text string
 	finish := "stop"
-	if cut {
-		finish = "length"
+	if call != nil {
+		finish = "tool_calls"
+	} else {
+		var cut bool
+		if text, cut = truncate(rep.text, maxTokens); cut {
+			finish = "length"
+		}
 	}
-	in, out := tokens(system)+tokens(user), tokens(text)
+	out := tokens(text)
+	if call != nil {
+		out = tokens(call.name) + tokens(call.arguments)
+	}
+	in := tokens(system) + tokens(user) + tokens(strings.Join(results, ""))
 	usage := map[string]any{"prompt_tokens": in, "completion_tokens": out, "total_tokens": in + out}
 	if req.Stream {
-		s.writeChatStream(w, chatChunk{id: "chatcmpl-fake-" + id, model: req.Model}, text, finish,
+		s.writeChatStream(w, chatChunk{id: "chatcmpl-fake-" + id, model: req.Model}, text, call, finish,
 			rep.mode == Truncated, req.StreamOptions != nil && req.StreamOptions.IncludeUsage, usage)
 		return
+	}
+	message := map[string]any{"role": "assistant", "content": text}
+	if call != nil {
+		message["content"] = nil
+		message["tool_calls"] = []any{call.json(nil)}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"id":      "chatcmpl-fake-" + id,
@@ -113,11 +170,26 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 		"model":   req.Model,
 		"choices": []any{map[string]any{
 			"index":         0,
-			"message":       map[string]any{"role": "assistant", "content": text},
+			"message":       message,
 			"finish_reason": finish,
 		}},
 		"usage": usage,
 	})
+}
+
+// json is the call as a message's tool_calls entry; with arguments set,
+// as the first delta of a stream, which names the call and gives those
+// arguments (the rest follow in deltas of their own).
+func (c *chatToolCall) json(arguments *string) map[string]any {
+	args := c.arguments
+	if arguments != nil {
+		args = *arguments
+	}
+	m := map[string]any{"id": c.id, "type": "function", "function": map[string]any{"name": c.name, "arguments": args}}
+	if arguments != nil {
+		m["index"] = 0
+	}
+	return m
 }
 
 // chatChunk is what every chunk of one streamed completion repeats.
@@ -134,8 +206,10 @@ func (c chatChunk) data(choices []any, usage any) map[string]any {
 // writeChatStream answers a streaming chat completion: a chunk with the
 // assistant role, the text in Config.ChunkSize-byte pieces, a chunk with
 // the finish reason, the usage chunk when asked for, and "data: [DONE]".
+// A tool call is streamed instead of text: a delta naming it with empty
+// arguments, then its arguments in Config.ChunkSize-byte pieces.
 // cut stops after the text chunks.
-func (s *Server) writeChatStream(w http.ResponseWriter, c chatChunk, text, finish string, cut, withUsage bool, usage any) {
+func (s *Server) writeChatStream(w http.ResponseWriter, c chatChunk, text string, call *chatToolCall, finish string, cut, withUsage bool, usage any) {
 	var b bytes.Buffer
 	send := func(v any) {
 		b.WriteString("data: ")
@@ -145,7 +219,15 @@ func (s *Server) writeChatStream(w http.ResponseWriter, c chatChunk, text, finis
 	choice := func(delta map[string]any, finish any) []any {
 		return []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}
 	}
-	send(c.data(choice(map[string]any{"role": "assistant", "content": ""}, nil), nil))
+	if call != nil {
+		empty := ""
+		send(c.data(choice(map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{call.json(&empty)}}, nil), nil))
+		for _, piece := range chunks(call.arguments, s.cfg.ChunkSize) {
+			send(c.data(choice(map[string]any{"tool_calls": []any{map[string]any{"index": 0, "function": map[string]any{"arguments": piece}}}}, nil), nil))
+		}
+	} else {
+		send(c.data(choice(map[string]any{"role": "assistant", "content": ""}, nil), nil))
+	}
 	for _, piece := range chunks(text, s.cfg.ChunkSize) {
 		send(c.data(choice(map[string]any{"content": piece}, nil), nil))
 	}

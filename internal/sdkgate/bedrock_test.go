@@ -92,6 +92,30 @@ func bedrockStream(out *bedrockruntime.ConverseStreamOutput) (text, input string
 	return tb.String(), ib.String(), stop, st.Err()
 }
 
+// bedrockConfig is run's client of the cassette and the AWS SDK's default
+// configuration (region and credentials from the environment) with it.
+func bedrockConfig(ctx context.Context, run *harness.Run, cassette string) (*http.Client, aws.Config, error) {
+	hc, err := run.Client(cassette)
+	if err != nil {
+		return nil, aws.Config{}, err
+	}
+	cfg, err := config.LoadDefaultConfig(ctx, config.WithHTTPClient(hc))
+	return hc, cfg, err
+}
+
+// bedrockRequired is the required list of the upgrade tool, built from
+// its property map: in map order with bug, sorted without.
+func bedrockRequired(bug bool) []string {
+	required := slices.Sorted(maps.Keys(bedrockUpgradeParams))
+	if bug {
+		required = required[:0]
+		for name := range bedrockUpgradeParams {
+			required = append(required, name)
+		}
+	}
+	return required
+}
+
 // bedrockPipeline asks Bedrock through bedrockruntime with the AWS SDK's
 // default configuration (config.LoadDefaultConfig: region and credentials
 // from the environment, the service's own endpoint): a summary with
@@ -100,22 +124,12 @@ func bedrockStream(out *bedrockruntime.ConverseStreamOutput) (text, input string
 // required, the list built from the property map: in map order with bug,
 // sorted without.
 func bedrockPipeline(ctx context.Context, run *harness.Run, cassette string, bug bool) ([]byte, error) {
-	hc, err := run.Client(cassette)
-	if err != nil {
-		return nil, err
-	}
-	cfg, err := config.LoadDefaultConfig(ctx, config.WithHTTPClient(hc))
+	_, cfg, err := bedrockConfig(ctx, run, cassette)
 	if err != nil {
 		return nil, err
 	}
 	client := bedrockruntime.NewFromConfig(cfg)
-	required := slices.Sorted(maps.Keys(bedrockUpgradeParams))
-	if bug {
-		required = required[:0]
-		for name := range bedrockUpgradeParams {
-			required = append(required, name)
-		}
-	}
+	required := bedrockRequired(bug)
 	tools := &types.ToolConfiguration{Tools: []types.Tool{&types.ToolMemberToolSpec{Value: types.ToolSpecification{
 		Name: aws.String("upgrade_dependency"), Description: aws.String("Upgrade one dependency in a manifest."),
 		InputSchema: &types.ToolInputSchemaMemberJson{Value: document.NewLazyDocument(map[string]any{

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/codegenie/codegenie/cassettes"
+	"github.com/codegenie/codegenie/cassettes/review"
 	"github.com/codegenie/codegenie/events"
 	"github.com/codegenie/codegenie/harness"
 	"github.com/codegenie/codegenie/internal/fakellm"
@@ -138,4 +139,42 @@ func weatherSchema(mapBug bool) (props map[string]any, required []string) {
 		required = append(required, name)
 	}
 	return props, required
+}
+
+// requireFolded requires the review of the cassette at path (every
+// interaction new) to fold each answer as its API's SDK reads it: calls
+// counts the interactions of each API; every error names its message;
+// every successful answer has a model and, but an embedding, text or a
+// tool call (tools of them in all), an embedding its input tokens; every
+// stream says when its frames arrived.
+func requireFolded(t *testing.T, path string, calls map[string]int, tools int) {
+	t.Helper()
+	rev, err := review.Compare(t.Context(), t.TempDir(), filepath.Dir(path))
+	require.NoError(t, err)
+	require.Len(t, rev.Cassettes, 1)
+	got := map[string]int{}
+	called := 0
+	for _, in := range rev.Cassettes[0].Interactions {
+		m := in.After
+		require.NotNil(t, m)
+		got[m.API]++
+		called += len(m.ToolCalls)
+		if m.Status >= 400 {
+			require.NotEmpty(t, m.ErrorMessage, "%s %s: %+v", in.Method, in.URL, m)
+			continue
+		}
+		require.NotEmpty(t, m.Model, "%s %s", in.Method, in.URL)
+		switch {
+		case m.API != "ollama-embed":
+			require.True(t, m.Text != "" || len(m.ToolCalls) > 0, "%s %s folds to nothing: %+v", in.Method, in.URL, m)
+		default:
+			require.NotZero(t, m.Usage.Input, "%s %s: %+v", in.Method, in.URL, m)
+		}
+		if m.Streamed {
+			require.Positive(t, m.Frames)
+			require.NotNil(t, m.Timing, "%s %s: the recording notes when its frames arrived", in.Method, in.URL)
+		}
+	}
+	require.Equal(t, calls, got)
+	require.Equal(t, tools, called)
 }

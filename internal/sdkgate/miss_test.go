@@ -2,18 +2,21 @@ package sdkgate
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"os"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	anthropicoption "github.com/anthropics/anthropic-sdk-go/v2/option"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
+	"github.com/ollama/ollama/api"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/responses"
@@ -35,21 +38,17 @@ func (a *attemptCounter) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // TestMissIsOneAttempt: a request no recorded interaction answers fails
-// at once through each official SDK with its default options, rather
-// than being retried with backoff as a transport error, wherever the SDK
-// lets a transport error say it is not worth retrying. attempts is how
-// many requests one miss reaches the cassette as:
+// at once through each official SDK with its default options: the SDK
+// sends it once, sleeps no backoff (the bubble's clock does not move)
+// and returns an error that is, or wraps, the miss:
 //   - aws-sdk-go-v2 retries a transport error unless it answers
-//     RetryableError() false, which a miss does: 1;
-//   - genai retries nothing unless HTTPOptions.RetryOptions is set: 1;
+//     RetryableError() false, which a miss does;
+//   - genai retries nothing unless HTTPOptions.RetryOptions is set;
+//   - the Ollama client retries nothing;
 //   - openai-go and anthropic-sdk-go retry every transport error up to
-//     their default of 2 retries: 3 (openai-go spares only errors marked
-//     by its internal noRetry method, which no other package can
-//     implement). Only a response stops them (x-should-retry: false, or a
-//     status they do not retry), and a miss is no response.
-//
-// Every call runs in a synctest bubble, so the SDKs' backoff costs no
-// wall time here.
+//     their default of 2 retries, but no response marked
+//     X-Should-Retry: false, which is how the cassette answers their
+//     requests' misses (see Misses in package cassettes).
 func TestMissIsOneAttempt(t *testing.T) {
 	for k, v := range bedrockEnv("1") {
 		t.Setenv(k, v)
@@ -66,12 +65,12 @@ func TestMissIsOneAttempt(t *testing.T) {
 	empty := filepath.Join(t.TempDir(), "empty.yaml")
 	require.NoError(t, os.WriteFile(empty, []byte("---\nversion: 2\ninteractions: []\n"), 0o644))
 
+	t.Setenv("OLLAMA_HOST", "")
 	tests := []struct {
-		name     string
-		attempts int
-		call     func(ctx context.Context, hc *http.Client) error
+		name string
+		call func(ctx context.Context, hc *http.Client) error
 	}{
-		{"bedrock Converse", 1, func(ctx context.Context, hc *http.Client) error {
+		{"bedrock Converse", func(ctx context.Context, hc *http.Client) error {
 			cfg, err := config.LoadDefaultConfig(ctx, config.WithHTTPClient(hc))
 			if err != nil {
 				return err
@@ -80,7 +79,7 @@ func TestMissIsOneAttempt(t *testing.T) {
 				ModelId: aws.String(bedrockModel), Messages: bedrockText("Summarise: lodash 4.17.20.")})
 			return err
 		}},
-		{"bedrock ConverseStream", 1, func(ctx context.Context, hc *http.Client) error {
+		{"bedrock ConverseStream", func(ctx context.Context, hc *http.Client) error {
 			cfg, err := config.LoadDefaultConfig(ctx, config.WithHTTPClient(hc))
 			if err != nil {
 				return err
@@ -89,7 +88,7 @@ func TestMissIsOneAttempt(t *testing.T) {
 				ModelId: aws.String(bedrockModel), Messages: bedrockText("Summarise: lodash 4.17.20.")})
 			return err
 		}},
-		{"genai GenerateContent", 1, func(ctx context.Context, hc *http.Client) error {
+		{"genai GenerateContent", func(ctx context.Context, hc *http.Client) error {
 			client, err := genai.NewClient(ctx, &genai.ClientConfig{HTTPClient: hc})
 			if err != nil {
 				return err
@@ -97,7 +96,7 @@ func TestMissIsOneAttempt(t *testing.T) {
 			_, err = client.Models.GenerateContent(ctx, "gemini-2.5-flash", genai.Text("hello"), nil)
 			return err
 		}},
-		{"genai GenerateContentStream", 1, func(ctx context.Context, hc *http.Client) error {
+		{"genai GenerateContentStream", func(ctx context.Context, hc *http.Client) error {
 			client, err := genai.NewClient(ctx, &genai.ClientConfig{HTTPClient: hc})
 			if err != nil {
 				return err
@@ -109,17 +108,46 @@ func TestMissIsOneAttempt(t *testing.T) {
 			}
 			return nil
 		}},
-		{"openai Responses.New", 3, func(ctx context.Context, hc *http.Client) error {
+		{"openai Responses.New", func(ctx context.Context, hc *http.Client) error {
 			client := openai.NewClient(option.WithHTTPClient(hc))
 			_, err := client.Responses.New(ctx, responses.ResponseNewParams{Model: responsesModel,
 				Input: responses.ResponseNewParamsInputUnion{OfString: openai.String("hello")}})
 			return err
 		}},
-		{"anthropic Messages.New", 3, func(ctx context.Context, hc *http.Client) error {
+		{"anthropic Messages.New", func(ctx context.Context, hc *http.Client) error {
 			client := anthropic.NewClient(anthropicoption.WithHTTPClient(hc))
 			_, err := client.Messages.New(ctx, anthropic.MessageNewParams{
 				Model: "claude-sonnet-4-5", MaxTokens: 16,
 				Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("hello"))}})
+			return err
+		}},
+		{"openai Chat.Completions.NewStreaming", func(ctx context.Context, hc *http.Client) error {
+			client := openai.NewClient(option.WithHTTPClient(hc))
+			s := client.Chat.Completions.NewStreaming(ctx, openai.ChatCompletionNewParams{Model: "gpt-4.1",
+				Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("hello")}})
+			for s.Next() {
+			}
+			return errors.Join(s.Err(), s.Close())
+		}},
+		{"anthropic Messages.NewStreaming", func(ctx context.Context, hc *http.Client) error {
+			client := anthropic.NewClient(anthropicoption.WithHTTPClient(hc))
+			s := client.Messages.NewStreaming(ctx, anthropic.MessageNewParams{
+				Model: "claude-sonnet-4-5", MaxTokens: 16,
+				Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("hello"))}})
+			for s.Next() {
+			}
+			return errors.Join(s.Err(), s.Close())
+		}},
+		{"ollama Chat", func(ctx context.Context, hc *http.Client) error {
+			return ollamaClient(hc).Chat(ctx, &api.ChatRequest{Model: ollamaModel, Messages: []api.Message{{Role: "user", Content: "hello"}}},
+				func(api.ChatResponse) error { return nil })
+		}},
+		{"ollama Generate", func(ctx context.Context, hc *http.Client) error {
+			return ollamaClient(hc).Generate(ctx, &api.GenerateRequest{Model: ollamaModel, Prompt: "hello"},
+				func(api.GenerateResponse) error { return nil })
+		}},
+		{"ollama Embed", func(ctx context.Context, hc *http.Client) error {
+			_, err := ollamaClient(hc).Embed(ctx, &api.EmbedRequest{Model: ollamaModel, Input: "hello"})
 			return err
 		}},
 	}
@@ -129,9 +157,12 @@ func TestMissIsOneAttempt(t *testing.T) {
 				c, err := cassettes.Open(empty, cassettes.Options{})
 				require.NoError(t, err)
 				counter := &attemptCounter{next: c.Client().Transport}
+				start := time.Now()
 				err = tt.call(t.Context(), &http.Client{Transport: counter})
 				require.ErrorIs(t, err, cassettes.ErrInteractionNotFound)
-				require.Equal(t, tt.attempts, int(counter.n.Load()), "requests one miss reached the cassette as")
+				require.ErrorContains(t, err, "the cassette has no interactions", "the error the SDK returns is the miss's")
+				require.Equal(t, 1, int(counter.n.Load()), "requests one miss reached the cassette as")
+				require.Zero(t, time.Since(start), "the SDK slept before it returned")
 				require.NoError(t, c.Close())
 			})
 		})

@@ -361,7 +361,7 @@ func TestNullMemberMeansAbsent(t *testing.T) {
 		{"null replaces an object", `{"model":"llama3.2","messages":[{"role":"user","content":"hi"}],"options":null}`,
 			[]string{`["options"]: {"seed":42} != (missing)`}},
 		{"null array element", `{"model":"llama3.2","messages":[{"role":"user","content":"hi"},null],"options":{"seed":42}}`,
-			[]string{`["messages"]: length 1 != 2`, `["messages"][1]: (missing) != null`}},
+			[]string{`["messages"][1]: (missing) != null`}},
 		{"another change beside a null member", `{"model":"llama3.3","messages":[{"role":"user","content":"hi"}],"options":{"seed":42},"format":null}`,
 			[]string{`["model"]: "llama3.2" != "llama3.3"`}},
 	}

@@ -109,6 +109,7 @@ func (c *Cassette) Discard() error {
 		return err
 	}
 	if made, err := rollForward(dir, stage, &j); err != nil {
+		noteFailure(stage, err)
 		releaseStage(stage)
 		return partialError(dir, stage, &j, made, err)
 	}

@@ -370,7 +370,10 @@
 // Verify report a journal as [ErrInterruptedApply] naming the repair command
 // (printed in the error). An Apply that fails after its journal was written
 // says which files it had already replaced and what the repair command
-// will do; one that fails before changed nothing.
+// will do, and notes its cause beside the journal ("apply-failed.txt"), so
+// that what reports the journal later says the refresh failed and why; a
+// journal without that note is reported as a refresh that stopped (killed
+// or crashed). One that fails before its journal changed nothing.
 //
 // [Recover], which Apply and refresh-cassettes run first, rolls a journal
 // forward, removes staging folders without a journal (nothing in the

@@ -72,10 +72,13 @@ func (cfg config) run(ctx context.Context, args []string, stdin io.Reader, stdou
 	}
 	if o.recover {
 		if err := cassettes.Recover(o.dir); err != nil {
-			return err
+			return fmt.Errorf("-recover: %w", err)
 		}
-		fmt.Fprintf(stdout, "refresh-cassettes: %s is consistent\n", o.dir)
-		return cassettes.Verify(o.dir, cassettes.VerifyOptions{Now: cfg.now, Warn: stdout, Refresh: refreshCommand(o)})
+		if err := cassettes.Verify(o.dir, cassettes.VerifyOptions{Now: cfg.now, Warn: stdout, Refresh: refreshCommand(o)}); err != nil {
+			return fmt.Errorf("-recover: no refresh of %s is left unfinished, but the directory does not verify:\n%w", o.dir, err)
+		}
+		fmt.Fprintf(stdout, "refresh-cassettes: %s is consistent: no refresh is left unfinished, and every cassette matches the manifest\n", o.dir)
+		return nil
 	}
 	man, err := manifest.Read(filepath.Join(o.dir, manifest.Name))
 	if errors.Is(err, fs.ErrNotExist) {

@@ -327,3 +327,23 @@ func TestApplyErrorSaysWhatChanged(t *testing.T) {
 	require.NotContains(t, applyError(partial, "d").Error(), "nothing was changed")
 	require.Contains(t, applyError(errors.New("pinned"), "d").Error(), "nothing was changed in d")
 }
+
+// TestRecoverSaysWhatItFound: -recover in a directory with nothing left
+// to recover but a cassette that no longer matches its manifest fails
+// saying so, and never claims the directory is consistent.
+func TestRecoverSaysWhatItFound(t *testing.T) {
+	base, cfg := fakeAPI(t)
+	dir := t.TempDir()
+	_, stderr, code := runCmd(t, cfg, "-dir", dir, "-base-url", base, "-run", "npm-lodash/happy")
+	require.Equal(t, 0, code, stderr)
+	path := filepath.Join(dir, "npm-lodash.happy.yaml")
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, bytes.Replace(b, []byte("msg_fake_"), []byte("msg_edit_"), 1), 0o644))
+
+	stdout, stderr, code := runCmd(t, cfg, "-dir", dir, "-recover")
+	require.Equal(t, 1, code, stdout)
+	require.NotContains(t, stdout, "consistent")
+	require.Contains(t, stderr, "no refresh of "+dir+" is left unfinished, but the directory does not verify")
+	require.Contains(t, stderr, "cassette digest does not match the manifest")
+}

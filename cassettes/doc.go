@@ -226,6 +226,39 @@
 // [TimingOn] paces in wall time outside a bubble too; [TimingOff] never paces.
 // [Recorded].FrameOffsets reads the offsets.
 //
+// # Re-recording and timing
+//
+// A recording measures timing: each response's duration and, for a
+// stream, when each frame arrived. Measured again, the same answer from
+// the same server takes another time: a local fake answers in
+// microseconds, or in hundreds of milliseconds on a loaded machine; the
+// live API varies by the second. So that an unchanged pipeline
+// re-recorded gives the same bytes, and a changed request changes only
+// its own lines, a recording saved over a cassette keeps the recorded
+// timing of each interaction it repeats (the same request key, status
+// and response body; identical ones paired in file order) when every new
+// measurement, the duration and each frame offset, is noise around the
+// recorded one: within a second of it, or between half and twice it.
+// That is the band a determinism gate already replays a recording in
+// (harness.Config.Latency's default scales a recorded duration by 0.5 to
+// 2, and serves a response recorded at 0 after 1 ms to about 1 s), so a
+// measurement inside it tells the gate nothing it does not already try.
+// One outside it (a stream that now stalls, an answer that now takes ten
+// times as long) is written, and package cassettes/review reports it as a
+// timing change, apart from content. A new interaction, or a cassette
+// recorded where none was (or into a directory of its own), has the
+// timing just measured. Quantising instead would not do: a measurement
+// near a step's edge flips between two values however coarse the steps,
+// and the offsets' millisecond resolution is what paces a stream's
+// time-to-first-token and stall timeouts.
+//
+// Timing is part of the cassette digest. It is an input of replay
+// (Options.Latency, and frame pacing in a bubble), so a cassette whose
+// timing changed beyond noise replays differently, and its digest, and
+// the goldens pinned to it, should move; a duration edited by hand is
+// detected like any other edit. Keeping noise out of the file keeps it
+// out of the digest.
+//
 // # Redaction and secrets
 //
 // Redaction works on a deep copy at save time; the live request, and the
@@ -241,7 +274,8 @@
 // redacted and user info removed from URLs. A re-record's review therefore
 // shows only what the API said differently. The recorded duration (go-vcr's
 // duration field) is kept, to a tenth of a second, measured in real time: replay
-// uses it for latency (Options.Latency).
+// uses it for latency (Options.Latency). Timing measured again that is only
+// noise is not written (see Re-recording and timing).
 //
 // Then the serialized bytes are scanned, and so is what they mean: every
 // string as yaml.v3 decodes it (aliases and merge keys resolved, escapes

@@ -59,6 +59,36 @@
 // cd MODULE && go test ./pkg -run '^TestX$' -count=1 '-cassettes.record=name\.yaml$'.
 // Options.Hint replaces that command.
 //
+// # A refresh's test runs
+//
+// A refresh of a module's cassettes (package cassettes/refresh, and
+// go run github.com/codegenie/codegenie/cmd/refresh-cassettes) runs the
+// module's own tests, so that it finds and records every cassette through
+// the code that owns it. It speaks to those test binaries through two
+// environment variables, read once when a test binary starts (never
+// outside one):
+//
+//	CODEGENIE_CASSETTES_LIST=FILE   every Open appends one line of JSON to
+//	                                FILE: the cassette's absolute path,
+//	                                the path as opened, whether it exists,
+//	                                the hosts its requests went to, and
+//	                                the API roots [Redirect] was given in
+//	                                the process by then
+//	CODEGENIE_CASSETTES_STAGE=DIR   a recording (by the record switch, or
+//	                                in Record mode) of a cassette of the
+//	                                module is saved to DIR/<its path from
+//	                                the module root> instead, leaving the
+//	                                cassette and its manifest as they are;
+//	                                an Open that replays a cassette whose
+//	                                staged copy exists replays that copy
+//	                                (no manifest vouches for it: it is
+//	                                scanned whole)
+//
+// The module root is the directory of the go.mod nearest above the test's
+// working directory (its package's). They are environment variables, not
+// flags, because a test binary fails on a flag that none of its packages
+// defines.
+//
 // # Matching
 //
 // A request's key is blake3-256 over, in order and each length-prefixed:

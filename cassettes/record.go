@@ -176,13 +176,26 @@ func (c *Cassette) encode(cs *cassette.Cassette) ([]byte, *parsed, error) {
 // test flag; else in place, atomically.
 func (r *recording) write(data []byte) (err error) {
 	c := r.c
+	if s, ok := refreshRun.staged(c.path); ok {
+		// A refresh records into its staging directory: the module's
+		// cassette and manifest are left as they are.
+		if err := os.MkdirAll(filepath.Dir(s), 0o755); err != nil {
+			return newErr(s, 0, "write", err)
+		}
+		u := &undo{path: s, staged: true, cassette: previous(s), wrote: events.Sum(data)}
+		if err := writeFileAtomic(s, data, c.opts.createTemp); err != nil {
+			return err
+		}
+		r.undo = u
+		return nil
+	}
 	dir := filepath.Dir(c.path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return newErr(c.path, 0, "write", err)
 	}
 	_, merr := os.Stat(filepath.Join(dir, manifest.Name))
 	if c.opts.Mode != Replay || c.opts.Manifest != "" || errors.Is(merr, fs.ErrNotExist) {
-		u := &undo{cassette: previous(c.path), wrote: events.Sum(data)}
+		u := &undo{path: c.path, cassette: previous(c.path), wrote: events.Sum(data)}
 		if err := writeFileAtomic(c.path, data, c.opts.createTemp); err != nil {
 			return err
 		}
@@ -200,7 +213,7 @@ func (r *recording) write(data []byte) (err error) {
 		}
 	}()
 	mpath := filepath.Join(dir, manifest.Name)
-	u := &undo{cassette: previous(c.path), manifest: previous(mpath), wrote: events.Sum(data)}
+	u := &undo{path: c.path, cassette: previous(c.path), manifest: previous(mpath), wrote: events.Sum(data)}
 	if err := applyOne(l, filepath.Base(c.path), data, responseDate(r.captured)); err != nil {
 		return err
 	}
@@ -281,6 +294,7 @@ func Redirect(from, to string, next http.RoundTripper) (http.RoundTripper, error
 	if next == nil {
 		next = http.DefaultTransport
 	}
+	refreshRun.noteRedirect(f)
 	return redirect{from: f, to: t, next: next}, nil
 }
 

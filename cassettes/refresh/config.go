@@ -131,6 +131,7 @@ func (c Config) resolveOptions() (*resolved, error) {
 		r.Go = "go"
 	}
 	if r.Env == nil {
+		//detvet:ignore the default of Config.Env: the tests a refresh runs read their API keys from it, as under go test; it never reaches an output
 		r.Env = os.Environ()
 	}
 	r.Env = withoutRefreshEnv(r.Env)

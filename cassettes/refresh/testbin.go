@@ -100,9 +100,6 @@ func (r *resolved) build(ctx context.Context, p *testPackage, dir string) (bool,
 	return true, nil
 }
 
-// maxTestList bounds what -test.list may print.
-const maxTestList = 16 << 20
-
 // tests lists p's top-level tests, examples and fuzz targets (whose seed
 // inputs run as tests) that r.Run selects, in the binary's order.
 func (r *resolved) tests(ctx context.Context, p *testPackage) ([]string, error) {

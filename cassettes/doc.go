@@ -24,8 +24,7 @@
 //	-cassettes.record-missing  record the cassettes that do not exist yet
 //
 // A cassette they select is opened in Record mode; plain go test always
-// replays. [Options].Mode: [Record] records unconditionally (a command such as
-// cmd/refresh-cassettes does). Recording sends requests through
+// replays. [Options].Mode: [Record] records unconditionally. Recording sends requests through
 // Options.RealTransport (http.DefaultTransport when nil) with go-vcr's
 // recorder in ModeRecordOnly, and [Cassette.Close] saves. [Redirect] makes a transport
 // that sends requests for the API's root to a local fake or a proxy while
@@ -470,10 +469,11 @@
 // testdata/ holds one cassette per fixture scenario and path,
 // testdata/<scenario>.<path>.yaml (paths are "happy" and,
 // for scenarios with prior attempts, "retry"), and testdata/manifest.json.
-// They were recorded by refresh-cassettes' own code against
-// internal/fakellm, with fixtures.NewTier's defaults (JSON Messages API,
-// fixtures.DefaultModel, the default base URL): replay them with a tier
-// built the same way. cmd/refresh-cassettes' TestCommittedCassettes proves
-// they are byte-for-byte what recording produces today; re-record them with
-// go test ./cmd/refresh-cassettes -run TestCommittedCassettes -update.
+// Their owner is package fixtures' TestCassettes, which records them
+// through [Redirect] to internal/fakellm with fixtures.NewTier's defaults
+// (JSON Messages API, fixtures.DefaultModel, the default base URL): replay
+// them with a tier built the same way. They are refreshed like any
+// module's cassettes, with go run ./cmd/refresh-cassettes -pkg ./fixtures
+// (and -force -reason: golden digests pin them); cmd/refresh-cassettes'
+// TestCommittedCassettes proves that path re-records them byte for byte.
 package cassettes

@@ -52,7 +52,11 @@ const help = `usage: gate-merge [-out DIR] DIR...
   merge the result files (*.json) in each DIR, written by the shards of a
   determinism gate (go test ... -gate.shard=i/n -gate.results=DIR), print the
   gate summary, and fail unless every scenario has one result: PASS with at
-  least its floor of runs.
+  least its floor of runs. In your CI's merge job, over the shards' uploaded
+  result folders:
+
+	go run github.com/codegenie/codegenie/cmd/gate-merge shard-0 shard-1 shard-2
+
 Exit status: 0 when the gate passed; 1 when it did not or the merge failed;
 2 for usage errors.
 Flags:

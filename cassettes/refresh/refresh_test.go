@@ -258,3 +258,35 @@ func TestApply(t *testing.T) {
 		require.Equal(t, "2026-11-22T04:00:00Z", m.Cassettes[0].RecordedAt)
 	})
 }
+
+// TestRecoverFindsTheCassetteDirectories: with no directory named,
+// Recover works on every directory of the module holding a manifest or a
+// staging folder (not hidden ones, not nested modules), removes what a
+// killed refresh staged, and says what it found in each.
+func TestRecoverFindsTheCassetteDirectories(t *testing.T) {
+	root := pinnedModule(t, "a/testdata/x.yaml")
+	b := filepath.Join(root, "b", "testdata")
+	require.NoError(t, os.MkdirAll(b, 0o755))
+	// What a refresh killed while recording leaves: a staging folder with
+	// its marker and part of a cassette.
+	stage := filepath.Join(b, ".refresh-killed")
+	require.NoError(t, os.MkdirAll(stage, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(stage, ".gitignore"), []byte("# a codegenie cassettes staging folder: removed by the next refresh\n*\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(stage, "x.yaml"), []byte("half a cassette"), 0o644))
+	nested := filepath.Join(root, "nested")
+	require.NoError(t, os.MkdirAll(filepath.Join(nested, "testdata"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(nested, "go.mod"), []byte("module example.com/nested\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(nested, "testdata", manifest.Name), []byte("not a manifest"), 0o644))
+
+	r, err := Config{Dir: root}.resolve()
+	require.NoError(t, err)
+	dirs, err := r.cassetteDirs()
+	require.NoError(t, err)
+	require.Equal(t, []string{filepath.Join(root, "a", "testdata"), b}, dirs)
+
+	var said strings.Builder
+	require.NoError(t, Config{Dir: root, Log: &said, Now: fixedNow}.Recover(t.Context()))
+	require.NoDirExists(t, stage)
+	require.Equal(t, "refresh: "+filepath.Join(root, "a", "testdata")+" is consistent: no refresh is left unfinished, and every cassette matches the manifest\n"+
+		"refresh: "+b+": no refresh is left unfinished; it has no manifest to verify\n", said.String())
+}

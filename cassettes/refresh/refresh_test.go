@@ -290,3 +290,32 @@ func TestRecoverFindsTheCassetteDirectories(t *testing.T) {
 	require.Equal(t, "refresh: "+filepath.Join(root, "a", "testdata")+" is consistent: no refresh is left unfinished, and every cassette matches the manifest\n"+
 		"refresh: "+b+": no refresh is left unfinished; it has no manifest to verify\n", said.String())
 }
+
+// TestRecordRefusesWhatFindNeverReturns: Record takes cassettes inside
+// the module, each with the test that records it, and refuses anything
+// else before it touches a file.
+func TestRecordRefusesWhatFindNeverReturns(t *testing.T) {
+	ok := Cassette{Path: "a/testdata/x.yaml", Package: "example.com/m/a", Test: "TestX", Opened: "testdata/x.yaml"}
+	tests := []struct {
+		name string
+		edit func(c *Cassette)
+	}{
+		{"outside the module", func(c *Cassette) { c.Path = "../outside/x.yaml" }},
+		{"absolute", func(c *Cassette) { c.Path = "/etc/x.yaml" }},
+		{"not a cassette", func(c *Cassette) { c.Path = "a/testdata/x.json" }},
+		{"a package that is a flag", func(c *Cassette) { c.Package = "-o=/tmp/x" }},
+		{"no test", func(c *Cassette) { c.Test = "" }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := module(t)
+			before := files(t, root)
+			c := ok
+			tt.edit(&c)
+			_, err := Config{Dir: root}.Record(t.Context(), []Cassette{c})
+			require.ErrorIs(t, err, errUsage)
+			require.Equal(t, before, files(t, root))
+			require.NoDirExists(t, filepath.Join(root, "a", "testdata", ".refresh.lock"))
+		})
+	}
+}

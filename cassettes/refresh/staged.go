@@ -59,6 +59,13 @@ func (c Config) Record(ctx context.Context, cs []Cassette) (s *Staged, err error
 	if len(cs) == 0 {
 		return nil, fmt.Errorf("%w: no cassettes to record", errUsage)
 	}
+	for _, c := range cs {
+		if !filepath.IsLocal(filepath.FromSlash(c.Path)) || !strings.HasSuffix(c.Path, ".yaml") || c.Test == "" ||
+			c.Package == "" || strings.HasPrefix(c.Package, "-") || c.Opened == "" {
+			return nil, fmt.Errorf("%w: cassette %q recorded by %q %q (opened as %q) is not one Find returns: a .yaml path inside the module, the package and test that record it",
+				errUsage, c.Path, c.Package, c.Test, c.Opened)
+		}
+	}
 	work, err := os.MkdirTemp("", "refresh-cassettes-")
 	if err != nil {
 		return nil, err
@@ -105,7 +112,7 @@ func (c Config) Record(ctx context.Context, cs []Cassette) (s *Staged, err error
 		}
 		for _, c := range group {
 			if _, err := os.Stat(s.staged(c)); err != nil {
-				return nil, fmt.Errorf("refresh: %s %s passed but did not record %s (it did not open it as %s, or not in Replay mode); nothing was changed in the module:\n%s",
+				return nil, fmt.Errorf("refresh: %s %s passed but did not record %s (it did not open it as %s under the record switch); nothing was changed in the module:\n%s",
 					ip, c.Test, c.Path, c.Opened, tail(out))
 			}
 		}

@@ -44,8 +44,8 @@
 //	-review DIR      also write review.md and review.json into DIR (the
 //	                 Markdown is always printed)
 //	-prices FILE     price table for the review's cost delta
-//	-goldens DIR     files that pin cassette digests, listed in the review
-//	                 when they will move (repeatable as DIR,DIR)
+//	-goldens DIRS    comma-separated directories of files that pin cassette
+//	                 digests, listed in the review when they will move
 //	-golden-cmd CMD  the command that refreshes them, printed with them
 //	-recover         finish or discard what a killed refresh left in the
 //	                 module's cassette directories (or in -dir), verify

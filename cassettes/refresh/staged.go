@@ -51,7 +51,7 @@ type Staged struct {
 // module's files are not touched. A test that fails, or a cassette its
 // test did not record, fails Record, naming them; nothing was changed.
 // Close the result.
-func (c Config) Record(ctx context.Context, cs []Cassette) (s *Staged, err error) {
+func (c Config) Record(ctx context.Context, cs []Cassette) (_ *Staged, err error) {
 	r, err := c.resolve()
 	if err != nil {
 		return nil, err
@@ -70,12 +70,12 @@ func (c Config) Record(ctx context.Context, cs []Cassette) (s *Staged, err error
 	if err != nil {
 		return nil, err
 	}
-	s = &Staged{Dir: filepath.Join(work, "stage"), Cassettes: slices.Clone(cs), r: r, work: work,
+	s := &Staged{Dir: filepath.Join(work, "stage"), Cassettes: slices.Clone(cs), r: r, work: work,
 		pkgs: map[string]*testPackage{}, locks: map[string]*cassettes.DirLock{}}
 	defer func() {
 		if err != nil {
+			// Nothing was applied: the stage and the locks go.
 			s.Close()
-			s = nil
 		}
 	}()
 	slices.SortFunc(s.Cassettes, func(a, b Cassette) int { return strings.Compare(a.Path, b.Path) })

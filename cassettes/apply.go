@@ -13,6 +13,7 @@ import (
 
 	"github.com/codegenie/codegenie/events"
 	"github.com/codegenie/codegenie/internal/atomicfile"
+	"github.com/codegenie/codegenie/internal/excerpt"
 	"github.com/codegenie/codegenie/internal/hint"
 	"github.com/codegenie/codegenie/internal/manifest"
 )
@@ -25,7 +26,14 @@ const (
 	stageMarker   = ".gitignore"
 	stageIgnore   = "# a codegenie cassettes staging folder: removed by the next refresh\n*\n"
 	stagedManName = "manifest.json.new"
+	// failedName is the note an apply that failed part-way leaves beside
+	// its journal: the cause, so that a reader of the directory says the
+	// refresh failed rather than that it was killed.
+	failedName = "apply-failed.txt"
 )
+
+// maxFailedNote bounds the note of a failed apply, written and read.
+const maxFailedNote = 2 << 10
 
 // Update is one re-recorded cassette for Apply.
 type Update struct {
@@ -170,6 +178,7 @@ func apply(dir string, updates []Update, at string, create func(string, string) 
 	}
 	if made, err := rollForward(dir, stage, &j); err != nil {
 		// Decided: the folder is Recover's to complete from now on.
+		noteFailure(stage, err)
 		releaseStage(stage)
 		return nil, partialError(dir, stage, &j, made, err)
 	}
@@ -254,7 +263,30 @@ func ownsName(n string) bool {
 	if base, _, ok := strings.Cut(strings.TrimPrefix(n, "."), ".tmp-"); ok && strings.HasPrefix(n, ".") {
 		return manifest.IsCassetteName(base) || base == stagedManName || base == journalName
 	}
-	return manifest.IsCassetteName(n) || n == stagedManName || n == journalName || n == stageMarker || n == lockFileName
+	return manifest.IsCassetteName(n) || n == stagedManName || n == journalName || n == stageMarker || n == lockFileName || n == failedName
+}
+
+// noteFailure writes, beside the journal in stage, why the apply failed
+// part-way, so that what reports the journal names the failure. Writing
+// it is best effort: without it a reader says only that the refresh
+// stopped.
+func noteFailure(stage string, err error) {
+	note := excerpt.Head(maskSecrets(err.Error(), ""), maxFailedNote)
+	atomicfile.WriteFile(filepath.Join(stage, failedName), []byte(note), filePerm)
+}
+
+// failureNote returns the cause a failed apply noted in stage, quoted
+// for printing, or "" when there is none.
+func failureNote(stage string) string {
+	path := filepath.Join(stage, failedName)
+	if fi, err := os.Lstat(path); err != nil || !fi.Mode().IsRegular() {
+		return ""
+	}
+	b, err := readBounded(path, maxFailedNote)
+	if err != nil || len(b) == 0 {
+		return ""
+	}
+	return excerpt.Quote(maskSecrets(string(b), ""))
 }
 
 // removeStage removes a staging folder: only the regular files a refresh
@@ -379,9 +411,13 @@ func interrupted(dir string) error {
 			return nil
 		}
 	}
+	what := "a refresh stopped part-way while it moved re-recorded cassettes into place (its process ended before it finished, without noting a failure: it was killed or crashed)"
+	if cause := failureNote(filepath.Dir(j)); cause != "" {
+		what = "a refresh failed part-way while it moved re-recorded cassettes into place (" + cause + ")"
+	}
 	return newErr(dir, 0, "verify", detailf(ErrInterruptedApply,
-		"%v: a refresh was killed while it moved re-recorded cassettes into place (its journal is %s), so some cassettes may be new and others old; repair it with: %s",
-		ErrInterruptedApply, j, recoverCommand(dir)))
+		"%v: %s; its journal is %s, so some cassettes may be new and others old; complete it with: %s",
+		ErrInterruptedApply, what, j, recoverCommand(dir)))
 }
 
 // journalIn returns the journal of a staging folder of dir, or "".

@@ -159,6 +159,9 @@ func Open(path string, opts Options) (*Cassette, error) {
 	if !strings.HasSuffix(path, ".yaml") {
 		return nil, newErr(path, 0, "open", errors.New("cassette path must end in .yaml"))
 	}
+	if err := refreshRun.noteOpen(path); err != nil {
+		return nil, newErr(path, 0, "open", err)
+	}
 	mode, err := modeFor(path, opts.Mode)
 	if opts.ReplayOnly {
 		mode, err = Replay, nil
@@ -174,13 +177,21 @@ func Open(path string, opts Options) (*Cassette, error) {
 	c.client = &http.Client{Transport: c.tr}
 	switch mode {
 	case Replay:
-		p, err := readCassette(path, c.hint)
+		// A refresh's staged copy, recorded by this process or replayed to
+		// check it, is no manifest's: it is scanned whole.
+		read, staged := refreshRun.stagedCopy(path)
+		if !staged {
+			read = path
+		}
+		p, err := readCassette(read, c.hint)
 		if err != nil {
 			return nil, err
 		}
-		vouched, err := c.verifyManifest(p)
-		if err != nil {
-			return nil, err
+		vouched := false
+		if !staged {
+			if vouched, err = c.verifyManifest(p); err != nil {
+				return nil, err
+			}
 		}
 		if err := secretError(p, "open", opts.APIKey, c.hint, !vouched); err != nil && !opts.skipSecretCheck {
 			return nil, err

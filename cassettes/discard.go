@@ -17,6 +17,8 @@ import (
 // to a manifest the manifest before; and the digests of what the save
 // wrote, to refuse when someone changed either since.
 type undo struct {
+	path                 string // where the recording was saved
+	staged               bool   // in a refresh's staging directory
 	cassette, manifest   *fileBytes
 	wrote, wroteManifest events.Digest
 }
@@ -51,12 +53,6 @@ func (c *Cassette) Discard() error {
 	if u == nil {
 		return nil
 	}
-	dir, file := filepath.Dir(c.path), filepath.Base(c.path)
-	l, err := lockDir(dir)
-	if err != nil {
-		return err
-	}
-	defer l.Unlock()
 	changed := func(path string, want events.Digest) error {
 		cur := previous(path)
 		if cur != nil && events.Sum(cur.data) == want {
@@ -64,6 +60,22 @@ func (c *Cassette) Discard() error {
 		}
 		return newErr(path, 0, "discard", fmt.Errorf("not discarding the recording: %s changed since the recording saved it; nothing was changed", path))
 	}
+	if u.staged {
+		// A refresh's staging directory has no lock and no manifest.
+		if err := changed(u.path, u.wrote); err != nil {
+			return err
+		}
+		if u.cassette == nil {
+			return removeRecorded(u.path)
+		}
+		return writeFileAtomic(u.path, u.cassette.data, nil)
+	}
+	dir, file := filepath.Dir(c.path), filepath.Base(c.path)
+	l, err := lockDir(dir)
+	if err != nil {
+		return err
+	}
+	defer l.Unlock()
 	if err := changed(c.path, u.wrote); err != nil {
 		return err
 	}
@@ -109,6 +121,7 @@ func (c *Cassette) Discard() error {
 		return err
 	}
 	if made, err := rollForward(dir, stage, &j); err != nil {
+		noteFailure(stage, err)
 		releaseStage(stage)
 		return partialError(dir, stage, &j, made, err)
 	}

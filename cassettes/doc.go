@@ -24,8 +24,7 @@
 //	-cassettes.record-missing  record the cassettes that do not exist yet
 //
 // A cassette they select is opened in Record mode; plain go test always
-// replays. [Options].Mode: [Record] records unconditionally (a command such as
-// cmd/refresh-cassettes does). Recording sends requests through
+// replays. [Options].Mode: [Record] records unconditionally. Recording sends requests through
 // Options.RealTransport (http.DefaultTransport when nil) with go-vcr's
 // recorder in ModeRecordOnly, and [Cassette.Close] saves. [Redirect] makes a transport
 // that sends requests for the API's root to a local fake or a proxy while
@@ -58,6 +57,36 @@
 // flag it does not know):
 // cd MODULE && go test ./pkg -run '^TestX$' -count=1 '-cassettes.record=name\.yaml$'.
 // Options.Hint replaces that command (see Misses).
+//
+// # A refresh's test runs
+//
+// A refresh of a module's cassettes (package cassettes/refresh, and
+// go run github.com/codegenie/codegenie/cmd/refresh-cassettes) runs the
+// module's own tests, so that it finds and records every cassette through
+// the code that owns it. It speaks to those test binaries through two
+// environment variables, read once when a test binary starts (never
+// outside one):
+//
+//	CODEGENIE_CASSETTES_LIST=FILE   every Open appends one line of JSON to
+//	                                FILE: the cassette's absolute path,
+//	                                the path as opened, whether it exists,
+//	                                the hosts its requests went to, and
+//	                                the API roots [Redirect] was given in
+//	                                the process by then
+//	CODEGENIE_CASSETTES_STAGE=DIR   a recording (by the record switch, or
+//	                                in Record mode) of a cassette of the
+//	                                module is saved to DIR/<its path from
+//	                                the module root> instead, leaving the
+//	                                cassette and its manifest as they are;
+//	                                an Open that replays a cassette whose
+//	                                staged copy exists replays that copy
+//	                                (no manifest vouches for it: it is
+//	                                scanned whole)
+//
+// The module root is the directory of the go.mod nearest above the test's
+// working directory (its package's). They are environment variables, not
+// flags, because a test binary fails on a flag that none of its packages
+// defines.
 //
 // # Matching
 //
@@ -287,6 +316,39 @@
 // [TimingOn] paces in wall time outside a bubble too; [TimingOff] never paces.
 // [Recorded].FrameOffsets reads the offsets.
 //
+// # Re-recording and timing
+//
+// A recording measures timing: each response's duration and, for a
+// stream, when each frame arrived. Measured again, the same answer from
+// the same server takes another time: a local fake answers in
+// microseconds, or in hundreds of milliseconds on a loaded machine; the
+// live API varies by the second. So that an unchanged pipeline
+// re-recorded gives the same bytes, and a changed request changes only
+// its own lines, a recording saved over a cassette keeps the recorded
+// timing of each interaction it repeats (the same request key, status
+// and response body; identical ones paired in file order) when every new
+// measurement, the duration and each frame offset, is noise around the
+// recorded one: within a second of it, or between half and twice it.
+// That is the band a determinism gate already replays a recording in
+// (harness.Config.Latency's default scales a recorded duration by 0.5 to
+// 2, and serves a response recorded at 0 after 1 ms to about 1 s), so a
+// measurement inside it tells the gate nothing it does not already try.
+// One outside it (a stream that now stalls, an answer that now takes ten
+// times as long) is written, and package cassettes/review reports it as a
+// timing change, apart from content. A new interaction, or a cassette
+// recorded where none was (or into a directory of its own), has the
+// timing just measured. Quantising instead would not do: a measurement
+// near a step's edge flips between two values however coarse the steps,
+// and the offsets' millisecond resolution is what paces a stream's
+// time-to-first-token and stall timeouts.
+//
+// Timing is part of the cassette digest. It is an input of replay
+// (Options.Latency, and frame pacing in a bubble), so a cassette whose
+// timing changed beyond noise replays differently, and its digest, and
+// the goldens pinned to it, should move; a duration edited by hand is
+// detected like any other edit. Keeping noise out of the file keeps it
+// out of the digest.
+//
 // # Redaction and secrets
 //
 // Redaction works on a deep copy at save time; the live request, and the
@@ -302,7 +364,8 @@
 // redacted and user info removed from URLs. A re-record's review therefore
 // shows only what the API said differently. The recorded duration (go-vcr's
 // duration field) is kept, to a tenth of a second, measured in real time: replay
-// uses it for latency (Options.Latency).
+// uses it for latency (Options.Latency). Timing measured again that is only
+// noise is not written (see Re-recording and timing).
 //
 // Then the serialized bytes are scanned, and so is what they mean: every
 // string as yaml.v3 decodes it (aliases and merge keys resolved, escapes
@@ -431,7 +494,10 @@
 // Verify report a journal as [ErrInterruptedApply] naming the repair command
 // (printed in the error). An Apply that fails after its journal was written
 // says which files it had already replaced and what the repair command
-// will do; one that fails before changed nothing.
+// will do, and notes its cause beside the journal ("apply-failed.txt"), so
+// that what reports the journal later says the refresh failed and why; a
+// journal without that note is reported as a refresh that stopped (killed
+// or crashed). One that fails before its journal changed nothing.
 //
 // [Recover], which Apply and refresh-cassettes run first, rolls a journal
 // forward, removes staging folders without a journal (nothing in the
@@ -464,10 +530,11 @@
 // testdata/ holds one cassette per fixture scenario and path,
 // testdata/<scenario>.<path>.yaml (paths are "happy" and,
 // for scenarios with prior attempts, "retry"), and testdata/manifest.json.
-// They were recorded by refresh-cassettes' own code against
-// internal/fakellm, with fixtures.NewTier's defaults (JSON Messages API,
-// fixtures.DefaultModel, the default base URL): replay them with a tier
-// built the same way. cmd/refresh-cassettes' TestCommittedCassettes proves
-// they are byte-for-byte what recording produces today; re-record them with
-// go test ./cmd/refresh-cassettes -run TestCommittedCassettes -update.
+// Their owner is package fixtures' TestCassettes, which records them
+// through [Redirect] to internal/fakellm with fixtures.NewTier's defaults
+// (JSON Messages API, fixtures.DefaultModel, the default base URL): replay
+// them with a tier built the same way. They are refreshed like any
+// module's cassettes, with go run ./cmd/refresh-cassettes -pkg ./fixtures
+// (and -force -reason: golden digests pin them); cmd/refresh-cassettes'
+// TestCommittedCassettes proves that path re-records them byte for byte.
 package cassettes

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"net/http"
 	"slices"
+	"time"
 )
 
 // Recorded is one interaction of a cassette file as it is recorded, for
@@ -28,6 +29,10 @@ type Recorded struct {
 	Status          int
 	ResponseHeaders http.Header
 	ResponseBody    string
+	// Duration is how long the response took as recorded (go-vcr's
+	// duration field; see Re-recording and timing in the package
+	// documentation).
+	Duration time.Duration
 }
 
 // ReadRecorded returns the interactions of the cassette at path, in file
@@ -51,6 +56,7 @@ func ReadRecorded(path string) ([]Recorded, error) {
 			Status:          in.Response.Code,
 			ResponseHeaders: cloneHeader(in.Response.Headers),
 			ResponseBody:    in.Response.Body,
+			Duration:        in.Response.Duration,
 		}
 	}
 	return out, nil

@@ -249,3 +249,59 @@ func TestApplyFailingPartWaySaysWhatChanged(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, m.Cassettes, 2)
 }
+
+// TestInterruptedApplySaysWhatHappened: what reads a directory left with
+// the journal of an unfinished apply (Open and Verify, so the gate) says
+// the refresh failed, with its cause, when the apply failed part-way in a
+// process that went on running; and that it stopped (killed or crashed)
+// only when no failure was noted.
+func TestInterruptedApplySaysWhatHappened(t *testing.T) {
+	tests := []struct {
+		name      string
+		forget    bool // remove the failure note, as a killed process never writes it
+		want      []string
+		wantNever string
+	}{
+		{"failed part-way", false, []string{"a refresh failed part-way while it moved re-recorded cassettes into place", manifest.Name}, "killed"},
+		{"killed", true, []string{"a refresh stopped part-way", "it was killed or crashed"}, "failed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			require.NoError(t, Apply(dir, []Update{{File: "a.happy.yaml", Staged: stage(t, dir, "a.happy", []plainReq{reqA})}}, ""))
+			reqB := reqA
+			reqB.body = `{"other":true}`
+			ups := []Update{{File: "a.happy.yaml", Staged: stage(t, dir, "a.happy", []plainReq{reqB}), Force: true, Reason: "r"}}
+			steps := 0
+			applyStep = func() {
+				if steps++; steps == 2 { // before the manifest's move
+					mpath := filepath.Join(dir, manifest.Name)
+					require.NoError(t, os.Remove(mpath))
+					require.NoError(t, os.MkdirAll(filepath.Join(mpath, "obstacle"), 0o755))
+				}
+			}
+			t.Cleanup(func() { applyStep = func() {} })
+			require.ErrorIs(t, Apply(dir, ups, ""), ErrInterruptedApply)
+			applyStep = func() {}
+			require.NoError(t, os.RemoveAll(filepath.Join(dir, manifest.Name)))
+			if tt.forget {
+				notes, err := filepath.Glob(filepath.Join(dir, stagePrefix+"*", failedName))
+				require.NoError(t, err)
+				require.Len(t, notes, 1)
+				require.NoError(t, os.Remove(notes[0]))
+			}
+			_, oerr := Open(filepath.Join(dir, "a.happy.yaml"), Options{})
+			for _, err := range []error{Verify(dir, VerifyOptions{}), oerr} {
+				require.ErrorIs(t, err, ErrInterruptedApply)
+				for _, w := range tt.want {
+					require.ErrorContains(t, err, w)
+				}
+				require.NotContains(t, err.Error(), tt.wantNever)
+				require.ErrorContains(t, err, recoverCommand(dir))
+			}
+			require.NoError(t, Recover(dir))
+			require.NoError(t, Verify(dir, VerifyOptions{}))
+			require.Empty(t, stages(dir), "the note goes with its staging folder")
+		})
+	}
+}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"gopkg.in/dnaeon/go-vcr.v3/cassette"
 )
 
 // frameOffsetsHeader is the response header in which recording keeps when
@@ -351,4 +353,90 @@ func takeDuration(h http.Header) time.Duration {
 		return 0
 	}
 	return time.Duration(ns)
+}
+
+// timingSlack is the absolute part of the tolerance within which a
+// re-recorded timing is noise (see keepsTiming).
+const timingSlack = time.Second
+
+// keepsTiming reports whether a timing measured again, now, is noise
+// around the one recorded before, old, so that the recorded one is kept
+// (see Re-recording and timing in the package documentation): now is
+// within timingSlack of old, or between half and twice old, the band in
+// which a determinism gate already replays old (harness.Config.Latency's
+// default scales a recorded duration by 0.5 to 2, and serves a recording
+// without one between 1 ms and about 1 s).
+func keepsTiming(old, now time.Duration) bool {
+	d := now - old
+	if d < 0 {
+		d = -d
+	}
+	return d <= timingSlack || (2*now >= old && now <= 2*old)
+}
+
+// keepTiming gives each interaction of the new recording cs, parsed as
+// p, the timing (duration and frame offsets) of the interaction of the
+// earlier recording ref it repeats, when every new measurement is noise
+// around the old one (keepsTiming). An interaction repeats one of ref
+// when it has the same request key, status and response body; identical
+// ones are paired in file order. It reports whether it changed any.
+func keepTiming(ref, p *parsed, cs *cassette.Cassette) bool {
+	used := make([]bool, len(ref.c.Interactions))
+	changed := false
+	for i, in := range cs.Interactions {
+		for _, j := range ref.index[p.keys[i]] {
+			old := ref.c.Interactions[j]
+			if used[j] || old.Response.Code != in.Response.Code || old.Response.Body != in.Response.Body {
+				continue
+			}
+			used[j] = true
+			if sameTimingWithin(&old.Response, &in.Response) {
+				changed = setTiming(&in.Response, &old.Response) || changed
+			}
+			break
+		}
+	}
+	return changed
+}
+
+// sameTimingWithin reports whether every timing of now is noise around
+// old's: the duration and each frame offset.
+func sameTimingWithin(old, now *cassette.Response) bool {
+	if !keepsTiming(old.Duration, now.Duration) {
+		return false
+	}
+	ov, nv := old.Headers.Values(frameOffsetsHeader), now.Headers.Values(frameOffsetsHeader)
+	if len(ov) != len(nv) {
+		return false
+	}
+	if len(ov) == 0 {
+		return true
+	}
+	f := framingOf(http.Header(now.Headers), now.Body)
+	oo, err1 := parseOffsets(ov[0], old.Body, f)
+	no, err2 := parseOffsets(nv[0], now.Body, f)
+	if err1 != nil || err2 != nil || len(oo) != len(no) {
+		return false
+	}
+	for k := range oo {
+		if !keepsTiming(oo[k], no[k]) {
+			return false
+		}
+	}
+	return true
+}
+
+// setTiming gives now old's duration and frame offsets, and reports
+// whether that changed now.
+func setTiming(now, old *cassette.Response) bool {
+	changed := now.Duration != old.Duration
+	now.Duration = old.Duration
+	if ov := old.Headers.Values(frameOffsetsHeader); len(ov) == 1 {
+		h := now.Headers
+		if nv := h.Values(frameOffsetsHeader); len(nv) != 1 || nv[0] != ov[0] {
+			changed = true
+			h.Set(frameOffsetsHeader, ov[0])
+		}
+	}
+	return changed
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -116,9 +115,10 @@ func (s llmSource) open(scenario, path string) (*http.Client, func() error, erro
 }
 
 // refreshHint is the command that re-records the committed cassette of
-// scenario's path: the steward's refresh-cassettes.
+// scenario's path: the steward's refresh-cassettes, through the test that
+// owns it (fixtures' TestCassettes).
 func refreshHint(scenario, path string) string {
-	return hint.Tool("refresh-cassettes", "-run", "^"+regexp.QuoteMeta(scenario+"/"+path)+"$")
+	return hint.Tool("refresh-cassettes", "-pkg", "./fixtures", "cassettes/testdata/"+scenario+"."+path+".yaml")
 }
 
 // runPipeline builds a fresh tier and runs scenario sc on path once, in

@@ -50,11 +50,17 @@
 //	           schema
 //	content    anything else differs: request key, method, URL or body, or
 //	           the response body (other text, ids, counts, chunking)
-//	unchanged  same request key, and the same response body
+//	timing     the same request and response body, recorded with another
+//	           duration or other frame arrivals (a re-record keeps noise
+//	           out of the file, see package cassettes, Re-recording and
+//	           timing, so this is a real change of pace: it moves the
+//	           cassette's digest and what a gate's replays wait for)
+//	unchanged  same request key, the same response body and timing
 //
 // and an unpaired interaction is new or removed. A cassette's class is its
-// most severe interaction's, in the order unchanged, content, new,
-// removed, schema, error. Why lists the facts behind error and schema.
+// most severe interaction's, in the order unchanged, timing, content, new,
+// removed, schema, error. Why lists the facts behind error, schema and
+// timing.
 //
 // # Folding
 //
@@ -110,8 +116,8 @@
 // tool-use prompt tokens count as output and input. Tool-call arguments
 // are shown as canonical JSON when they parse.
 // A stream recorded with frame offsets (the X-Codegenie-Frame-Offsets header) gets
-// the arrival of its first and last frame; timing is shown, never drift
-// (the header is not part of the shape or of the body compared).
+// the arrival of its first and last frame. Timing is not part of the shape
+// or of the body compared: a change of timing alone is the class timing.
 // Every text the review keeps (URLs, request bodies, folded texts, tool
 // calls, models, error types and messages) is masked as cassettes.Mask
 // masks it, with Config.APIKey, before it is diffed or kept; texts and
@@ -190,7 +196,12 @@
 //
 // # Markdown form
 //
-// Markdown writes a summary (classes, tokens, cost), a table of cassettes,
+// Markdown leads with what a reviewer must look at first: one line per
+// drifted interaction (at most 12, the rest counted), the most severe
+// class first, saying what changed (the error or schema facts, the first
+// changed request field, whether the answer's text, tool calls, stop
+// reason or usage changed, or the timing). Then it writes a summary
+// (classes, tokens, cost), a table of cassettes,
 // the golden files and their command, then each interaction that is not
 // unchanged: its facts, the request diff, the word diff of the answer and
 // changed tool calls. It fits Config.MaxMarkdown bytes (60000 by default,

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -135,11 +136,26 @@ func TestClassify(t *testing.T) {
 		{"null is not a type change", with(func(r *cassettes.Recorded) { r.ResponseBody = strings.Replace(r.ResponseBody, `"end_turn"`, `null`, 1) }), Content, nil},
 		{"a stream instead of JSON", with(func(r *cassettes.Recorded) { r.ResponseHeaders.Set("Content-Type", "text/event-stream") }),
 			Schema, nil},
+		{"timing only: the duration", with(func(r *cassettes.Recorded) { r.Duration = 3 * time.Second }), timingChange, []string{"duration 0s -> 3s"}},
 		{"status", with(func(r *cassettes.Recorded) { r.Status = 500 }), Error, []string{"status 200 -> 500"}},
 		{"error type", with(func(r *cassettes.Recorded) {
 			r.ResponseBody = `{"type":"error","error":{"type":"overloaded_error","message":"x"}}`
 		}), Error, []string{"error type (none) -> overloaded_error"}},
 	}
+	stream := with(func(r *cassettes.Recorded) {
+		r.ResponseHeaders.Set("Content-Type", "text/event-stream")
+		r.ResponseBody = sse("data: {}", "data: {}")
+		r.ResponseHeaders.Set("X-Codegenie-Frame-Offsets", "0,10")
+	})
+	stalled := stream
+	stalled.ResponseHeaders = stream.ResponseHeaders.Clone()
+	stalled.ResponseHeaders.Set("X-Codegenie-Frame-Offsets", "0,4000")
+	stalled.Duration = 4 * time.Second
+	b, a := fold(stream), fold(stalled)
+	got, why := classify(&stream, &stalled, &b, &a, nil)
+	require.Equal(t, timingChange, got, "the same stream, its frames later")
+	require.Equal(t, []string{"duration 0s -> 4s", "frames arrived: first at 0s -> 0s, last at 10ms -> 4s"}, why)
+
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			o, n := base, tt.new

@@ -7,6 +7,7 @@ import (
 	"mime"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/codegenie/codegenie/cassettes"
 	"github.com/codegenie/codegenie/internal/excerpt"
@@ -219,7 +220,34 @@ func classify(o, n *cassettes.Recorded, before, after *Message, mk masker) (Clas
 	if o.Key != n.Key || o.Method != n.Method || o.URL != n.URL || o.ResponseBody != n.ResponseBody {
 		return Content, nil
 	}
+	if why := timingDiff(o, n); len(why) > 0 {
+		return timingChange, why
+	}
 	return Unchanged, nil
+}
+
+// timingDiff lists how n's recorded timing differs from o's: the
+// duration, and the arrival of the first and the last frame of a stream.
+func timingDiff(o, n *cassettes.Recorded) []string {
+	var why []string
+	if o.Duration != n.Duration {
+		why = append(why, fmt.Sprintf("duration %v -> %v", o.Duration, n.Duration))
+	}
+	oo, no := o.FrameOffsets(), n.FrameOffsets()
+	if slices.Equal(oo, no) {
+		return why
+	}
+	edge := func(offs []time.Duration, last bool) string {
+		switch {
+		case len(offs) == 0:
+			return "(none)"
+		case last:
+			return offs[len(offs)-1].String()
+		}
+		return offs[0].String()
+	}
+	return append(why, fmt.Sprintf("frames arrived: first at %s -> %s, last at %s -> %s",
+		edge(oo, false), edge(no, false), edge(oo, true), edge(no, true)))
 }
 
 func orNone(s string) string {

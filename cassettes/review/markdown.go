@@ -95,7 +95,15 @@ func (r *Review) writeHead(b *mdBuilder) {
 	if r.Drifted {
 		verdict = "**drifted**"
 	}
-	fmt.Fprintf(&b.Builder, "### Cassette review: %s\n\n%d cassettes, %d interactions: %s.\n\n", verdict, len(r.Cassettes), total, r.countsText())
+	fmt.Fprintf(&b.Builder, "### Cassette review: %s\n\n", verdict)
+	if look := r.attention(); len(look) > 0 {
+		b.WriteString("**Look at first:**\n\n")
+		for _, l := range look {
+			b.WriteString("- " + l + "\n")
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b.Builder, "%d cassettes, %d interactions: %s.\n\n", len(r.Cassettes), total, r.countsText())
 	fmt.Fprintf(&b.Builder, "Tokens in %s, out %s; cost %s → %s (%s %s, prices %s).\n",
 		arrow(r.Before.Input, r.After.Input), arrow(r.Before.Output, r.After.Output),
 		money(r.Cost.Before), money(r.Cost.After), signedMoney(r.Cost.Delta), r.Currency, plain(r.Prices))

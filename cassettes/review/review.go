@@ -58,14 +58,18 @@ type Class string
 
 const (
 	Unchanged Class = "unchanged" // the same request and response
-	Content   Class = "content"   // same shape, other values (text, ids, counts)
-	New       Class = "new"       // a request the old cassette did not have
-	Removed   Class = "removed"   // a request the new cassette no longer has
-	Schema    Class = "schema"    // a field added or removed, or of another type, in the request or response
-	Error     Class = "error"     // the status or the error type changed
+	// timingChange: the same request and response, recorded with other
+	// timing (a duration or frame offsets beyond the noise a re-record
+	// keeps out of the file).
+	timingChange Class = "timing"
+	Content      Class = "content" // same shape, other values (text, ids, counts)
+	New          Class = "new"     // a request the old cassette did not have
+	Removed      Class = "removed" // a request the new cassette no longer has
+	Schema       Class = "schema"  // a field added or removed, or of another type, in the request or response
+	Error        Class = "error"   // the status or the error type changed
 )
 
-var severity = []Class{Unchanged, Content, New, Removed, Schema, Error}
+var severity = []Class{Unchanged, timingChange, Content, New, Removed, Schema, Error}
 
 func worse(a, b Class) Class {
 	if slices.Index(severity, b) > slices.Index(severity, a) {

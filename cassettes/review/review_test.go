@@ -252,7 +252,7 @@ func TestReviewClassifiesARefresh(t *testing.T) {
 	require.Empty(t, fresh.OldDigest)
 	require.Equal(t, "new", fresh.Drift)
 
-	require.Equal(t, map[string]int{"unchanged": 1, "content": 2, "new": 2, "removed": 0, "schema": 1, "error": 1}, got.Counts)
+	require.Equal(t, map[string]int{"unchanged": 1, "timing": 0, "content": 2, "new": 2, "removed": 0, "schema": 1, "error": 1}, got.Counts)
 	require.Equal(t, []review.Golden{{Path: filepath.ToSlash(filepath.Join(goldens, "pinned.json")), Cassettes: []string{"chat.yaml"}}}, got.Goldens)
 	require.Equal(t, "make goldens", got.Command)
 
@@ -260,6 +260,17 @@ func TestReviewClassifiesARefresh(t *testing.T) {
 	var md bytes.Buffer
 	require.NoError(t, rev.Markdown(&md))
 	require.Contains(t, md.String(), "fakellm echo: {+the +}alpha{+ answer, revised+}")
+	// It leads with what to look at, the most severe first.
+	lead, _, ok := strings.Cut(md.String(), "\n3 cassettes, ")
+	require.True(t, ok, md.String())
+	order := []string{"**Look at first:**", "error: `status 200 -> 529`", "schema: `response field added:",
+		"a new request", "the answer's text changed", "the request changed: `[\"max_tokens\"]: 100 != 200`"}
+	at := -1
+	for _, w := range order {
+		i := strings.Index(lead, w)
+		require.Greater(t, i, at, "%q is not after %q in the lead:\n%s", w, order, lead)
+		at = i
+	}
 	require.Contains(t, md.String(), "make goldens")
 	require.NotContains(t, md.String(), testKey)
 	require.NotContains(t, js.String(), testKey)

@@ -59,7 +59,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&cfg.Tests, "tests", false, "also check _test.go files")
 	asJSON := fs.Bool("json", false, "print the findings as JSON")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: detvet [-pkgs=REGEXP] [-tests] [-json] [packages]\n\nWith no packages, detvet checks ./... of the module in the current directory.\n\nFlags:\n")
+		fmt.Fprintf(stderr, "usage: detvet [-pkgs=REGEXP] [-tests] [-json] [packages]\n\n"+
+			"detvet finds, at compile time, what makes a Go pipeline nondeterministic:\n"+
+			"the wall clock, randomness, map order, the environment, and more.\n"+
+			"With no packages, detvet checks ./... of the module in the current\n"+
+			"directory. In your module's root:\n\n"+
+			"\tgo run github.com/codegenie/codegenie/cmd/detvet ./...\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {

@@ -80,7 +80,11 @@ const help = `usage: gate-merge [-markdown FILE] [-ledger DSN] [-out DIR] DIR...
   explain each scenario that did not pass (what differs, the cause, the
   evidence inside DIR, the commands to run), and fail unless every scenario has
   one result: PASS with at least its floor of runs. The Markdown job summary
-  is also appended to $GITHUB_STEP_SUMMARY when it is set.
+  is also appended to $GITHUB_STEP_SUMMARY when it is set. In your CI's merge
+  job, over the shards' downloaded results folders:
+
+	go run github.com/codegenie/codegenie/cmd/gate-merge shard-0 shard-1 shard-2
+
 Exit status: 0 when the gate passed; 1 when it did not or the merge failed;
 2 for usage errors.
 Flags:

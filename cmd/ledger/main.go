@@ -40,7 +40,15 @@ func main() {
 	os.Exit(exitCode(err, os.Stderr))
 }
 
-const usage = `usage:
+const usage = `ledger reads and keeps the verdict ledger your module's determinism gates
+append to (go test ... -gate.ledger=DSN, or CODEGENIE_LEDGER): verify its
+chain, replay entries with your module's code, count flaky scenarios. From
+your module's root:
+
+	go run github.com/codegenie/codegenie/cmd/ledger flakes -ledger .codegenie/ledger.jsonl
+	go run github.com/codegenie/codegenie/cmd/ledger replay -from 1 -ledger .codegenie/ledger.jsonl
+
+usage:
   ledger verify [-json]
   ledger replay -from N [-to M] [-strict] [-output report.json] [-dir MODULE]
   ledger flakes [-since N] [-json]

@@ -3,99 +3,113 @@ package main
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"io"
-	"net/url"
-	"path/filepath"
+	"path"
 	"regexp"
 	"strings"
-
-	"github.com/codegenie/codegenie/harness"
-	"github.com/codegenie/codegenie/llm"
 )
 
-// Defaults of the flags that name this repository's layout.
-const (
-	defaultGoldens   = "properties/testdata/golden"
-	defaultGoldenCmd = "go test ./properties/ -run Golden -update"
-)
+// usageLine is the command's usage; -h adds what it does and every flag.
+const usageLine = "usage: refresh-cassettes [-pkg PATTERNS] [-run REGEX] [-expired] [-dry-run | -check | -force -reason TEXT] [-review DIR] [-prices FILE] [-goldens DIRS] [-golden-cmd CMD] [CASSETTE...] | -recover [-dir DIR]"
 
-// usageLine is the command's usage; -h adds every flag.
-const usageLine = "usage: refresh-cassettes [-run REGEX] [-expired] [-base-url URL] [-dir DIR] [-review DIR] [-prices FILE] [-goldens DIR] [-golden-cmd CMD] [-parity-runs N] [-dry-run | -check | -force -reason TEXT] | -recover [-dir DIR]"
+// helpText is what -h prints above the flags: what the command does in
+// the user's module, and an example.
+const helpText = `refresh-cassettes re-records the cassettes of the Go module it runs in,
+through the tests that own them, reviews what changed, replays the new
+cassettes through the same tests, and applies them. Run it from your
+module's root:
 
-// helpRequested is -h: text is the usage and every flag with its
-// description, for standard output.
+	go run github.com/codegenie/codegenie/cmd/refresh-cassettes -dry-run
+	go run github.com/codegenie/codegenie/cmd/refresh-cassettes -review review/
+
+It runs the tests of each package that links package cassettes to find
+the cassettes they open, re-records each through the test that opens it
+(its cassettes.Redirect to a local fake, or the live API with the keys
+its test reads from the environment) into a staging directory, prints
+the review (answer diffs, tool calls, stop reasons, tokens, cost, drift
+class), and applies what changed, atomically, with the manifest's
+history entry. CASSETTE arguments select cassettes by their path from
+the module root (path.Match; "DIR/..." selects everything under DIR).
+
+Exit status: 0 success, 1 failure, 2 usage error, 3 -check found drift.
+`
+
+// helpRequested is -h: text is the help and every flag, for standard
+// output.
 type helpRequested struct{ text string }
 
 func (h *helpRequested) Error() string { return "help requested" }
 
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+
 // options are the parsed flags.
 type options struct {
-	runRE      string
-	run        *regexp.Regexp
-	baseURL    string
-	base, def  *url.URL
-	dir        string
-	dryRun     bool
-	force      bool
-	reason     string
-	recover    bool
-	expired    bool
-	check      bool
-	reviewDir  string
-	prices     string
-	goldens    string
-	goldenCmd  string
-	parityRuns int
+	pkgs, run, reason, reviewDir, prices, goldens, goldenCmd, dir string
+	expired, dryRun, check, force, recover                        bool
+	cassettes                                                     []string
 }
 
 func parseFlags(args []string) (*options, error) {
 	o := &options{}
 	fl := flag.NewFlagSet("refresh-cassettes", flag.ContinueOnError)
 	fl.SetOutput(io.Discard)
-	fl.StringVar(&o.runRE, "run", "", "record only cassettes whose scenario/path matches this regexp")
-	fl.StringVar(&o.baseURL, "base-url", llm.DefaultAnthropicBaseURL, "API root to record against")
-	fl.StringVar(&o.dir, "dir", filepath.Join("cassettes", "testdata"), "cassette directory")
-	fl.BoolVar(&o.dryRun, "dry-run", false, "list what would be re-recorded")
-	fl.BoolVar(&o.force, "force", false, "allow replacing pinned cassettes (needs -reason)")
-	fl.StringVar(&o.reason, "reason", "", "why pinned cassettes change (kept in the manifest history)")
-	fl.BoolVar(&o.recover, "recover", false, "finish or discard what a killed refresh left in -dir, and exit")
-	fl.BoolVar(&o.expired, "expired", false, "select only the cassettes past their maximum age")
-	fl.BoolVar(&o.check, "check", false, "record into a staging folder, print the review, apply nothing")
-	fl.StringVar(&o.reviewDir, "review", "", "directory for review.md and review.json (default: a new temporary directory)")
-	fl.StringVar(&o.prices, "prices", "", "price table for the review's cost delta (default: the built-in table)")
-	fl.StringVar(&o.goldens, "goldens", defaultGoldens, "directory of golden files that pin cassette digests")
-	fl.StringVar(&o.goldenCmd, "golden-cmd", defaultGoldenCmd, "the command that refreshes the golden files")
-	fl.IntVar(&o.parityRuns, "parity-runs", harness.DefaultFloor, "replays of each staged cassette before apply (at least the gate's floor)")
+	fl.StringVar(&o.pkgs, "pkg", "./...", "the packages whose tests run, comma-separated `patterns`")
+	fl.StringVar(&o.run, "run", "", "only the tests whose top-level name matches `regexp`")
+	fl.BoolVar(&o.expired, "expired", false, "only the cassettes past their maximum age")
+	fl.BoolVar(&o.dryRun, "dry-run", false, "list the cassettes, the tests that own them and the hosts they call; change nothing")
+	fl.BoolVar(&o.check, "check", false, "record, review and replay; apply nothing (exit 3 when something drifted)")
+	fl.BoolVar(&o.force, "force", false, "replace cassettes a manifest pins (needs -reason)")
+	fl.StringVar(&o.reason, "reason", "", "why the cassettes change: `text` kept in the manifest history")
+	fl.StringVar(&o.reviewDir, "review", "", "also write review.md and review.json into `dir`")
+	fl.StringVar(&o.prices, "prices", "", "price table `file` for the review's cost delta (default: the built-in table)")
+	fl.StringVar(&o.goldens, "goldens", "", "comma-separated `dirs` of files that pin cassette digests, listed when they will move")
+	fl.StringVar(&o.goldenCmd, "golden-cmd", "", "the `command` that refreshes those files, printed with them")
+	fl.BoolVar(&o.recover, "recover", false, "finish or discard what a killed refresh left in the module's cassette directories, verify them, and exit")
+	fl.StringVar(&o.dir, "dir", "", "with -recover: only this cassette `directory`")
 	if err := fl.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			var sb strings.Builder
-			sb.WriteString(usageLine + "\nFlags:\n")
+			sb.WriteString(helpText + "\n" + usageLine + "\n\nFlags:\n")
 			fl.SetOutput(&sb)
 			fl.PrintDefaults()
 			return nil, &helpRequested{sb.String()}
 		}
 		return nil, usagef("%v", err)
 	}
-	if fl.NArg() > 0 {
-		return nil, usagef("unexpected arguments %q", fl.Args())
-	}
-	var err error
-	if o.run, err = regexp.Compile(o.runRE); err != nil {
+	o.cassettes = fl.Args()
+	if _, err := regexp.Compile(o.run); err != nil {
 		return nil, usagef("-run: %v", err)
 	}
-	if o.force && strings.TrimSpace(o.reason) == "" {
+	for _, c := range o.cassettes {
+		if _, err := path.Match(strings.TrimSuffix(c, "/..."), ""); err != nil {
+			return nil, usagef("cassette pattern %q: %v", c, err)
+		}
+	}
+	switch {
+	case o.force && strings.TrimSpace(o.reason) == "":
 		return nil, usagef("-force needs -reason 'why the pinned cassettes change'")
-	}
-	o.base, err = url.Parse(o.baseURL)
-	if err != nil || (o.base.Scheme != "http" && o.base.Scheme != "https") || o.base.Host == "" {
-		return nil, usagef("-base-url %q is not an absolute http(s) URL", o.baseURL)
-	}
-	o.def, _ = url.Parse(llm.DefaultAnthropicBaseURL)
-	if o.parityRuns < harness.DefaultFloor {
-		return nil, usagef("-parity-runs %d is below the gate's floor of %d runs", o.parityRuns, harness.DefaultFloor)
-	}
-	if o.check && (o.force || o.dryRun || o.recover) {
-		return nil, usagef("-check records and reviews only; it takes no -force, -dry-run or -recover")
+	case o.check && (o.force || o.dryRun):
+		return nil, usagef("-check records and reviews only; it takes no -force or -dry-run")
+	case o.recover && (o.dryRun || o.check || o.force || len(o.cassettes) > 0):
+		return nil, usagef("-recover takes only -dir")
+	case o.dir != "" && !o.recover:
+		return nil, usagef("-dir goes with -recover")
 	}
 	return o, nil
+}
+
+// list splits a comma-separated flag value.
+func list(v string) []string {
+	var out []string
+	for _, p := range strings.Split(v, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
 }

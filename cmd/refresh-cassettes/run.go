@@ -1,67 +1,36 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"net/http"
+	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/codegenie/codegenie/cassettes"
-	"github.com/codegenie/codegenie/fallback"
-	"github.com/codegenie/codegenie/fixtures"
-	"github.com/codegenie/codegenie/internal/manifest"
+	"github.com/codegenie/codegenie/cassettes/refresh"
+	"github.com/codegenie/codegenie/cassettes/review"
+	"github.com/codegenie/codegenie/internal/atomicfile"
 )
 
-// config is what main injects: the key from the environment, the
-// transport that reaches the API, the clock for recording times and for
-// judging ages, and where a review directory is made when -review is not
-// given (os.TempDir() when empty).
-type config struct {
-	apiKey     string
-	transport  http.RoundTripper
-	now        func() time.Time
-	reviewRoot string
-	// afterRecord (tests only) may change a staged cassette after it was
-	// recorded, before it is reviewed and proven.
-	afterRecord func(staged string) error
+// errDrifted: -check found drift (exit status 3).
+var errDrifted = errors.New("the re-recorded cassettes drifted")
+
+// command is what main injects; tests set the module directory, the
+// environment and the clock.
+type command struct {
+	dir string           // the module's directory ("": the current one)
+	env []string         // the go command's and the tests' environment (nil: this process's)
+	now func() time.Time // nil: time.Now
 }
 
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
-func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
-
-// target is one cassette to record.
-type target struct {
-	key      string // "scenario/path"
-	file     string // cassetteFile
-	scenario fixtures.Scenario
-	prior    []fallback.AttemptSummary
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	return command{}.run(ctx, args, stdin, stdout, stderr)
 }
 
-// cassetteFile is the cassette file of one path ("happy", "retry") of one
-// fixture scenario: "<scenario>.<path>.yaml".
-func cassetteFile(scenario, path string) string { return scenario + "." + path + ".yaml" }
-
-// Paths of a scenario: the happy path, and the retry-bypass path when the
-// scenario has prior attempts.
-func targets() []target {
-	var out []target
-	for _, s := range fixtures.Scenarios() {
-		out = append(out, target{key: s.Name + "/" + fallback.PathHappy, file: cassetteFile(s.Name, fallback.PathHappy), scenario: s})
-		if len(s.Prior) > 0 {
-			out = append(out, target{key: s.Name + "/" + fallback.PathRetry, file: cassetteFile(s.Name, fallback.PathRetry), scenario: s, prior: s.Prior})
-		}
-	}
-	return out
-}
-
-func (cfg config) run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (err error) {
+func (cmd command) run(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	o, err := parseFlags(args)
 	if h := (*helpRequested)(nil); errors.As(err, &h) {
 		_, err = io.WriteString(stdout, h.text)
@@ -70,131 +39,123 @@ func (cfg config) run(ctx context.Context, args []string, stdin io.Reader, stdou
 	if err != nil {
 		return err
 	}
-	if o.recover {
-		if err := cassettes.Recover(o.dir); err != nil {
-			return err
+	cfg := refresh.Config{
+		Dir: cmd.dir, Packages: list(o.pkgs), Run: o.run, Cassettes: o.cassettes, Expired: o.expired,
+		Force: o.force, Reason: o.reason, Env: cmd.env, Log: stderr, Now: cmd.now,
+		Review: review.Config{Goldens: list(o.goldens), GoldenCommand: o.goldenCmd},
+	}
+	if o.prices != "" {
+		if cfg.Review.Prices, err = review.ReadPrices(o.prices); err != nil {
+			return usagef("-prices: %v", err)
 		}
-		fmt.Fprintf(stdout, "refresh-cassettes: %s is consistent\n", o.dir)
-		return cassettes.Verify(o.dir, cassettes.VerifyOptions{Now: cfg.now, Warn: stdout, Refresh: refreshCommand(o)})
 	}
-	man, err := manifest.Read(filepath.Join(o.dir, manifest.Name))
-	if errors.Is(err, fs.ErrNotExist) {
-		man, err = &manifest.Manifest{Format: manifest.Format}, nil
+	if o.recover {
+		var dirs []string
+		if o.dir != "" {
+			dirs = []string{o.dir}
+		}
+		cfg.Log = stdout
+		return cfg.Recover(ctx, dirs...)
 	}
+	found, err := cfg.Find(ctx)
 	if err != nil {
 		return err
 	}
-	selected, err := cfg.selectTargets(o, stdout)
-	if err != nil || len(selected) == 0 {
-		return err
-	}
-	if o.dryRun {
-		dryRun(o, selected, man, stdout)
+	if len(found) == 0 {
+		fmt.Fprintf(stdout, "refresh-cassettes: the tests of %s open no cassette%s; nothing to do\n", o.pkgs, selection(o))
 		return nil
 	}
-	if cfg.apiKey == "" {
-		return errors.New("ANTHROPIC_API_KEY is not set: export the key to record with (it is sent to the API only and never written to a cassette)")
+	if o.dryRun {
+		return dryRun(cfg, o, found, stdout)
 	}
-	// One refresh of a directory at a time, from recording to applying.
-	lock, err := cassettes.LockDir(ctx, o.dir)
+	staged, err := cfg.Record(ctx, found)
 	if err != nil {
 		return err
 	}
 	defer func() {
-		// Removes the staging folder if nothing was applied.
-		if uerr := lock.Unlock(); uerr != nil && err == nil {
-			err = uerr
+		if cerr := staged.Close(); cerr != nil && err == nil {
+			err = cerr
 		}
 	}()
-	if err := lock.Recover(); err != nil {
-		return err
-	}
-	stage, err := lock.NewStage()
+	rev, err := staged.Review(ctx)
 	if err != nil {
 		return err
 	}
-
-	recs, err := cfg.recordAll(ctx, o, selected, stage, stdout)
-	if err != nil {
+	if err := writeReview(rev, o.reviewDir, stdout); err != nil {
 		return err
 	}
-	rev, err := cfg.writeReview(ctx, o, stage, recs, stdout)
-	if err != nil {
+	if o.check && rev.Drifted {
+		return fmt.Errorf("%w: see the review above; nothing was applied", errDrifted)
+	}
+	if err := staged.Parity(ctx); err != nil {
 		return err
 	}
 	if o.check {
-		if rev.Drifted {
-			return fmt.Errorf("%w: see the review above; nothing was applied to %s", errDrifted, o.dir)
-		}
-		fmt.Fprintf(stdout, "refresh-cassettes: -check: nothing drifted; nothing was applied to %s\n", o.dir)
+		fmt.Fprintln(stdout, "\nrefresh-cassettes: -check: nothing drifted, and the tests pass on the re-recorded cassettes; nothing was applied")
 		return nil
 	}
-	for _, r := range recs {
-		if e, ok := man.Lookup(r.t.file); ok && e.Pinned && e.Digest != r.digest && !o.force {
-			return fmt.Errorf("%s: %w: %s changed (digest %s -> %s) and a golden digest depends on it; re-run with -force -reason 'why'\nnothing was changed in %s",
-				r.t.key, manifest.ErrPinned, r.t.file, e.Digest, r.digest, o.dir)
-		}
+	applied, err := staged.Apply(ctx)
+	if err != nil {
+		return err
 	}
-	if err := cfg.parity(ctx, o, recs, stdout); err != nil {
-		return fmt.Errorf("%w\nnothing was changed in %s", err, o.dir)
-	}
-	var updates []cassettes.Update
-	for _, r := range recs {
-		updates = append(updates, cassettes.Update{File: r.t.file, Staged: r.staged, Force: o.force, Reason: o.reason, RecordedAt: r.at})
-	}
-	// Staged through lock, so applied under it.
-	if err := cassettes.Apply(o.dir, updates, cfg.now().UTC().Format(time.RFC3339)); err != nil {
-		return applyError(err, o.dir)
-	}
-	summary(o, rev, stdout)
+	summary(rev, applied, stdout)
 	return nil
 }
 
-// applyError is the error of a failed Apply. An ErrInterruptedApply says
-// itself what was changed and what the recovery command will do; any
-// other failure came before anything was moved.
-func applyError(err error, dir string) error {
-	if errors.Is(err, cassettes.ErrInterruptedApply) {
+// selection says what the flags and arguments selected, for a message.
+func selection(o *options) string {
+	s := ""
+	if o.run != "" {
+		s += fmt.Sprintf(" (tests matching -run %q)", o.run)
+	}
+	if len(o.cassettes) > 0 {
+		s += fmt.Sprintf(" matching %q", o.cassettes)
+	}
+	if o.expired {
+		s += " past its maximum age"
+	}
+	return s
+}
+
+// writeReview prints the review's Markdown and, with -review DIR,
+// writes review.md and review.json there.
+func writeReview(rev *review.Review, dir string, stdout io.Writer) error {
+	var md, js bytes.Buffer
+	if err := rev.Markdown(&md); err != nil {
 		return err
 	}
-	return fmt.Errorf("%w\nnothing was changed in %s", err, dir)
+	if err := rev.WriteJSON(&js); err != nil {
+		return err
+	}
+	if dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		for _, f := range []struct {
+			name string
+			data []byte
+		}{{"review.md", md.Bytes()}, {"review.json", js.Bytes()}} {
+			if err := atomicfile.WriteFile(filepath.Join(dir, f.name), f.data, 0o644); err != nil {
+				return err
+			}
+		}
+	}
+	_, err := stdout.Write(md.Bytes())
+	return err
 }
 
-// record runs one scenario path through the fixture tier with a recording
-// cassette, saves it at path, and returns the recording run's outcome.
-func (cfg config) record(ctx context.Context, t target, path string, rt http.RoundTripper, stdout io.Writer) ([]byte, error) {
-	c, err := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: rt, APIKey: cfg.apiKey})
-	if err != nil {
-		return nil, err
+// summary says what an applied refresh changed and what to do next.
+func summary(rev *review.Review, applied []string, stdout io.Writer) {
+	if len(applied) == 0 {
+		fmt.Fprintln(stdout, "\nrefresh-cassettes: no cassette changed; every file is as it was")
+		return
 	}
-	tier, err := fixtures.NewTier(fixtures.TierConfig{HTTPClient: c.Client(), APIKey: cfg.apiKey})
-	if err != nil {
-		return nil, err
+	fmt.Fprintf(stdout, "\nrefresh-cassettes: applied %d cassettes:\n", len(applied))
+	for _, p := range applied {
+		fmt.Fprintf(stdout, "  %s\n", p)
 	}
-	s := t.scenario
-	res, tierErr := tier.Run(ctx, s.Advisory, s.Repo, s.Recipe, t.prior)
-	out, err := outcome(res, tierErr)
-	if err != nil {
-		c.Close() // nothing is committed: the staging directory is removed
-		return nil, fmt.Errorf("running the pipeline: %w", err)
+	if len(rev.Goldens) > 0 && rev.GoldenCommand != "" {
+		fmt.Fprintf(stdout, "refresh the golden files that pin them:\n\t%s\n", rev.GoldenCommand)
 	}
-	if err == nil && tierErr != nil {
-		// The API answered and the pipeline rejected the answer: that is
-		// an outcome the gate replays, so the cassette is kept.
-		fmt.Fprintf(stdout, "refresh-cassettes: %s: note: the pipeline rejected the answer (%s); recorded anyway\n", t.key, out)
-	}
-	return out, c.Close()
-}
-
-// outcome is what a run of the pipeline gave, as the gate compares it:
-// the transform's diff, or the pipeline's rejection of the answer. Any
-// other error is returned.
-func outcome(res fallback.Result, err error) ([]byte, error) {
-	switch {
-	case err == nil:
-		return res.Transform.DiffBytes, nil
-	case errors.Is(err, fallback.ErrUnusableCompletion):
-		return []byte("rejected: " + err.Error()), nil
-	}
-	return nil, err
+	fmt.Fprintln(stdout, "then commit the cassettes and their manifest.json with the change that moved them.")
 }

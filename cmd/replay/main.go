@@ -131,6 +131,13 @@ func run(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Writer) e
 
 // intro heads the help.
 const intro = `replay verifies, shows, rebuilds, compares and merges replay bundles, offline.
+When a determinism gate (harness.Check) in your module fails, its report names
+the bundles it wrote (the runs that differ); open them from your module's root,
+or from anywhere the evidence was copied to:
+
+	go run github.com/codegenie/codegenie/cmd/replay diff run-a.bundle.zst run-b.bundle.zst
+	go run github.com/codegenie/codegenie/cmd/replay show run-a.bundle.zst -payload
+
 A BUNDLE is a bundle directory or a single .bundle.zst file of one run or many.
 Exit status: 0 when the bundles are valid and (diff) the runs do not diverge;
 1 when a bundle is invalid or the runs diverge; 2 for usage errors.

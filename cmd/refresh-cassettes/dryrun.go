@@ -1,0 +1,111 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/codegenie/codegenie/cassettes/refresh"
+	"github.com/codegenie/codegenie/internal/manifest"
+	"github.com/codegenie/codegenie/internal/refreshenv"
+)
+
+// dryRun lists the cassettes a refresh would record: each with the test
+// that records it (and how: through a local fake, or against the live
+// API), the hosts it calls, the other tests that open it, and what its
+// manifest says.
+func dryRun(cfg refresh.Config, o *options, found []refresh.Cassette, stdout io.Writer) error {
+	fmt.Fprintf(stdout, "refresh-cassettes: would record %d cassettes (the tests of %s%s):\n", len(found), o.pkgs, selection(o))
+	mans := map[string]*manifest.Manifest{}
+	for _, c := range found {
+		fmt.Fprintf(stdout, "\n%s\n", c.Path)
+		fmt.Fprintf(stdout, "    recorded by: %s %s (opened as %s)\n", c.Package, c.Test, c.Opened)
+		if len(c.Redirects) > 0 {
+			fmt.Fprintf(stdout, "    through:     a local fake or proxy for %s (cassettes.Redirect)\n", strings.Join(c.Redirects, ", "))
+		} else {
+			fmt.Fprintln(stdout, "    through:     the live API, with the keys the test reads from the environment")
+		}
+		hosts := "(none recorded yet)"
+		if len(c.Hosts) > 0 {
+			hosts = strings.Join(c.Hosts, ", ")
+		}
+		fmt.Fprintf(stdout, "    hosts:       %s\n", hosts)
+		if others := othersThan(c); len(others) > 0 {
+			fmt.Fprintf(stdout, "    replayed by: %s\n", strings.Join(others, ", "))
+		}
+		state, err := stateOf(cfg, c, mans)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "    state:       %s\n", state)
+	}
+	fmt.Fprintln(stdout, "\nrefresh-cassettes: -dry-run: nothing was recorded or changed")
+	return nil
+}
+
+// othersThan lists the tests but the recording one that open c.
+func othersThan(c refresh.Cassette) []string {
+	var out []string
+	for _, t := range c.OpenedBy {
+		if t != c.Package+" "+c.Test {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// stateOf says whether c exists and what its directory's manifest records
+// of it; mans caches the manifests read, by directory.
+func stateOf(cfg refresh.Config, c refresh.Cassette, mans map[string]*manifest.Manifest) (string, error) {
+	if !c.Exists {
+		return "new: it does not exist yet", nil
+	}
+	dir := path.Dir(c.Path)
+	m, ok := mans[dir]
+	if !ok {
+		root := cfg.Dir
+		if root == "" {
+			root = "."
+		}
+		var err error
+		m, err = manifest.Read(filepath.Join(moduleRoot(root), filepath.FromSlash(dir), manifest.Name))
+		if errors.Is(err, fs.ErrNotExist) {
+			m, err = nil, nil
+		}
+		if err != nil {
+			return "", err
+		}
+		mans[dir] = m
+	}
+	if m == nil {
+		return "exists; its directory has no manifest (the refresh writes one)", nil
+	}
+	e, ok := m.Lookup(path.Base(c.Path))
+	if !ok {
+		return "exists; not in its directory's manifest", nil
+	}
+	s := "exists, digest " + e.Digest
+	if e.RecordedAt != "" {
+		s += ", recorded " + e.RecordedAt
+	}
+	if e.Pinned {
+		s += ", pinned (a change needs -force -reason)"
+	}
+	return s, nil
+}
+
+// moduleRoot is the root of the module dir is in (dir when none).
+func moduleRoot(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return dir
+	}
+	if r := refreshenv.ModuleRoot(abs); r != "" {
+		return r
+	}
+	return abs
+}

@@ -98,9 +98,10 @@
 // to the module root, so relative paths resolve as before), TMPDIR, TZ,
 // LANG and LC_ALL, GOMAXPROCS, the CPU affinity mask (so runtime.NumCPU
 // differs), the hostname and domain name, the umask, HOME and the XDG
-// directories (fresh, with the official SDKs' configuration entries
-// linked in; Go's own directories unchanged), PATH, the executable's
-// path, the process id, and each environment variable the scenario reads
+// directories (fresh, with copies of the official SDKs' configuration
+// entries, so a child's writes never reach the originals; Go's own
+// directories unchanged), PATH, the executable's path, the process id,
+// and each environment variable the scenario reads
 // (found by the first child; later ones set it to another value), except
 // those held as configuration ([Config.ConfigVars], by default the
 // official SDKs' client configuration), which the report names once.

@@ -64,11 +64,11 @@
 //     process's), set on the forking thread after unshare(CLONE_FS), so
 //     the test process keeps its own (Linux);
 //   - HOME and the XDG base directories (USERPROFILE, APPDATA and
-//     LOCALAPPDATA on Windows): fresh directories in which each
+//     LOCALAPPDATA on Windows): fresh directories holding a copy of each
 //     configuration entry the official SDKs read under the test process's
-//     home (.aws, the Anthropic and gcloud configuration directories) is
-//     a symbolic link to the original, never a copy; GOENV, GOPATH and
-//     GOCACHE keep what the test process's home gives them;
+//     home (.aws, the Anthropic and gcloud configuration directories; see
+//     Fresh home); GOENV, GOPATH and GOCACHE keep what the test process's
+//     home gives them;
 //   - PATH, with an empty directory first;
 //   - the executable's path: the test binary hard-linked (else copied)
 //     into the child's directory and removed when the child ends; where
@@ -77,6 +77,26 @@
 //   - each environment variable the first child read, except those the
 //     harness sets and those held as configuration: another word, or
 //     another absolute path for a path.
+//
+// # Fresh home
+//
+// A child's SDK configuration is readable and never writable through to
+// the test process's home: the fresh home holds copies, made for each
+// child and removed when it ends. A link (to an entry or to each of its
+// files) would let an SDK that appends to ~/.aws/credentials, or rewrites
+// its SSO cache or gcloud's token database, change the user's file;
+// read-only files would fail those writes, which the SDKs make when they
+// refresh a token, where the test process's own runs succeed. A copy
+// makes the same reads and lands every write in the child's home, and no
+// child sees what another wrote. The copies are bounded (1024 files and
+// directories and 32 MiB in all) and hold only regular files and
+// directories, a symbolic link inside an entry copied as the file it
+// leads to in that entry; an entry with any other link (one leaving it,
+// to a directory, or dangling) or file, or over the bounds, keeps every
+// child in the test process's home, and [Planner.Summary] says why.
+// gcloud's logs and virtenv directories, which no SDK reads, are left
+// out. Otherwise the summary names the entries copied ("SDK
+// configuration: a fresh home holds copies of ...").
 //
 // What the machine refuses (no tzdata, one CPU, no UTS namespace, no
 // unshare, no symbolic links, a noexec temporary directory) is not varied

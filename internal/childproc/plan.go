@@ -185,6 +185,8 @@ func NewPlanner(held func(string) bool) *Planner {
 	p.home, why = homeSupport(held)
 	if !p.home {
 		p.notes = append(p.notes, "HOME and XDG directories: "+why)
+	} else if n := homeNote(); n != "" {
+		p.notes = append(p.notes, n)
 	}
 	if p.path = !held(pathVar()); !p.path {
 		p.notes = append(p.notes, "PATH: held as configuration (Config.ConfigVars)")

@@ -121,6 +121,10 @@ func (r *Runner) Run(ctx context.Context, c Child, rep Report) ([]string, error)
 		// with the test's temporary directory.
 		os.Remove(tmpl.Path)
 	}
+	if p.home {
+		// So do its copies of the SDK configuration.
+		os.RemoveAll(homeDir(base))
+	}
 	if err != nil {
 		return fail(&Error{Reason: "start", Detail: err.Error()})
 	}

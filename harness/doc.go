@@ -113,8 +113,10 @@
 // writes anything but a well-formed report, or leaves a process it
 // started running is a failed run with an error naming the child: it can
 // never hang or pass the gate. A child's leftover processes are killed
-// with its process group, except on Windows, which has none (the report
-// says so).
+// with its process group, and on Linux so is every process that keeps
+// the child's mark in its environment, whatever session or group it
+// moved to (setsid, a daemon's double fork); macOS finds only those of
+// the group, Windows, which has no groups, none (the report says so).
 //
 // When every run in the test process agrees and only child runs differ,
 // the first differing child run is made again in fresh processes: three

@@ -34,15 +34,34 @@
 // an [*Error] naming the child and its reason: it can never hang or pass
 // the gate.
 //
-// # Process groups
+// # Leaked processes
 //
-// A child is the leader of its own process group (Unix). When it ends,
+// A child is the leader of its own process group (Unix), and its
+// environment holds a mark, CODEGENIE_HARNESS_CHILD_MARK set to its
+// spec's nonce, which every process it starts inherits. When it ends,
 // what is left of its group, the processes its scenario started and did
-// not wait for, is killed, and the run fails as "leaked" (naming the
-// processes on Linux, from /proc). A process that leaves the group
-// (setsid) escapes this. Windows has no process groups: there a child's
-// own processes are neither found nor killed, and [Planner.Summary] says
-// so.
+// not wait for, is killed, and so, on Linux, is every process whose
+// environment (/proc/PID/environ) holds the mark, whatever session or
+// group it moved to (setsid, a daemon's double fork); the search is made
+// again until it finds none, each process signalled through a pidfd
+// whose mark is checked again, so a reused pid is never killed. The run
+// fails as "leaked", naming the processes ("pid 12 (sleep, outside its
+// process group)").
+//
+// The mark was chosen over the alternatives as the one that needs no
+// privilege and holds however the child ends. PR_SET_CHILD_SUBREAPER on
+// the child makes orphans its children only while it lives, and needs it
+// to search and kill before it exits, which a crash, os.Exit in a
+// scenario or the kill at its time limit never let it do (a subreaper in
+// the test process would collect the orphans of every child and of the
+// user's own code alike, with no way to tell whose). A cgroup holds
+// every descendant, but making one needs root or a systemd delegation
+// that CI containers seldom give. The mark is missed by a process that
+// starts a program with an environment of its own (env -i, a setuid
+// program, whose environment another user cannot read): such a process
+// escapes. macOS has no /proc: there only the group's processes are
+// found, and Windows has no process groups: there a child's own
+// processes are neither found nor killed; [Planner.Summary] says which.
 //
 // # Perturbations
 //

@@ -98,7 +98,7 @@ func (r *Runner) Run(ctx context.Context, c Child, rep Report) ([]string, error)
 	// A Cmd starts once: each try (a UTS namespace refused, the linked
 	// binary refused) starts a new one made from tmpl.
 	path := tmpl.Path
-	cmd, werr, left, err := runInGroup(out, func(w *os.File) (*exec.Cmd, error) {
+	cmd, werr, left, err := runInGroup(out, markVar+"="+spec.Nonce, func(w *os.File) (*exec.Cmd, error) {
 		mk := func(newUTS bool) *exec.Cmd {
 			c := exec.CommandContext(tctx, path, tmpl.Args[1:]...)
 			c.Dir, c.Env, c.Stdout, c.Stderr = tmpl.Dir, specEnv(tmpl.Env, spec, newUTS), w, w

@@ -81,7 +81,7 @@ func decodeBatched(raw []byte, size int) (*cassette.Cassette, []int, error) {
 	c := cassette.New("")
 	c.IsNew = false
 	line := bytes.Count(raw[:m[1]], []byte{'\n'}) + 1 // of the batch's first line
-	var lines []int
+	var lines, starts []int
 	for len(body) > 0 {
 		end := len(body)
 		if len(body) > size {
@@ -106,7 +106,7 @@ func decodeBatched(raw []byte, size int) (*cassette.Cassette, []int, error) {
 		for _, n := range seq.Content {
 			lines = append(lines, line-1+n.Line)
 		}
-		shareBodies(batch, seq, ins)
+		starts = shareBodies(batch, seq, ins, starts[:0])
 		c.Interactions = append(c.Interactions, ins...)
 		line += bytes.Count(batch, []byte{'\n'})
 	}
@@ -121,9 +121,9 @@ func decodeBatched(raw []byte, size int) (*cassette.Cassette, []int, error) {
 // bytes where text holds the body as it decodes (a plain, single- or
 // double-quoted scalar on one line, without escapes): the decoded copy is
 // dropped, so the bodies of a cassette whose text is kept are held once.
-// text must never be written afterwards.
-func shareBodies(text []byte, seq *yaml.Node, ins []*cassette.Interaction) {
-	var starts []int // of text's lines, made when first needed
+// text must never be written afterwards. It returns the offsets of text's
+// lines, appended to starts (empty), whose array it reuses.
+func shareBodies(text []byte, seq *yaml.Node, ins []*cassette.Interaction, starts []int) []int {
 	for k, item := range seq.Content {
 		if k >= len(ins) || ins[k] == nil {
 			continue
@@ -134,14 +134,15 @@ func shareBodies(text []byte, seq *yaml.Node, ins []*cassette.Interaction) {
 		}{{"request", &ins[k].Request.Body}, {"response", &ins[k].Response.Body}} {
 			for _, r := range mappingValues(resolve(item), side.name) {
 				for _, n := range mappingValues(resolve(r), "body") {
-					if starts == nil {
-						starts = lineStarts(text)
+					if len(starts) == 0 {
+						starts = lineStarts(text, starts)
 					}
 					shareScalar(text, starts, n, side.body)
 				}
 			}
 		}
 	}
+	return starts
 }
 
 // shareScalar points *s at the bytes of text that scalar node n, whose
@@ -169,9 +170,9 @@ func shareScalar(text []byte, starts []int, n *yaml.Node, s *string) {
 	}
 }
 
-// lineStarts returns the offset of each line of text.
-func lineStarts(text []byte) []int {
-	starts := []int{0}
+// lineStarts appends the offset of each line of text to starts.
+func lineStarts(text []byte, starts []int) []int {
+	starts = append(starts, 0)
 	for off := 0; ; {
 		i := bytes.IndexByte(text[off:], '\n')
 		if i < 0 {

@@ -1,11 +1,14 @@
 package cassettes
 
 import (
+	"bufio"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -13,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"gopkg.in/dnaeon/go-vcr.v3/cassette"
 	"gopkg.in/dnaeon/go-vcr.v3/recorder"
+	"gopkg.in/yaml.v3"
 )
 
 // benchCassette writes a cassette of n LLM-like interactions, each with its
@@ -143,4 +147,80 @@ func emptyCaches() {
 	scanCache.m = nil
 	scanCache.Unlock()
 	manifest.ResetCache()
+}
+
+// largeCassette writes a cassette of n interactions like benchCassette's,
+// in the layout go-vcr writes, without marshalling n interactions: one is
+// marshalled by go-vcr and its text repeated with each one's index.
+func largeCassette(b testing.TB, n int) string {
+	b.Helper()
+	const idx = "IDXIDX"
+	c := cassette.New("")
+	c.AddInteraction(&cassette.Interaction{
+		Request: cassette.Request{Method: "POST", URL: benchURL(0) + idx, Body: benchBody(0) + idx,
+			Headers: http.Header{"Content-Type": {"application/json"}, "Anthropic-Version": {"2023-06-01"}}},
+		Response: cassette.Response{Code: 200, Status: "200 OK", Body: `{"i":"` + idx + `"}`,
+			Headers: http.Header{"Content-Type": {"application/json"}}},
+	})
+	one, err := yaml.Marshal(c)
+	require.NoError(b, err)
+	head, item, ok := strings.Cut(string(one), "interactions:\n")
+	require.True(b, ok)
+	item = strings.Replace(item, "- id: 0\n", "- id: "+idx+"\n", 1)
+	path := filepath.Join(b.TempDir(), fmt.Sprintf("large%d.yaml", n))
+	f, err := os.Create(path)
+	require.NoError(b, err)
+	w := bufio.NewWriter(f)
+	_, err = w.WriteString("---\n" + head + "interactions:\n")
+	require.NoError(b, err)
+	for i := range n {
+		_, err = w.WriteString(strings.ReplaceAll(item, idx, strconv.Itoa(i)))
+		require.NoError(b, err)
+	}
+	require.NoError(b, w.Flush())
+	require.NoError(b, f.Close())
+	return path
+}
+
+// benchLarge is the largest cassette BenchmarkOpenLarge opens.
+var benchLarge = flag.Int("bench.large", 10000, "the interactions of the largest cassette BenchmarkOpenLarge opens")
+
+// BenchmarkOpenLarge measures opening a cassette of n interactions (1000,
+// 10000 and -bench.large; about 1.9 KB each) for the first time in a
+// process (the package's caches emptied), vouched for by a manifest
+// ("vouched": read, parse, validation, digest, index, manifest,
+// credential headers) and not ("unvouched": the secret ruleset too). Its
+// time and memory must grow linearly with n. cpu-ns/op is the process's
+// CPU time per open (Unix), steadier than the wall time on a busy
+// machine.
+func BenchmarkOpenLarge(b *testing.B) {
+	sizes := []int{1000, 10000}
+	if *benchLarge > 10000 {
+		sizes = append(sizes, *benchLarge)
+	}
+	for _, n := range sizes {
+		path := largeCassette(b, n)
+		dir := filepath.Dir(path)
+		bare := filepath.Join(b.TempDir(), filepath.Base(path))
+		raw, err := os.ReadFile(path)
+		require.NoError(b, err)
+		require.NoError(b, os.WriteFile(bare, raw, 0o644))
+		writeManifestFor(b, dir, filepath.Base(path))
+		for _, c := range []struct{ name, path string }{{"vouched", path}, {"unvouched", bare}} {
+			b.Run(fmt.Sprintf("%s/n=%d", c.name, n), func(b *testing.B) {
+				b.ReportAllocs()
+				b.SetBytes(int64(len(raw)))
+				cpu := processCPU()
+				for b.Loop() {
+					emptyCaches()
+					cs, err := Open(c.path, Options{AllowUnused: true})
+					if err != nil {
+						b.Fatal(err)
+					}
+					cs.Close()
+				}
+				b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
+			})
+		}
+	}
 }

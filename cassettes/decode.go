@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"unicode/utf8"
+	"unsafe"
 
 	"gopkg.in/dnaeon/go-vcr.v3/cassette"
 	"gopkg.in/yaml.v3"
@@ -15,7 +17,9 @@ import (
 // document first, some 25 times the size of the text, so a cassette in
 // the layout go-vcr writes is decoded in batches of interactions of about
 // batchBytes each, one tree at a time: memory stays near the size of the
-// text and what is decoded, whatever the number of interactions.
+// text and what is decoded, whatever the number of interactions. A body
+// the text holds as it decodes (see shareBodies) is not copied: it shares
+// the text's bytes, which the parsed cassette keeps anyway.
 //
 // Batches decode what the whole document decodes. Every line that is not
 // blank is indented more than the first interaction's "- ", or as much
@@ -77,7 +81,7 @@ func decodeBatched(raw []byte, size int) (*cassette.Cassette, []int, error) {
 	c := cassette.New("")
 	c.IsNew = false
 	line := bytes.Count(raw[:m[1]], []byte{'\n'}) + 1 // of the batch's first line
-	var lines []int
+	var lines, starts []int
 	for len(body) > 0 {
 		end := len(body)
 		if len(body) > size {
@@ -102,6 +106,7 @@ func decodeBatched(raw []byte, size int) (*cassette.Cassette, []int, error) {
 		for _, n := range seq.Content {
 			lines = append(lines, line-1+n.Line)
 		}
+		starts = shareBodies(batch, seq, ins, starts[:0])
 		c.Interactions = append(c.Interactions, ins...)
 		line += bytes.Count(batch, []byte{'\n'})
 	}
@@ -109,6 +114,73 @@ func decodeBatched(raw []byte, size int) (*cassette.Cassette, []int, error) {
 		return nil, nil, errNotBatched
 	}
 	return c, lines, nil
+}
+
+// shareBodies makes each request and response body of the interactions
+// ins, decoded from the items of seq, the nodes of text, share text's
+// bytes where text holds the body as it decodes (a plain, single- or
+// double-quoted scalar on one line, without escapes): the decoded copy is
+// dropped, so the bodies of a cassette whose text is kept are held once.
+// text must never be written afterwards. It returns the offsets of text's
+// lines, appended to starts (empty), whose array it reuses.
+func shareBodies(text []byte, seq *yaml.Node, ins []*cassette.Interaction, starts []int) []int {
+	for k, item := range seq.Content {
+		if k >= len(ins) || ins[k] == nil {
+			continue
+		}
+		for _, side := range []struct {
+			name string
+			body *string
+		}{{"request", &ins[k].Request.Body}, {"response", &ins[k].Response.Body}} {
+			for _, r := range mappingValues(resolve(item), side.name) {
+				for _, n := range mappingValues(resolve(r), "body") {
+					if len(starts) == 0 {
+						starts = lineStarts(text, starts)
+					}
+					shareScalar(text, starts, n, side.body)
+				}
+			}
+		}
+	}
+	return starts
+}
+
+// shareScalar points *s at the bytes of text that scalar node n, whose
+// decoded value *s is, is written with, when they are the same bytes.
+// starts are the offsets of text's lines.
+func shareScalar(text []byte, starts []int, n *yaml.Node, s *string) {
+	v := *s
+	if n.Kind != yaml.ScalarNode || n.Value != v || v == "" || n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 ||
+		n.Line < 1 || n.Line > len(starts) || n.Column < 1 {
+		return
+	}
+	off := starts[n.Line-1]
+	// A column counts runes: where the line is ASCII up to it, bytes.
+	for i := 0; i < n.Column-1; i++ {
+		if off+i >= len(text) || text[off+i] >= utf8.RuneSelf {
+			return
+		}
+	}
+	off += n.Column - 1
+	if n.Style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle) != 0 {
+		off++
+	}
+	if off+len(v) <= len(text) && string(text[off:off+len(v)]) == v {
+		*s = unsafe.String(&text[off], len(v))
+	}
+}
+
+// lineStarts appends the offset of each line of text to starts.
+func lineStarts(text []byte, starts []int) []int {
+	starts = append(starts, 0)
+	for off := 0; ; {
+		i := bytes.IndexByte(text[off:], '\n')
+		if i < 0 {
+			return starts
+		}
+		off += i + 1
+		starts = append(starts, off)
+	}
 }
 
 // itemsOnly reports whether every line of body that is not blank is

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 	"gopkg.in/dnaeon/go-vcr.v3/cassette"
@@ -284,4 +285,57 @@ func TestDecodeBatchesLargeCassettes(t *testing.T) {
 	_, err = parseCassette("f.yaml", []byte(big), "")
 	require.ErrorIs(t, err, errInvalidCassette)
 	require.ErrorContains(t, err, "layout go-vcr writes")
+}
+
+// sharesBytes reports whether s's bytes lie in text.
+func sharesBytes(text []byte, s string) bool {
+	if s == "" || len(text) == 0 {
+		return false
+	}
+	p, b := uintptr(unsafe.Pointer(unsafe.StringData(s))), uintptr(unsafe.Pointer(unsafe.SliceData(text)))
+	return p >= b && p+uintptr(len(s)) <= b+uintptr(len(text))
+}
+
+// TestDecodeSharesVerbatimBodies: a body the text holds as it decodes
+// (plain, single- or double-quoted on one line, without escapes) is held
+// in the text's bytes, not copied, so a large cassette's bodies take no
+// memory beyond its text; a body written otherwise (an escape, a doubled
+// quote, a block scalar, !!binary) is decoded as yaml.v3 decodes it. Both
+// decode as the whole text does.
+func TestDecodeSharesVerbatimBodies(t *testing.T) {
+	bodies := []struct {
+		name   string
+		body   string
+		shared bool
+	}{
+		{"single-quoted JSON", `{"model":"claude","max_tokens":64}`, true},
+		{"plain", "hello world", true},
+		{"doubled quote", `{"text":"it's"}`, false},
+		{"escape", "tab\there", false},
+		{"block", "line one\nline two\n", false},
+		{"binary", "\xff\xfe not UTF-8", false},
+	}
+	c := cassette.New("")
+	for _, b := range bodies {
+		c.AddInteraction(&cassette.Interaction{
+			Request:  cassette.Request{Method: "POST", URL: "https://api.example.com/v1", Body: b.body},
+			Response: cassette.Response{Code: 200, Status: "200 OK", Body: b.body},
+		})
+	}
+	out, err := yaml.Marshal(c)
+	require.NoError(t, err)
+	raw := append([]byte("---\n"), out...)
+	whole, _, err := decodeYAML("f.yaml", raw, "")
+	require.NoError(t, err)
+	for _, size := range []int{1, batchBytes} {
+		bc, _, err := decodeBatched(raw, size)
+		require.NoError(t, err)
+		require.Equal(t, whole.Interactions, bc.Interactions)
+		for i, b := range bodies {
+			in := bc.Interactions[i]
+			require.Equal(t, b.body, in.Request.Body, b.name)
+			require.Equal(t, b.shared, sharesBytes(raw, in.Request.Body), "%s request (batches of %d):\n%s", b.name, size, raw)
+			require.Equal(t, b.shared, sharesBytes(raw, in.Response.Body), "%s response (batches of %d)", b.name, size)
+		}
+	}
 }

@@ -373,7 +373,13 @@
 // UTF-8 byte as !!binary), each body decoded from the gzip or deflate
 // Content-Encoding the recorder kept (a body in another coding, or one
 // that does not decode within 64 MiB, makes the cassette invalid: it could
-// not be checked), and URL query values and user-info passwords
+// not be checked), the content a body's format carries as base64 text,
+// decoded (the "bytes" member of each AWS event-stream message payload,
+// Bedrock's InvokeModelWithResponseStream chunks, the model's output
+// itself; each multipart part, nested ones included, whose
+// Content-Transfer-Encoding is base64 or quoted-printable), within what
+// the bodies' decoding left of the same 64 MiB (content past it makes the
+// cassette invalid too), and URL query values and user-info passwords
 // unescaped. Nothing is written (Close returns an error naming the line
 // and the kind of secret, never any of its bytes) if either holds any of:
 //

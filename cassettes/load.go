@@ -71,7 +71,7 @@ func readCassette(path, refresh string) (*parsed, error) {
 	if ok && p.path == path {
 		return p, nil
 	}
-	if p, err = parseCassette(path, raw, refresh); err != nil {
+	if p, err = parseSummed(path, raw, sum, refresh); err != nil {
 		return nil, err
 	}
 	parsedCache.Lock()
@@ -112,7 +112,14 @@ func readCassetteFile(path string) ([]byte, error) {
 	return b, nil
 }
 
+// parseCassette decodes, checks and indexes the cassette text raw read
+// from path; refresh is the command its errors name to record it again.
 func parseCassette(path string, raw []byte, refresh string) (*parsed, error) {
+	return parseSummed(path, raw, events.Sum(raw), refresh)
+}
+
+// parseSummed is parseCassette for a text whose blake3 is sum.
+func parseSummed(path string, raw []byte, sum events.Digest, refresh string) (*parsed, error) {
 	if refresh == "" {
 		refresh = "a new recording"
 	}
@@ -121,7 +128,7 @@ func parseCassette(path string, raw []byte, refresh string) (*parsed, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &parsed{path: path, raw: raw, c: c, lines: lines, sum: events.Sum(raw),
+	p := &parsed{path: path, raw: raw, c: c, lines: lines, sum: sum,
 		index: map[key][]int{}, raw2i: map[string][]int{}, urls: map[urlKey]string{}, budget: maxDecodedBytes}
 	h, scratch := newHasher(), []byte(nil)
 	for i, in := range c.Interactions {

@@ -32,10 +32,12 @@ func isMasked(v string) bool {
 	})
 }
 
-// secretFinding locates a secret without revealing any of it.
+// secretFinding locates a secret without revealing any of it, or, when
+// unchecked, content the checks could not read.
 type secretFinding struct {
-	what string // what kind of secret, never its value
-	line int    // 1-based line in the file
+	what      string // what kind of secret, never its value; or why unchecked
+	line      int    // 1-based line in the file
+	unchecked bool   // content past the decoding budget, which may hold anything
 }
 
 // scanCache holds the ruleset's verdict on a cassette by the blake3 of its
@@ -123,9 +125,12 @@ func keyFinding(p *parsed, apiKey string) *secretFinding {
 	if i := bytes.Index(p.raw, []byte(apiKey)); i >= 0 {
 		return &secretFinding{what: what, line: lineOfOffset(p.raw, i)}
 	}
+	budget := p.embeddedBudget()
 	for i := range p.c.Interactions {
 		var hit *field
-		p.fields(i, func(f field) bool {
+		// Past the budget, the rest is not searched: the full scan
+		// refuses such a cassette.
+		_, _ = p.meaning(i, &budget, func(f field) bool {
 			if strings.Contains(f.value, apiKey) {
 				hit = &f
 			}
@@ -140,7 +145,7 @@ func keyFinding(p *parsed, apiKey string) *secretFinding {
 
 // meant qualifies a secret found in what a cassette means but not in its
 // text.
-const meant = " (in what the cassette decodes to: an alias, a merge key, an escape, base64 or a compressed body)"
+const meant = " (in what the cassette decodes to: an alias, a merge key, an escape, base64 (of a !!binary scalar, an event-stream bytes member or a multipart part) or a compressed body)"
 
 // credentialHeader returns the first credential header holding anything
 // but a placeholder, as yaml.v3 decodes the headers (aliases and merge
@@ -200,12 +205,15 @@ const scanChunk = 1 << 20
 func scanMeaning(p *parsed) *secretFinding {
 	var b strings.Builder
 	var starts []int // of each interaction of the chunk in b
+	budget := p.embeddedBudget()
 	for i, first := 0, 0; i < len(p.c.Interactions); i++ {
 		starts = append(starts, b.Len())
-		p.fields(i, func(f field) bool {
+		if body, err := p.meaning(i, &budget, func(f field) bool {
 			f.writeTo(&b)
 			return true
-		})
+		}); err != nil {
+			return &secretFinding{what: err.Error(), line: p.lineOf(i, body), unchecked: true}
+		}
 		if b.Len() < scanChunk && i+1 < len(p.c.Interactions) {
 			continue
 		}
@@ -216,7 +224,8 @@ func scanMeaning(p *parsed) *secretFinding {
 				k--
 			}
 			src, off := "", starts[k]
-			p.fields(first+k, func(f field) bool {
+			again := int64(maxDecodedBytes) // one interaction's, decoded again
+			_, _ = p.meaning(first+k, &again, func(f field) bool {
 				src, off = f.src, off+f.len()
 				return off <= fs[0].Start
 			})
@@ -242,6 +251,13 @@ func secretError(p *parsed, op, apiKey, refresh string, deep bool) error {
 	f := findSecret(p, apiKey, deep)
 	if f == nil {
 		return nil
+	}
+	if f.unchecked {
+		if refresh == "" {
+			refresh = "a new recording"
+		}
+		return newErr(p.path, f.line, op, detailf(errInvalidCassette,
+			"%v: line %d holds %s; replace it with a new recording: %s", errInvalidCassette, f.line, f.what, refresh))
 	}
 	return newErr(p.path, f.line, op, detailf(errSecret,
 		"%v: the cassette holds %s at line %d (the value is not shown); a cassette must never hold credentials: treat it as leaked (revoke it), then re-record the cassette, which redacts credentials: %s",

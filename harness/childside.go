@@ -69,7 +69,7 @@ func observe(run int) Process {
 	p.Hostname, _ = os.Hostname()                                                                     //detvet:ignore observed, as above
 	p.Domain = childproc.DomainName()
 	p.Umask = childproc.UmaskText()
-	//detvet:ignore the home whose SDK configuration a fresh home links
+	//detvet:ignore the home whose SDK configuration a fresh home copies
 	p.Home, _ = os.UserHomeDir()
 	//detvet:ignore the test binary each child runs, linked to another path by design
 	p.Executable, _ = os.Executable()

@@ -22,8 +22,8 @@ type ConfigVar struct {
 // configuration directory). A pipeline built on an SDK with its default
 // options reads them; perturbing them would send the requests elsewhere,
 // not test the pipeline. HOME and the configuration directories are not
-// held: a child's fresh home links the configuration files the SDKs look
-// for there.
+// held: a child's fresh home holds copies of the configuration files the
+// SDKs look for there.
 func DefaultConfigVars() []ConfigVar {
 	sdk := func(reason string, names ...string) []ConfigVar {
 		out := make([]ConfigVar, len(names))

@@ -105,9 +105,10 @@
 // to the module root, so relative paths resolve as before), TMPDIR, TZ,
 // LANG and LC_ALL, GOMAXPROCS, the CPU affinity mask (so runtime.NumCPU
 // differs), the hostname and domain name, the umask, HOME and the XDG
-// directories (fresh, with the official SDKs' configuration entries
-// linked in; Go's own directories unchanged), PATH, the executable's
-// path, the process id, and each environment variable the scenario reads
+// directories (fresh, with copies of the official SDKs' configuration
+// entries, so a child's writes never reach the originals; Go's own
+// directories unchanged), PATH, the executable's path, the process id,
+// and each environment variable the scenario reads
 // (found by the first child; later ones set it to another value), except
 // those held as configuration ([Config.ConfigVars], by default the
 // official SDKs' client configuration), which the report names once.
@@ -119,8 +120,10 @@
 // writes anything but a well-formed report, or leaves a process it
 // started running is a failed run with an error naming the child: it can
 // never hang or pass the gate. A child's leftover processes are killed
-// with its process group, except on Windows, which has none (the report
-// says so).
+// with its process group, and on Linux so is every process that keeps
+// the child's mark in its environment, whatever session or group it
+// moved to (setsid, a daemon's double fork); macOS finds only those of
+// the group, Windows, which has no groups, none (the report says so).
 //
 // When every run in the test process agrees and only child runs differ,
 // the first differing child run is made again in fresh processes: three

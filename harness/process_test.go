@@ -134,14 +134,17 @@ func TestChildFailures(t *testing.T) {
 }
 
 // leftoverMarker is the argument of the process TestChildLeavesProcess's
-// children start and leave behind: a sleep long enough to outlive the
-// test, named after the test process so no other process matches.
-func leftoverMarker(testPID int) string { return fmt.Sprintf("%d.25", 3600+testPID%100000) }
+// children start and leave behind (case i): a sleep long enough to
+// outlive the test, named after the test process so no other process
+// matches.
+func leftoverMarker(testPID, i int) string { return fmt.Sprintf("%d.%d", 3600+testPID%100000, 25+i) }
 
 // TestChildLeavesProcess: a child whose scenario starts a process and
 // leaves it running fails its run (a ChildError naming the process), and
-// the process is killed with the child's process group, so nothing the
-// gate started outlives it.
+// the process is killed, so nothing the gate started outlives it: a
+// process of the child's process group, one started with setsid (a
+// session and group of its own) and a daemon made by a double fork
+// (setsid, fork, the parent exits: orphaned, in another session) alike.
 func TestChildLeavesProcess(t *testing.T) {
 	if why := cannotVary("processes a child starts: "); why != "" && !inChild() {
 		t.Skip(why)
@@ -150,32 +153,67 @@ func TestChildLeavesProcess(t *testing.T) {
 	if err != nil {
 		t.Skip("no sleep command")
 	}
-	s := toyPipeline{}.run
-	if inChild() {
-		clean := s
-		s = func(ctx context.Context, run *Run) ([]byte, error) {
-			cmd := exec.Command(sleep, leftoverMarker(os.Getppid()))
-			if err := cmd.Start(); err != nil {
-				return nil, err
+	// A script ends once its sleep runs, so the leftover is named sleep.
+	const running = `running() { for f in /proc/[0-9]*/cmdline; do [ "$(tr '\0' ' ' <"$f" 2>/dev/null)" = "sleep ARG " ] && return 0; done; return 1; }
+`
+	tests := []struct {
+		name   string
+		script string // run by sh; "" starts sleep and releases it
+	}{
+		{"group", ""},
+		{"setsid", "setsid sleep ARG </dev/null >/dev/null 2>&1 &"},
+		{"double fork", "setsid sh -c 'sleep ARG </dev/null >/dev/null 2>&1 & exit 0' & wait"},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.script != "" && !inChild() {
+				if why := cannotVary("processes a child starts that leave its process group"); why != "" {
+					t.Skip(why)
+				}
+				if _, err := exec.LookPath("setsid"); err != nil {
+					t.Skip("no setsid command")
+				}
 			}
-			_ = cmd.Process.Release()
-			return clean(ctx, run)
-		}
-	}
-	marker := leftoverMarker(os.Getpid())
-	if !inChild() {
-		t.Cleanup(func() { killMarked(marker) })
-	}
-	rep := Config{Iterations: 10, Floor: 10, Processes: 2}.check(t, "child-leaves-process", s, false)
-	require.Equal(t, Nondeterministic, rep.Verdict, "%s", rep)
-	require.Len(t, rep.Classes, 2)
-	bad := rep.Classes[1]
-	require.Equal(t, errorKindChild, bad.ErrorKind)
-	require.Equal(t, 2, bad.Size)
-	require.Contains(t, bad.Error, "leaked: left ")
-	if runtime.GOOS == "linux" {
-		require.Contains(t, bad.Error, "(sleep)", "the leftover is named")
-		require.Empty(t, marked(marker), "no process a child started outlives the gate")
+			s := toyPipeline{}.run
+			if inChild() {
+				clean := s
+				s = func(ctx context.Context, run *Run) ([]byte, error) {
+					arg := leftoverMarker(os.Getppid(), i)
+					if tt.script != "" {
+						script := strings.ReplaceAll(running+tt.script+"\nuntil running; do :; done", "ARG", arg)
+						if out, err := exec.Command("sh", "-c", script).CombinedOutput(); err != nil {
+							return nil, fmt.Errorf("%v: %s", err, out)
+						}
+						return clean(ctx, run)
+					}
+					cmd := exec.Command(sleep, arg)
+					if err := cmd.Start(); err != nil {
+						return nil, err
+					}
+					_ = cmd.Process.Release()
+					return clean(ctx, run)
+				}
+			}
+			marker := leftoverMarker(os.Getpid(), i)
+			if !inChild() {
+				t.Cleanup(func() { killMarked(marker) })
+			}
+			rep := Config{Iterations: 10, Floor: 10, Processes: 2}.check(t, "child-leaves-process", s, false)
+			require.Equal(t, Nondeterministic, rep.Verdict, "%s", rep)
+			require.Len(t, rep.Classes, 2, "%s", rep)
+			bad := rep.Classes[1]
+			require.Equal(t, errorKindChild, bad.ErrorKind)
+			require.Equal(t, 2, bad.Size)
+			require.Contains(t, bad.Error, "leaked: left ")
+			t.Logf("%s: %s", tt.name, firstLine(bad.Error))
+			if runtime.GOOS == "linux" {
+				require.Contains(t, bad.Error, "(sleep", "the leftover is named")
+				if tt.script != "" {
+					require.Contains(t, bad.Error, "(sleep, outside its process group)")
+				}
+				require.Empty(t, marked(marker), "no process a child started outlives the gate")
+			}
+		})
 	}
 }
 

@@ -120,15 +120,15 @@ func appendLocale(env []string, p Plan) []string {
 	return env
 }
 
-// specEnv is env with the child spec; the hostname is asked for only when
-// the child has its own UTS namespace.
+// specEnv is env with the child spec and the child's mark; the hostname
+// is asked for only when the child has its own UTS namespace.
 func specEnv(env []string, spec *Spec, newUTS bool) []string {
 	s := *spec
 	if !newUTS {
 		s.Hostname, s.Domain = "", ""
 	}
 	js, _ := json.Marshal(s)
-	return append(slices.Clip(env), specVar+"="+string(js))
+	return append(slices.Clip(env), specVar+"="+string(js), markVar+"="+spec.Nonce)
 }
 
 // symlinkSupport says whether this process may make symbolic links, which

@@ -34,15 +34,34 @@
 // an [*Error] naming the child and its reason: it can never hang or pass
 // the gate.
 //
-// # Process groups
+// # Leaked processes
 //
-// A child is the leader of its own process group (Unix). When it ends,
+// A child is the leader of its own process group (Unix), and its
+// environment holds a mark, CODEGENIE_HARNESS_CHILD_MARK set to its
+// spec's nonce, which every process it starts inherits. When it ends,
 // what is left of its group, the processes its scenario started and did
-// not wait for, is killed, and the run fails as "leaked" (naming the
-// processes on Linux, from /proc). A process that leaves the group
-// (setsid) escapes this. Windows has no process groups: there a child's
-// own processes are neither found nor killed, and [Planner.Summary] says
-// so.
+// not wait for, is killed, and so, on Linux, is every process whose
+// environment (/proc/PID/environ) holds the mark, whatever session or
+// group it moved to (setsid, a daemon's double fork); the search is made
+// again until it finds none, each process signalled through a pidfd
+// whose mark is checked again, so a reused pid is never killed. The run
+// fails as "leaked", naming the processes ("pid 12 (sleep, outside its
+// process group)").
+//
+// The mark was chosen over the alternatives as the one that needs no
+// privilege and holds however the child ends. PR_SET_CHILD_SUBREAPER on
+// the child makes orphans its children only while it lives, and needs it
+// to search and kill before it exits, which a crash, os.Exit in a
+// scenario or the kill at its time limit never let it do (a subreaper in
+// the test process would collect the orphans of every child and of the
+// user's own code alike, with no way to tell whose). A cgroup holds
+// every descendant, but making one needs root or a systemd delegation
+// that CI containers seldom give. The mark is missed by a process that
+// starts a program with an environment of its own (env -i, a setuid
+// program, whose environment another user cannot read): such a process
+// escapes. macOS has no /proc: there only the group's processes are
+// found, and Windows has no process groups: there a child's own
+// processes are neither found nor killed; [Planner.Summary] says which.
 //
 // # Perturbations
 //
@@ -64,11 +83,11 @@
 //     process's), set on the forking thread after unshare(CLONE_FS), so
 //     the test process keeps its own (Linux);
 //   - HOME and the XDG base directories (USERPROFILE, APPDATA and
-//     LOCALAPPDATA on Windows): fresh directories in which each
+//     LOCALAPPDATA on Windows): fresh directories holding a copy of each
 //     configuration entry the official SDKs read under the test process's
-//     home (.aws, the Anthropic and gcloud configuration directories) is
-//     a symbolic link to the original, never a copy; GOENV, GOPATH and
-//     GOCACHE keep what the test process's home gives them;
+//     home (.aws, the Anthropic and gcloud configuration directories; see
+//     Fresh home); GOENV, GOPATH and GOCACHE keep what the test process's
+//     home gives them;
 //   - PATH, with an empty directory first;
 //   - the executable's path: the test binary hard-linked (else copied)
 //     into the child's directory and removed when the child ends; where
@@ -77,6 +96,26 @@
 //   - each environment variable the first child read, except those the
 //     harness sets and those held as configuration: another word, or
 //     another absolute path for a path.
+//
+// # Fresh home
+//
+// A child's SDK configuration is readable and never writable through to
+// the test process's home: the fresh home holds copies, made for each
+// child and removed when it ends. A link (to an entry or to each of its
+// files) would let an SDK that appends to ~/.aws/credentials, or rewrites
+// its SSO cache or gcloud's token database, change the user's file;
+// read-only files would fail those writes, which the SDKs make when they
+// refresh a token, where the test process's own runs succeed. A copy
+// makes the same reads and lands every write in the child's home, and no
+// child sees what another wrote. The copies are bounded (1024 files and
+// directories and 32 MiB in all) and hold only regular files and
+// directories, a symbolic link inside an entry copied as the file it
+// leads to in that entry; an entry with any other link (one leaving it,
+// to a directory, or dangling) or file, or over the bounds, keeps every
+// child in the test process's home, and [Planner.Summary] says why.
+// gcloud's logs and virtenv directories, which no SDK reads, are left
+// out. Otherwise the summary names the entries copied ("SDK
+// configuration: a fresh home holds copies of ...").
 //
 // What the machine refuses (no tzdata, one CPU, no UTS namespace, no
 // unshare, no symbolic links, a noexec temporary directory) is not varied

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -12,12 +13,14 @@ import (
 
 // runInGroup starts a child with start, which starts it with its stdout
 // and stderr on w as the leader of its own process group where the OS
-// has groups (see groupAttr), copies its output to out, waits for it, and
-// then kills what is left of its group: no process the child started
-// outlives it. cmd is the child started; left describes those processes
-// (nil when none was left); werr is cmd.Wait's error and err says the
-// child did not start.
-func runInGroup(out io.Writer, start func(w *os.File) (*exec.Cmd, error)) (cmd *exec.Cmd, werr error, left []string, err error) {
+// has groups (see groupAttr) and with mark (markVar=nonce) in its
+// environment, copies its output to out, waits for it, and then kills
+// what is left of its group and, where processes are found by their
+// mark, every process whose environment holds mark, whatever session or
+// group it moved to: no process the child started outlives it. cmd is
+// the child started; left describes those processes (nil when none was
+// left); werr is cmd.Wait's error and err says the child did not start.
+func runInGroup(out io.Writer, mark string, start func(w *os.File) (*exec.Cmd, error)) (cmd *exec.Cmd, werr error, left []string, err error) {
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return nil, nil, nil, err
@@ -34,12 +37,21 @@ func runInGroup(out io.Writer, start func(w *os.File) (*exec.Cmd, error)) (cmd *
 		_, _ = io.Copy(out, pr)
 	}()
 	werr = cmd.Wait()
-	if pgid := cmd.Process.Pid; groupAlive(pgid) {
-		left = groupMembers(pgid)
-		if len(left) == 0 {
-			left = []string{"a process of its group"}
-		}
+	pgid := cmd.Process.Pid
+	var procs []proc
+	alive := groupAlive(pgid)
+	if alive {
+		procs = groupMembers(pgid)
 		_ = killPgid(pgid)
+	}
+	for _, p := range killMarked(mark) {
+		if !slices.ContainsFunc(procs, func(q proc) bool { return q.pid == p.pid }) {
+			procs = append(procs, p)
+		}
+	}
+	left = leftNames(procs, pgid)
+	if alive && len(left) == 0 {
+		left = []string{"a process of its group"}
 	}
 	// A process that left the group (setsid) may still hold the pipe.
 	t := time.NewTimer(time.Second)
@@ -53,9 +65,31 @@ func runInGroup(out io.Writer, start func(w *os.File) (*exec.Cmd, error)) (cmd *
 	return cmd, werr, left, nil
 }
 
+// maxLeftNames bounds the processes a leak names.
+const maxLeftNames = 10
+
+// leftNames describes the processes procs a child whose group is pgid
+// left running: "pid 12 (sleep)", "pid 13 (sleep, outside its process
+// group)", at most maxLeftNames of them, then how many more.
+func leftNames(procs []proc, pgid int) []string {
+	var out []string
+	for i, p := range procs {
+		if i == maxLeftNames {
+			out = append(out, fmt.Sprintf("%d more", len(procs)-i))
+			break
+		}
+		where := ""
+		if p.pgrp != pgid {
+			where = ", outside its process group"
+		}
+		out = append(out, fmt.Sprintf("pid %d (%s%s)", p.pid, p.comm, where))
+	}
+	return out
+}
+
 // leftText is the detail of a child that left processes running.
 func leftText(left []string) string {
-	return fmt.Sprintf("left %s running after it ended (killed with its process group); a scenario must wait for every process it starts", strings.Join(left, ", "))
+	return fmt.Sprintf("left %s running after it ended (killed); a scenario must wait for every process it starts", strings.Join(left, ", "))
 }
 
 // tailBuffer keeps the last max bytes written to it.

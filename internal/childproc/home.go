@@ -13,15 +13,13 @@ import (
 // A child's fresh home: HOME (USERPROFILE, APPDATA and LOCALAPPDATA on
 // Windows) and the XDG base directories are new, empty directories, so
 // os.UserHomeDir, os.UserConfigDir and os.UserCacheDir differ from the
-// test process's. What the official SDKs read there stays reachable:
-// each configuration entry they look for under the test process's home
-// that exists is a symbolic link at the same place in the fresh home (the
-// AWS shared config, credentials and SSO cache in .aws, the Anthropic
-// config directory, the gcloud directory with Gemini's application
-// default credentials). A link is not a copy: no secret is written.
-// The Go toolchain's own directories (GOENV, GOPATH, GOCACHE) keep what
-// the test process's home gives them, so a pipeline that runs the go
-// command finds its settings and its module and build caches.
+// test process's. What the official SDKs read there stays readable: each
+// configuration entry they look for under the test process's home that
+// exists is copied to the same place in the fresh home (see homecopy.go
+// for why copies, and their bounds). The Go toolchain's own directories
+// (GOENV, GOPATH, GOCACHE) keep what the test process's home gives them,
+// so a pipeline that runs the go command finds its settings and its
+// module and build caches.
 
 // homeVars lists the variables the home perturbation sets.
 func homeVars() []string {
@@ -55,51 +53,9 @@ func childSets(k string, held func(string) bool) bool {
 	return false
 }
 
-// homeLink is one SDK configuration entry: rel under the fresh home links
-// to target under the test process's home.
-type homeLink struct{ rel, target string }
-
-// sdkConfigLinks lists the SDK configuration entries present under the
-// test process's home, where the fresh home must link them.
-func sdkConfigLinks() []homeLink {
-	home, _ := os.UserHomeDir() //detvet:ignore the test process's home, whose SDK configuration entries a child's fresh home links to
-	var out []homeLink
-	add := func(rel, target string) {
-		if target == "" || !filepath.IsAbs(target) {
-			return
-		}
-		if _, err := os.Lstat(target); err == nil {
-			out = append(out, homeLink{rel, target})
-		}
-	}
-	if home != "" {
-		add(".aws", filepath.Join(home, ".aws"))
-	}
-	if runtime.GOOS == "windows" {
-		if d := os.Getenv("APPDATA"); d != "" { //detvet:ignore where the SDKs' configuration lives on Windows, linked into a child's fresh home
-			add(filepath.Join("AppData", "Roaming", "Anthropic"), filepath.Join(d, "Anthropic"))
-			add(filepath.Join("AppData", "Roaming", "gcloud"), filepath.Join(d, "gcloud"))
-		}
-		return out
-	}
-	if home != "" {
-		add(filepath.Join(".config", "gcloud"), filepath.Join(home, ".config", "gcloud"))
-	}
-	if _, set := os.LookupEnv("ANTHROPIC_CONFIG_DIR"); !set {
-		cfg := os.Getenv("XDG_CONFIG_HOME") //detvet:ignore where the SDKs' configuration lives, linked into a child's fresh home
-		if cfg == "" && home != "" {
-			cfg = filepath.Join(home, ".config")
-		}
-		if cfg != "" {
-			add(filepath.Join(".config", "anthropic"), filepath.Join(cfg, "anthropic"))
-		}
-	}
-	return out
-}
-
 // homeSupport says whether children can get a fresh home, and why not:
-// not when the home variable is held as configuration, nor when SDK
-// configuration must be linked and symbolic links cannot be made.
+// not when the home variable is held as configuration, nor when the SDK
+// configuration under the home cannot be copied into one.
 func homeSupport(held func(string) bool) (bool, string) {
 	main := "HOME"
 	if runtime.GOOS == "windows" {
@@ -108,18 +64,30 @@ func homeSupport(held func(string) bool) (bool, string) {
 	if held(main) {
 		return false, main + " is held as configuration (Config.ConfigVars)"
 	}
-	if links := sdkConfigLinks(); len(links) > 0 {
-		if ok, why := symlinkSupport(); !ok {
-			return false, fmt.Sprintf("the SDK configuration under the home (%s) could not be linked into a fresh one: %s", links[0].target, why)
-		}
+	if err := copyEntries("", sdkConfigEntries()); err != nil {
+		return false, "the SDK configuration under the home cannot be copied into a fresh one: " + err.Error()
 	}
 	return true, ""
+}
+
+// homeNote says which SDK configuration entries a fresh home holds as
+// copies ("" when none).
+func homeNote() string {
+	entries := sdkConfigEntries()
+	if len(entries) == 0 {
+		return ""
+	}
+	srcs := make([]string, len(entries))
+	for i, e := range entries {
+		srcs[i] = e.src
+	}
+	return "SDK configuration: a fresh home holds copies of " + strings.Join(srcs, ", ") + " (a child's writes stay in its copies)"
 }
 
 // freshHome makes the fresh home under base and returns the variables
 // that point the child at it, then the Go toolchain's directories.
 func freshHome(base string) ([]string, error) {
-	home := filepath.Join(base, "home")
+	home := homeDir(base)
 	var env []string
 	dirs := map[string]string{}
 	if runtime.GOOS == "windows" {
@@ -146,17 +114,14 @@ func freshHome(base string) ([]string, error) {
 		}
 		env = append(env, k+"="+d)
 	}
-	for _, l := range sdkConfigLinks() {
-		p := filepath.Join(home, l.rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-			return nil, err
-		}
-		if err := os.Symlink(l.target, p); err != nil {
-			return nil, err
-		}
+	if err := copyEntries(home, sdkConfigEntries()); err != nil {
+		return nil, fmt.Errorf("copy the SDK configuration into a fresh home: %w", err)
 	}
 	return append(env, toolchainDirs()...), nil
 }
+
+// homeDir is the fresh home of the child whose directory is base.
+func homeDir(base string) string { return filepath.Join(base, "home") }
 
 // toolchainDirs pins GOENV, GOPATH and GOCACHE to what the test
 // process's home gives them, each unless the test process's environment

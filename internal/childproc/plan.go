@@ -185,6 +185,8 @@ func NewPlanner(held func(string) bool) *Planner {
 	p.home, why = homeSupport(held)
 	if !p.home {
 		p.notes = append(p.notes, "HOME and XDG directories: "+why)
+	} else if n := homeNote(); n != "" {
+		p.notes = append(p.notes, n)
 	}
 	if p.path = !held(pathVar()); !p.path {
 		p.notes = append(p.notes, "PATH: held as configuration (Config.ConfigVars)")
@@ -254,8 +256,11 @@ func (p *Planner) Summary() (envRead, envHeld, notVaried []string) {
 	if host, why := hostnameSupport(); !host && p.hostname {
 		notVaried = append(notVaried, "hostname and domain name: "+why)
 	}
-	if !groupsSupported {
+	switch {
+	case !groupsSupported:
 		notVaried = append(notVaried, "processes a child starts: not found or killed when it ends (no process groups on "+runtime.GOOS+")")
+	case !marksSupported:
+		notVaried = append(notVaried, "processes a child starts that leave its process group (setsid, a daemon's double fork): not found or killed when it ends (found through /proc on Linux only)")
 	}
 	return p.envRead, p.envHeld, notVaried
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -265,32 +264,4 @@ func pinAndStart(cmd *exec.Cmd, cpus []int, umask int, done chan<- error) {
 		return
 	}
 	done <- cmd.Start()
-}
-
-// groupMembers describes the processes of the group pgid ("pid 12 (sleep)"),
-// read from /proc, at most 10 of them.
-func groupMembers(pgid int) []string {
-	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
-	var out []string
-	for _, p := range stats {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			continue // ended meanwhile
-		}
-		// pid (comm) state ppid pgrp ...; comm may hold spaces and ')'.
-		s := string(b)
-		open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
-		if open < 0 || end < open {
-			continue
-		}
-		f := strings.Fields(s[end+1:])
-		if len(f) < 3 || f[2] != strconv.Itoa(pgid) {
-			continue
-		}
-		out = append(out, fmt.Sprintf("pid %s (%s)", strings.TrimSpace(s[:open]), s[open+1:end]))
-		if len(out) == 10 {
-			break
-		}
-	}
-	return out
 }

@@ -53,6 +53,3 @@ func hostnameSupport() (bool, string) {
 }
 
 func utsNamespace() string { return "" }
-
-// groupMembers is not known here (no /proc).
-func groupMembers(int) []string { return nil }

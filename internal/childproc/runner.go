@@ -98,7 +98,7 @@ func (r *Runner) Run(ctx context.Context, c Child, rep Report) ([]string, error)
 	// A Cmd starts once: each try (a UTS namespace refused, the linked
 	// binary refused) starts a new one made from tmpl.
 	path := tmpl.Path
-	cmd, werr, left, err := runInGroup(out, func(w *os.File) (*exec.Cmd, error) {
+	cmd, werr, left, err := runInGroup(out, markVar+"="+spec.Nonce, func(w *os.File) (*exec.Cmd, error) {
 		mk := func(newUTS bool) *exec.Cmd {
 			c := exec.CommandContext(tctx, path, tmpl.Args[1:]...)
 			c.Dir, c.Env, c.Stdout, c.Stderr = tmpl.Dir, specEnv(tmpl.Env, spec, newUTS), w, w
@@ -120,6 +120,10 @@ func (r *Runner) Run(ctx context.Context, c Child, rep Report) ([]string, error)
 		// The child has ended: its copy of the test binary goes now, not
 		// with the test's temporary directory.
 		os.Remove(tmpl.Path)
+	}
+	if p.home {
+		// So do its copies of the SDK configuration.
+		os.RemoveAll(homeDir(base))
 	}
 	if err != nil {
 		return fail(&Error{Reason: "start", Detail: err.Error()})

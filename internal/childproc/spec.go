@@ -16,6 +16,11 @@ import (
 // of a gate: it holds the JSON of a Spec.
 const specVar = "CODEGENIE_HARNESS_CHILD"
 
+// markVar marks the processes of one child: its environment holds the
+// spec's nonce there, and so does every process it starts that keeps
+// its environment, whatever session or group it moves to.
+const markVar = "CODEGENIE_HARNESS_CHILD_MARK"
+
 // Format names of the child protocol.
 const (
 	specFormat   = "codegenie-harness-child-spec/1"

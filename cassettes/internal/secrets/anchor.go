@@ -320,15 +320,24 @@ func hasFoldOnly(text string) bool {
 
 // anchored is a rule's expression prepared to find, from a given offset of
 // a text, its leftmost match as a search over the whole text would: it
-// tries each start in turn over searchWidth+1 runes, with the rune before
-// the offset as context for \b and the like.
+// tries each start in turn over up to searchWidth+1 runes, with the rune
+// before the offset as context for \b and the like. It holds one such
+// search for each of searchWidths, so a short window of starts is
+// searched over its own width: the expression's automaton then follows
+// fewer starts, and stops sooner.
 type anchored struct {
 	anchor
-	atStart, after *regexp.Regexp // the expression from offset 0; from after one rune of context
+	// atStart and after hold, for each of searchWidths, the expression
+	// from offset 0 and from after one rune of context.
+	atStart, after [len(searchWidths)]*regexp.Regexp
 }
 
-// searchWidth is how many runes past its offset one search tries starts.
+// searchWidth is how many runes past its offset one search tries starts,
+// at most; searchWidths are the widths searches are prepared for,
+// ascending.
 const searchWidth = 64
+
+var searchWidths = [...]int{4, 16, searchWidth}
 
 func newAnchored(r *rule) *anchored {
 	re, err := syntax.Parse(r.Regex, syntax.Perl)
@@ -339,8 +348,12 @@ func newAnchored(r *rule) *anchored {
 	if !ok {
 		return nil
 	}
-	lazy := "(?s:.){0," + strconv.Itoa(searchWidth) + "}?(" + r.Regex + ")"
-	return &anchored{anchor: a, atStart: regexp.MustCompile(`\A` + lazy), after: regexp.MustCompile(`\A(?s:.)` + lazy)}
+	an := &anchored{anchor: a}
+	for i, w := range searchWidths {
+		lazy := "(?s:.){0," + strconv.Itoa(w) + "}?(" + r.Regex + ")"
+		an.atStart[i], an.after[i] = regexp.MustCompile(`\A`+lazy), regexp.MustCompile(`\A(?s:.)`+lazy)
+	}
+	return an
 }
 
 // windows returns, sorted and merged, the ranges of offsets where a match
@@ -406,9 +419,10 @@ func (a *anchored) matches(text string, windows [][2]int) [][]int {
 	pos := 0
 	for _, w := range windows {
 		for from := max(w[0], pos); from <= w[1] && from < len(text); {
-			s, e, ok := a.search(text, from)
+			k := width(w[1] - from)
+			s, e, ok := a.search(text, from, k)
 			if !ok {
-				from = runeStart(text, from+searchWidth+1) // every start up to there was tried
+				from = runeStart(text, from+searchWidths[k]+1) // every start up to there was tried
 				continue
 			}
 			out = append(out, []int{s, e})
@@ -418,17 +432,30 @@ func (a *anchored) matches(text string, windows [][2]int) [][]int {
 	return out
 }
 
+// width returns the index of the narrowest of searchWidths that tries
+// the starts n bytes (so at most n runes) past an offset, or of the
+// widest.
+func width(n int) int {
+	for k, w := range searchWidths {
+		if w >= n {
+			return k
+		}
+	}
+	return len(searchWidths) - 1
+}
+
 // search returns the leftmost match of the expression in text that starts
-// within searchWidth+1 runes of offset from, judged in the whole text.
-func (a *anchored) search(text string, from int) (start, end int, ok bool) {
+// within searchWidths[k]+1 runes of offset from, judged in the whole
+// text.
+func (a *anchored) search(text string, from, k int) (start, end int, ok bool) {
 	var loc []int
 	j := 0
 	if from == 0 {
-		loc = a.atStart.FindStringSubmatchIndex(text)
+		loc = a.atStart[k].FindStringSubmatchIndex(text)
 	} else {
 		_, size := utf8.DecodeLastRuneInString(text[:from])
 		j = from - size
-		loc = a.after.FindStringSubmatchIndex(text[j:])
+		loc = a.after[k].FindStringSubmatchIndex(text[j:])
 	}
 	if loc == nil {
 		return 0, 0, false

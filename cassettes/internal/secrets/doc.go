@@ -18,8 +18,10 @@
 // secret, match or line, stop words in the secret; an allowlist that needs
 // a path or commit never allows). Rules that need a file path are skipped.
 // Unlike gitleaks, a "gitleaks:allow" comment allows nothing, and encoded
-// (base64, hex, percent) text is not decoded. Such a rule's expression runs
-// only in those windows, which is much faster on long texts; a
+// (base64, hex, percent) text is not decoded: the cassettes package
+// decodes what a cassette's formats define as content and scans that too.
+// Such a rule's expression runs only in those windows, which is much
+// faster on long texts; a
 // differential fuzz test holds this equal to running it over the whole
 // text and keeping the matches in a window.
 //

@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -13,7 +14,7 @@ import (
 
 // Validate checks what an outcome from another machine (a result file, a
 // ledger entry) must hold before anything turns its names into
-// arguments or paths: no negative count; a package directory relative to
+// arguments or paths: no negative count; digests of 64 hex digits; a package directory relative to
 // the module root and an import path that go test takes as a package,
 // never as a flag (hint.CheckPackage: ".", ./DIR or an import path); a
 // Go test's name, which a re-run passes as a -run pattern; an evidence
@@ -38,6 +39,16 @@ func (o Outcome) Validate() error {
 	for _, c := range counts {
 		if c.n < 0 {
 			return fmt.Errorf("%s is %d, want at least 0", c.field, c.n)
+		}
+	}
+	digests := []struct{ field, d string }{{"output_digest", o.OutputDigest}, {"chain_digest", o.ChainDigest}}
+	for i, c := range o.Classes {
+		digests = append(digests, struct{ field, d string }{fmt.Sprintf("classes[%d].output_digest", i), c.OutputDigest},
+			struct{ field, d string }{fmt.Sprintf("classes[%d].chain_digest", i), c.ChainDigest})
+	}
+	for _, d := range digests {
+		if d.d != "" && !isHexDigest(d.d) {
+			return fmt.Errorf("%s is %s, want 64 hex digits", d.field, quoteName(d.d))
 		}
 	}
 	if o.Package != "" {
@@ -104,6 +115,15 @@ func (o Outcome) CheckCommand(c Command) error {
 		return fmt.Errorf("is not go test of the result's package directory and test")
 	}
 	return errors.New("is of no purpose the harness writes")
+}
+
+// isHexDigest reports whether s is a digest in hex: 64 hex digits.
+func isHexDigest(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	_, err := hex.DecodeString(s)
+	return err == nil
 }
 
 // recordFlag is cassettes.RecordFlag (a test holds them equal): gate

@@ -2,8 +2,6 @@ package gate
 
 import (
 	"fmt"
-
-	"github.com/codegenie/codegenie/events"
 )
 
 // Class is a set of runs with the same outcome: the same pin key, output
@@ -20,9 +18,11 @@ type Class struct {
 	FirstRun  int `json:"first_run,omitempty"`
 	InProcess int `json:"in_process,omitempty"`
 	// Key is the digest of the runs' pins (harness.Key).
-	Key          string        `json:"key,omitempty"`
-	OutputDigest events.Digest `json:"output_digest,omitzero"`
-	ChainDigest  events.Digest `json:"chain_digest,omitzero"`
+	Key string `json:"key,omitempty"`
+	// OutputDigest and ChainDigest are the runs' output digest and the
+	// chain digest of their tapes (events.Digest in hex: 64 digits).
+	OutputDigest string `json:"output_digest,omitempty"`
+	ChainDigest  string `json:"chain_digest,omitempty"`
 	// Events is the tape length of the first run.
 	Events int `json:"events,omitempty"`
 	// ErrorKind is "" for runs that succeeded, else the kind of their

@@ -1,9 +1,5 @@
 package gate
 
-import (
-	"github.com/codegenie/codegenie/events"
-)
-
 // Outcome is what a gate found for one scenario: the one definition that
 // harness.Report, a result file (Result) and a ledger entry
 // (ledger.Entry) each embed, so that a field added here reaches all
@@ -43,10 +39,12 @@ type Outcome struct {
 	// class and their digest (harness.Key): the run key.
 	Key        string            `json:"key,omitempty"`
 	Components map[string]string `json:"components,omitempty"`
-	// OutputDigest, ChainDigest and Events describe the largest class.
-	OutputDigest events.Digest `json:"output_digest,omitzero"`
-	ChainDigest  events.Digest `json:"chain_digest,omitzero"`
-	Events       int           `json:"events,omitempty"`
+	// OutputDigest, ChainDigest and Events describe the largest class:
+	// its digests in hex (64 digits; "" when no run was made) and the
+	// tape length of its first run.
+	OutputDigest string `json:"output_digest,omitempty"`
+	ChainDigest  string `json:"chain_digest,omitempty"`
+	Events       int    `json:"events,omitempty"`
 	// Causes says what a perturbation alone changed, when the gate traced
 	// a difference to one.
 	Causes *Causes `json:"causes,omitempty"`

@@ -119,8 +119,13 @@ func (r Result) Validate() error {
 // joined to Folder when relative. It is what a ledger records of a result
 // read from a folder.
 func (r Result) Resolved() Outcome {
+	return r.movedEvidence(r.inFolder(r.Evidence))
+}
+
+// movedEvidence returns r's outcome with its evidence named ev, in the
+// compare command too.
+func (r Result) movedEvidence(ev string) Outcome {
 	o := r.Outcome
-	ev := r.inFolder(o.Evidence)
 	o.Commands = slices.Clone(o.Commands)
 	for i, c := range o.Commands {
 		if c.Purpose == hint.PurposeCompare && o.Evidence != "" {
@@ -195,15 +200,7 @@ func (r Result) Encode(dir string) ([]byte, error) {
 		c.Message = clipLines(firstLine(c.Message), 1, "")
 		r.Classes[i] = c
 	}
-	ev := placePath(r.Evidence, r.Folder, dir)
-	r.Commands = slices.Clone(r.Commands)
-	for i, c := range r.Commands {
-		if c.Purpose == hint.PurposeCompare && r.Evidence != "" {
-			c.Argv = replaced(c.Argv, r.Evidence, ev)
-			r.Commands[i] = c
-		}
-	}
-	r.Evidence = ev
+	r.Outcome = r.movedEvidence(placePath(r.Evidence, r.Folder, dir))
 	// A crash output file is read by whoever reads the result: it is
 	// named only beside the result.
 	if r.CrashOutput = placePath(r.CrashOutput, r.Folder, dir); filepath.Base(r.CrashOutput) != r.CrashOutput || strings.Contains(r.CrashOutput, "/") {

@@ -6,6 +6,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/codegenie/codegenie/internal/excerpt"
 )
 
 // WriteSummary writes the one-screen gate summary of rs to w: the gate's
@@ -46,7 +48,7 @@ func WriteSummary(w io.Writer, rs []Result) error {
 			key = quoteName(key[:16])
 		}
 		fmt.Fprintf(&sb, "%-32s %-16s %-9s %-12s %-16s %-16s %s\n", quoteName(r.Scenario), v, fmt.Sprintf("%d/%d", r.Runs, r.Iterations),
-			strings.Join(r.ClassSizes(), "+"), short(r.OutputDigest), short(r.ChainDigest), cmp.Or(key, "-"))
+			strings.Join(r.ClassSizes(), "+"), excerpt.Digest(r.OutputDigest), excerpt.Digest(r.ChainDigest), cmp.Or(key, "-"))
 	}
 	var vs []string
 	known := 0

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/codegenie/codegenie/events"
 )
 
 // quoteName returns s as it is when every rune is a printable character
@@ -78,8 +76,6 @@ func firstLine(s string) string {
 	l, _, _ := strings.Cut(s, "\n")
 	return l
 }
-
-func short(d events.Digest) string { return d.String()[:16] }
 
 // shownVerdict is r's verdict as a summary shows it: FAIL for a PASS
 // that is not a pass (too few runs, say), the verdict quoted when it

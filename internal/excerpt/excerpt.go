@@ -137,3 +137,12 @@ func Indent(s string) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// Digest returns the first 16 digits of a hex digest, as reports and
+// summaries show one, or "-" for none.
+func Digest(hex string) string {
+	if hex == "" {
+		return "-"
+	}
+	return Head(hex, 16)
+}

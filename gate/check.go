@@ -13,44 +13,71 @@ import (
 )
 
 // Validate checks what an outcome from another machine (a result file, a
-// ledger entry) must hold before anything turns its names into
-// arguments or paths: no negative count; digests of 64 hex digits; a package directory relative to
-// the module root and an import path that go test takes as a package,
-// never as a flag (hint.CheckPackage: ".", ./DIR or an import path); a
+// ledger entry) must hold before anything turns its names into arguments
+// or paths: no negative count; digests of 64 hex digits; a package
+// directory relative to the module root and an import path that go test
+// takes as a package, never as a flag (".", ./DIR or an import path); a
 // Go test's name, which a re-run passes as a -run pattern; an evidence
 // path that is no flag and holds no control character; and only the
-// commands CheckCommand accepts. The error names the field.
+// commands CheckCommand accepts. The error names the field. (A report's
+// outcome also lists the commands it prints with their directories and
+// the configured ones, which a result file and a ledger entry do not
+// hold.)
 func (o Outcome) Validate() error {
-	counts := []struct {
-		field string
-		n     int
-	}{{"iterations", o.Iterations}, {"runs", o.Runs}, {"process_runs", o.ProcessRuns}, {"floor", o.Floor}, {"events", o.Events}}
+	for _, check := range []func() error{o.checkCounts, o.checkDigests, o.checkNames} {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	for i, c := range o.Commands {
+		if err := o.CheckCommand(c); err != nil {
+			return fmt.Errorf("commands[%d] (%s) %w", i, quoteName(c.Purpose), err)
+		}
+	}
+	return nil
+}
+
+// field is a member of an outcome by its JSON name, and its value.
+type field[T any] struct {
+	name  string
+	value T
+}
+
+// checkCounts refuses a negative count.
+func (o Outcome) checkCounts() error {
+	counts := []field[int]{{"iterations", o.Iterations}, {"runs", o.Runs}, {"process_runs", o.ProcessRuns}, {"floor", o.Floor}, {"events", o.Events}}
 	for i, c := range o.Classes {
-		for _, f := range []struct {
-			name string
-			n    int
-		}{{"runs", c.Runs}, {"first_run", c.FirstRun}, {"in_process", c.InProcess}, {"events", c.Events}} {
-			counts = append(counts, struct {
-				field string
-				n     int
-			}{fmt.Sprintf("classes[%d].%s", i, f.name), f.n})
+		for _, f := range []field[int]{{"runs", c.Runs}, {"first_run", c.FirstRun}, {"in_process", c.InProcess}, {"events", c.Events}} {
+			counts = append(counts, field[int]{fmt.Sprintf("classes[%d].%s", i, f.name), f.value})
 		}
 	}
 	for _, c := range counts {
-		if c.n < 0 {
-			return fmt.Errorf("%s is %d, want at least 0", c.field, c.n)
+		if c.value < 0 {
+			return fmt.Errorf("%s is %d, want at least 0", c.name, c.value)
 		}
 	}
-	digests := []struct{ field, d string }{{"output_digest", o.OutputDigest}, {"chain_digest", o.ChainDigest}}
+	return nil
+}
+
+// checkDigests refuses a digest that is not 64 hex digits.
+func (o Outcome) checkDigests() error {
+	digests := []field[string]{{"output_digest", o.OutputDigest}, {"chain_digest", o.ChainDigest}}
 	for i, c := range o.Classes {
-		digests = append(digests, struct{ field, d string }{fmt.Sprintf("classes[%d].output_digest", i), c.OutputDigest},
-			struct{ field, d string }{fmt.Sprintf("classes[%d].chain_digest", i), c.ChainDigest})
+		digests = append(digests, field[string]{fmt.Sprintf("classes[%d].output_digest", i), c.OutputDigest},
+			field[string]{fmt.Sprintf("classes[%d].chain_digest", i), c.ChainDigest})
 	}
 	for _, d := range digests {
-		if d.d != "" && !isHexDigest(d.d) {
-			return fmt.Errorf("%s is %s, want 64 hex digits", d.field, quoteName(d.d))
+		if d.value != "" && !isHexDigest(d.value) {
+			return fmt.Errorf("%s is %s, want 64 hex digits", d.name, quoteName(d.value))
 		}
 	}
+	return nil
+}
+
+// checkNames refuses a package, import path, test or evidence path that
+// a command would not take as such (hint.CheckPackage,
+// hint.CheckTestName, hint.CheckPathWord).
+func (o Outcome) checkNames() error {
 	if o.Package != "" {
 		if err := hint.CheckPackage(o.Package); err != nil {
 			return err
@@ -72,11 +99,6 @@ func (o Outcome) Validate() error {
 	if o.Evidence != "" {
 		if err := hint.CheckPathWord(o.Evidence); err != nil {
 			return fmt.Errorf("evidence: %w", err)
-		}
-	}
-	for i, c := range o.Commands {
-		if err := o.CheckCommand(c); err != nil {
-			return fmt.Errorf("commands[%d] (%s) %w", i, quoteName(c.Purpose), err)
 		}
 	}
 	return nil

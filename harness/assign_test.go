@@ -17,6 +17,7 @@ import (
 
 	"github.com/codegenie/codegenie/cassettes"
 	"github.com/codegenie/codegenie/events"
+	"github.com/codegenie/codegenie/gate"
 )
 
 // countingAPI answers every request with {"text": "answer N"}, N counting
@@ -94,9 +95,9 @@ func twoLanesFrom(path string, shift int) Scenario {
 func TestIdenticalConcurrentRequests(t *testing.T) {
 	path := recordSameTwice(t)
 	rep := Config{Iterations: 20, Processes: 2, ArtifactDir: t.TempDir()}.check(t, "identical", twoLanes(path), false)
-	require.Equal(t, Nondeterministic, rep.Verdict, "%s", rep)
+	require.Equal(t, gate.Nondeterministic, rep.Verdict, "%s", rep)
 	require.Len(t, rep.Classes, 2, "%s", rep)
-	require.Equal(t, []int{10, 10}, []int{rep.Classes[0].Size, rep.Classes[1].Size}, "%s", rep)
+	require.Equal(t, []int{10, 10}, []int{rep.Classes[0].Runs, rep.Classes[1].Runs}, "%s", rep)
 	d := rep.Divergence
 	require.Len(t, d.Assignment, 2, "%s", rep)
 	x, y := rep.Classes[0].FirstRun, rep.Classes[1].FirstRun
@@ -125,7 +126,7 @@ func TestIdenticalConcurrentRequests(t *testing.T) {
 func TestIdenticalConcurrentRequestsByLane(t *testing.T) {
 	path := recordSameTwice(t)
 	rep := Config{Iterations: 20, Processes: 2, ArtifactDir: t.TempDir(), AssignByLane: true}.check(t, "identical-by-lane", twoLanes(path), false)
-	require.Equal(t, Pass, rep.Verdict, "%s", rep)
+	require.Equal(t, gate.Pass, rep.Verdict, "%s", rep)
 	require.Equal(t, 2, rep.ProcessRuns)
 }
 
@@ -187,9 +188,9 @@ func TestIdenticalRequestsRecordedByLane(t *testing.T) {
 	recordSwitch(t, `lanes\.yaml$`)
 	cfg := Config{Iterations: 20, Processes: -1, AssignByLane: true, Cassette: cassettes.Options{RealTransport: &countingAPI{}}}
 	rep := cfg.check(t, "lanes", twoLanesFrom(path, 1), false)
-	require.Equal(t, Pass, rep.Verdict, "%s", rep)
+	require.Equal(t, gate.Pass, rep.Verdict, "%s", rep)
 	require.Equal(t, []string{path}, rep.Recorded)
-	require.Equal(t, events.Sum([]byte("a: answer 2; b: answer 1")), rep.OutputDigest, "%s", rep)
+	require.Equal(t, events.Sum([]byte("a: answer 2; b: answer 1")).String(), rep.OutputDigest, "%s", rep)
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
 	require.Regexp(t, `(?s)Codegenie-Lane:\s+- 1 "a".*answer 2.*Codegenie-Lane:\s+- 1 "b".*answer 1`, string(b))

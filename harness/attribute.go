@@ -6,52 +6,9 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/codegenie/codegenie/gate"
 	"github.com/codegenie/codegenie/internal/childproc"
 )
-
-// Causes traces a difference that only child processes showed back to
-// what was perturbed: fresh processes with nothing perturbed (the
-// controls), then processes with one perturbation of the differing child
-// each, all making the same run, each control and perturbation
-// attributionTries times. A difference between runs of the test process
-// is traced to the stream chunking (Chunking is set): the run is made
-// again there with its bodies delivered as recorded; else to the
-// replayed latency (Latency is set): the run is made again with the
-// latencies of run 0.
-type Causes struct {
-	// Run is the child run traced and Class its class (1-based).
-	Run   int `json:"run"`
-	Class int `json:"class"`
-	// Controls is the number of controls made and ControlsDiffered the
-	// number whose outcome differed from the test process's runs.
-	Controls         int `json:"controls,omitempty"`
-	ControlsDiffered int `json:"controls_differed,omitempty"`
-	// FreshProcess says every control differed: the outcome depends on
-	// the process itself (its pid, start time, addresses or start-up
-	// state), not on anything perturbed. Carried says, moreover, that
-	// every control gave class Class's outcome: the test process carries
-	// state that fresh processes do not have.
-	FreshProcess bool `json:"fresh_process,omitempty"`
-	Carried      bool `json:"carried,omitempty"`
-	// Depends lists the perturbations that alone change the outcome in
-	// every try, e.g. "TZ (time zone)" or "environment variable REGION";
-	// it is empty when a control or a perturbation's tries disagree.
-	Depends []string `json:"depends,omitempty"`
-	// Unsteady lists the perturbations whose tries disagreed, with how
-	// many differed ("TZ (time zone): 1 of 3").
-	Unsteady []string `json:"unsteady,omitempty"`
-	// Tried lists every perturbation tried; Failed the tries whose child
-	// failed to report (their error).
-	Tried  []string `json:"tried,omitempty"`
-	Failed []string `json:"failed,omitempty"`
-	// Chunking is the chunk plan of Run when it was made in the test
-	// process and traced to the stream chunking (see Report.Chunking).
-	Chunking string `json:"chunking,omitempty"`
-	// Latency says Run was made in the test process and traced to the
-	// replayed latency: made again with the latencies of run 0 it agrees
-	// with run 0, with its own it differs again.
-	Latency bool `json:"latency,omitempty"`
-}
 
 // maxAttribution bounds the perturbations tried one by one.
 const maxAttribution = 24
@@ -74,7 +31,7 @@ const attributionTries = 3
 // attribute traces the largest class made only of child runs that
 // delivered a report, when every run in the test process fell into one
 // class. It returns nil otherwise.
-func (b *childBatch) attribute(ctx context.Context, g *grouper, classes []*group) *Causes {
+func (b *childBatch) attribute(ctx context.Context, g *grouper, classes []*group) *gate.Causes {
 	var base, target *group
 	targetClass := 0
 	for i, c := range classes {
@@ -83,19 +40,19 @@ func (b *childBatch) attribute(ctx context.Context, g *grouper, classes []*group
 			return nil // the test process alone already differs
 		case c.InProcess > 0:
 			base = c
-		case target == nil && len(c.Processes) > 0 && c.ErrorKind != errorKindChild:
+		case target == nil && len(c.procs) > 0 && c.ErrorKind != errorKindChild:
 			target, targetClass = c, i+1
 		}
 	}
 	if base == nil || target == nil || base.first == nil {
 		return nil
 	}
-	run := target.Processes[0].Run
+	run := target.procs[0].Run
 	b.mu.Lock()
 	p := b.plans[run]
 	b.mu.Unlock()
 	baseKey := g.keyOf(base.first)
-	cs := &Causes{Run: run, Class: targetClass}
+	cs := &gate.Causes{Run: run, Class: targetClass}
 	// try makes run once more in a fresh process perturbed by q.
 	try := func(q childproc.Plan) attempt {
 		o, _ := b.run(ctx, run, q, false)
@@ -205,11 +162,11 @@ func freshClass(classes []*group) int {
 	for _, c := range classes {
 		inProcess += c.InProcess
 		if c.ErrorKind != errorKindChild {
-			children += len(c.Processes)
+			children += len(c.procs)
 		}
 	}
 	for i, c := range classes {
-		if c.FirstRun == 0 && c.InProcess == 1 && children > 0 && len(c.Processes) == children && inProcess > 1 {
+		if c.FirstRun == 0 && c.InProcess == 1 && children > 0 && len(c.procs) == children && inProcess > 1 {
 			return i + 1
 		}
 	}

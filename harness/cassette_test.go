@@ -10,7 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/codegenie/codegenie/cassettes"
+	"github.com/codegenie/codegenie/gate"
 	"github.com/codegenie/codegenie/harness"
+	"github.com/codegenie/codegenie/internal/hint"
 )
 
 var (
@@ -59,10 +61,10 @@ func TestTwoKeyMapPrompt(t *testing.T) {
 	for g := range gates {
 		rep, err := harness.Config{Iterations: 100, ArtifactDir: t.TempDir()}.Iterate(t.Context(), "two-key-map", mapPrompt(cassette))
 		require.ErrorIs(t, err, harness.ErrNondeterministic, "gate %d:\n%s", g, rep)
-		require.Equal(t, harness.Nondeterministic, rep.Verdict)
+		require.Equal(t, gate.Nondeterministic, rep.Verdict)
 		require.Len(t, rep.Classes, 2, "gate %d: one class per map order", g)
-		require.Equal(t, 100, rep.Classes[0].Size+rep.Classes[1].Size)
-		require.Contains(t, rep.Summary(), fmt.Sprintf("%d+%d", rep.Classes[0].Size, rep.Classes[1].Size))
+		require.Equal(t, 100, rep.Classes[0].Runs+rep.Classes[1].Runs)
+		require.Contains(t, rep.Summary(), fmt.Sprintf("%d+%d", rep.Classes[0].Runs, rep.Classes[1].Runs))
 		require.True(t, rep.Divergence.RequestVaries, "the classes differ in the request")
 		text := rep.String()
 		require.Contains(t, text, "the request itself varies between runs")
@@ -92,16 +94,16 @@ func TestAlwaysMissIsBroken(t *testing.T) {
 		return []byte(text), err
 	})
 	require.ErrorIs(t, err, harness.ErrBroken)
-	require.Equal(t, harness.Broken, rep.Verdict)
+	require.Equal(t, gate.Broken, rep.Verdict)
 	require.Len(t, rep.Classes, 1)
 	require.Equal(t, harness.ErrorKindCassetteMiss, rep.Classes[0].ErrorKind)
-	require.Equal(t, 50, rep.Classes[0].Size)
+	require.Equal(t, 50, rep.Classes[0].Runs)
 	require.True(t, strings.HasSuffix(rep.ReRecordCommand, " && "+cfg.ReproCommand+` '-cassettes.record=recorded\.yaml$'`), rep.ReRecordCommand)
 	require.Contains(t, rep.String(), "re-record it: "+rep.ReRecordCommand)
 	require.Equal(t, 1, strings.Count(rep.String(), "-cassettes.record="), "one re-record command, none in the miss text:\n%s", rep)
-	var rr []harness.Command
+	var rr []gate.Command
 	for _, c := range rep.Commands {
-		if c.Purpose == harness.PurposeReRecord {
+		if c.Purpose == hint.PurposeReRecord {
 			rr = append(rr, c)
 		}
 	}
@@ -176,7 +178,7 @@ func TestClientPerRun(t *testing.T) {
 		text, err := complete(ctx, client, "hello")
 		return []byte(text), err
 	})
-	require.Equal(t, harness.Pass, rep.Verdict)
+	require.Equal(t, gate.Pass, rep.Verdict)
 	id, err := cassettes.Digest(cassette)
 	require.NoError(t, err)
 	require.Equal(t, id, ids[0], "the client's transport reports the cassette digest")

@@ -3,10 +3,13 @@ package harness
 import (
 	"context"
 	"flag"
+	"os"
 	"sync"
 	"testing"
 
+	"github.com/codegenie/codegenie/gate"
 	"github.com/codegenie/codegenie/internal/childproc"
+	"github.com/codegenie/codegenie/internal/gateflags"
 )
 
 // Check runs the gate on s with the zero Config (see Config.Check): 50
@@ -35,9 +38,10 @@ func Check(t testing.TB, name string, s Scenario) *Report {
 // testing.TB (a *testing.B, say) gets Iterate's isolation and no child
 // processes.
 //
-// Under the gate flags (see the package documentation) Check skips a
-// scenario of another shard (a Skipped report), writes its result file and
-// appends its verdict to the ledger.
+// Under the gate flags (see package gate) Check skips a scenario of
+// another shard (a Skipped report) and writes its result file; it
+// appends nothing to a ledger (cmd/gate-merge -ledger does, from the
+// result files), and fails under -gate.ledger, saying so.
 func (c Config) Check(t testing.TB, name string, s Scenario) *Report {
 	t.Helper()
 	return c.check(t, name, s, true)
@@ -62,17 +66,23 @@ func (c Config) check(t testing.TB, name string, s Scenario, fail bool) *Report 
 		rc.repro = &repro
 	}
 	rc.test = t.Name()
-	gf, err := gateFlags()
+	gf, err := gateflags.Get()
 	if err != nil {
 		t.Fatal(err)
 		return nil
 	}
+	if gf.Ledger != "" {
+		t.Fatalf("harness: -gate.ledger=%s: a test process appends nothing to a ledger; write the results with -gate.results=DIR and append them with %s", gf.Ledger, gateflags.AppendCommand)
+		return nil
+	}
+	noteLedgerEnv(t)
 	rep := newReport(&rc, name)
 	rep.Test = t.Name()
-	rep.Dir, rep.Package = packageOf()
-	rep.Shard = gf.shard.String()
-	if skip := gf.shard.skip(name); skip != "" {
-		rep.Verdict, rep.Skipped = Skipped, skip
+	rep.Dir, rep.ImportPath = packageOf()
+	rep.Package = moduleDir(rep.Dir)
+	rep.Shard = gf.Shard.String()
+	if skip := gf.Shard.Skip(name); skip != "" {
+		rep.Verdict, rep.Skipped = gate.Skipped, skip
 		finishCheck(t, gf, rep)
 		t.Logf("%s", rep.Summary())
 		shardChecks.note(t, false)
@@ -81,8 +91,8 @@ func (c Config) check(t testing.TB, name string, s Scenario, fail bool) *Report 
 	shardChecks.note(t, true)
 	e := c.checkEnv(t, &rc, name, s)
 	var cw *crashWatch
-	if gf.results != "" {
-		cw = newCrashWatch(gf.results, rep)
+	if gf.Results != "" {
+		cw = newCrashWatch(gf.Results, rep)
 		e.run = cw.wrap(e.run)
 	}
 	iterate(t.Context(), &rc, rep, s, e)
@@ -165,6 +175,23 @@ func (cc *checkCounts) note(t testing.TB, ran bool) {
 	} else {
 		c.skipped++
 	}
+}
+
+// ledgerEnvNoted makes noteLedgerEnv log once per process.
+var ledgerEnvNoted sync.Once
+
+// noteLedgerEnv logs, at the first Check of a process whose environment
+// sets CODEGENIE_LEDGER, that a test process does not read it. It is the
+// DSN of the ledger command and of the CI recipes' merge jobs, which a
+// CI may hand every job (GitLab's CI/CD variables), so it is no error.
+func noteLedgerEnv(t testing.TB) {
+	//detvet:ignore whether the environment names a ledger only chooses a log line
+	if os.Getenv(gateflags.EnvLedger) == "" {
+		return
+	}
+	ledgerEnvNoted.Do(func() {
+		t.Logf("harness: %s is set, but a test process appends nothing to a ledger: append the results of -gate.results=DIR with %s", gateflags.EnvLedger, gateflags.AppendCommand)
+	})
 }
 
 // artifactsKept reports whether go test was run with -artifacts, which

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/codegenie/codegenie/gate"
 	"github.com/codegenie/codegenie/internal/childproc"
 )
 
@@ -22,7 +23,7 @@ var testHookChildReport func([]byte) []byte
 func (c Config) checkAsChild(t testing.TB, spec *childproc.Spec, name string, s Scenario) *Report {
 	t.Helper()
 	if t.Name() != spec.Test || name != spec.Scenario {
-		return &Report{Scenario: name, Test: t.Name(), Verdict: Skipped, Skipped: "not the scenario this child process was started for"}
+		return &Report{Outcome: gate.Outcome{Scenario: name, Test: t.Name(), Verdict: gate.Skipped, Skipped: "not the scenario this child process was started for"}}
 	}
 	tt, ok := t.(*testing.T)
 	if !ok {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/codegenie/codegenie/gate"
 	"github.com/codegenie/codegenie/internal/chunking"
 )
 
@@ -74,7 +75,7 @@ func (s *chunkState) finish(ctx context.Context, rc *resolved, rep *Report, e en
 		rep.Chunking[run] = p.String()
 	}
 	s.mu.Unlock()
-	if rep.Causes == nil && rep.Verdict == Nondeterministic && !rep.BudgetExceeded && rep.Cancelled == "" && ctx.Err() == nil {
+	if rep.Causes == nil && rep.Verdict == gate.Nondeterministic && !rep.BudgetExceeded && rep.Cancelled == "" && ctx.Err() == nil {
 		rep.Causes = s.attribute(ctx, rc, e, g, classes)
 	}
 }
@@ -87,7 +88,7 @@ const chunkControls = 2
 // attribute traces a difference between runs of the test process to
 // the chunking (traceInProcess, chunkControls times with every body
 // delivered as recorded). It returns nil when no class qualifies.
-func (s *chunkState) attribute(ctx context.Context, rc *resolved, e env, g *grouper, classes []*group) *Causes {
+func (s *chunkState) attribute(ctx context.Context, rc *resolved, e env, g *grouper, classes []*group) *gate.Causes {
 	planOf := func(run int) chunking.Plan {
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -99,7 +100,7 @@ func (s *chunkState) attribute(ctx context.Context, rc *resolved, e env, g *grou
 	if class == 0 {
 		return nil
 	}
-	cs := &Causes{Run: run, Class: class, Chunking: planOf(run).String(), Tried: []string{dimChunking}}
+	cs := &gate.Causes{Run: run, Class: class, Chunking: planOf(run).String(), Tried: []string{dimChunking}}
 	if cause {
 		cs.Depends = []string{dimChunking}
 	}
@@ -140,7 +141,7 @@ func writeChunking(sb *strings.Builder, plans []string) {
 
 // writeChunkingCause writes that making run c.Run again traced the
 // difference to the stream chunking.
-func writeChunkingCause(sb *strings.Builder, c *Causes) {
+func writeChunkingCause(sb *strings.Builder, c *gate.Causes) {
 	fmt.Fprintf(sb, "the outcome depends on: %s: run %d (class %d), made again in the test process, agrees with run 0 when its bodies are delivered as recorded (%d times), and cut by its plan %q it differs again.\n", strings.Join(c.Depends, "; "), c.Run, c.Class, chunkControls, c.Chunking)
 	sb.WriteString("  A reader of the response body takes each Read as a whole frame or line, which a network does not keep: read it through bufio (or the SDK's stream decoder), never one Read per frame.\n")
 }

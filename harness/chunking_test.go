@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/codegenie/codegenie/cassettes"
+	"github.com/codegenie/codegenie/gate"
 	"github.com/codegenie/codegenie/internal/fakellm"
 )
 
@@ -104,16 +105,16 @@ func streamAccumulator(path string, perRead bool) Scenario {
 func TestChunkingCatchesPerReadParser(t *testing.T) {
 	path := recordAnthropicStream(t)
 	rep := Config{Iterations: 10, Floor: 10, Processes: -1}.check(t, "per-read-parser", streamAccumulator(path, true), false)
-	require.Equal(t, Nondeterministic, rep.Verdict, "%s", rep)
+	require.Equal(t, gate.Nondeterministic, rep.Verdict, "%s", rep)
 	require.Equal(t, []string{"as recorded", "split mid-frame", "frames joined", "single bytes", "mixed", "as recorded", "split mid-frame", "frames joined", "single bytes", "mixed"}, rep.Chunking)
-	var base *Class
+	var base *gate.Class
 	for i := range rep.Classes {
 		if rep.Classes[i].FirstRun == 0 {
 			base = &rep.Classes[i]
 		}
 	}
 	require.NotNil(t, base)
-	require.Equal(t, 2, base.Size, "runs 0 and 5, delivered as recorded, agree: %s", rep)
+	require.Equal(t, 2, base.Runs, "runs 0 and 5, delivered as recorded, agree: %s", rep)
 	require.NotNil(t, rep.Causes, "%s", rep)
 	require.Equal(t, []string{dimChunking}, rep.Causes.Depends, "%s", rep)
 	require.NotEqual(t, "as recorded", rep.Causes.Chunking)
@@ -130,7 +131,7 @@ func TestChunkingCatchesPerReadParser(t *testing.T) {
 func TestChunkingPassesLineReader(t *testing.T) {
 	path := recordAnthropicStream(t)
 	rep := Config{Iterations: 10, Floor: 10, Processes: -1}.check(t, "line-reader", streamAccumulator(path, false), false)
-	require.Equal(t, Pass, rep.Verdict, "%s", rep)
+	require.Equal(t, gate.Pass, rep.Verdict, "%s", rep)
 	require.Nil(t, rep.Causes)
 	require.Len(t, rep.Chunking, 10)
 }
@@ -149,7 +150,7 @@ func TestChunkingNotBlamedWrongly(t *testing.T) {
 		return out, err
 	}
 	rep := Config{Iterations: 6, Floor: 6, Processes: -1}.check(t, "odd-runs", odd, false)
-	require.Equal(t, Nondeterministic, rep.Verdict, "%s", rep)
+	require.Equal(t, gate.Nondeterministic, rep.Verdict, "%s", rep)
 	require.NotNil(t, rep.Causes, "%s", rep)
 	require.Empty(t, rep.Causes.Depends, "%s", rep)
 	// Tried and not blamed, the chunking explains nothing: the report
@@ -168,10 +169,10 @@ func TestChunkingWithChildren(t *testing.T) {
 	if inChild() {
 		return
 	}
-	require.Equal(t, Nondeterministic, rep.Verdict, "%s", rep)
-	for _, c := range rep.Classes {
+	require.Equal(t, gate.Nondeterministic, rep.Verdict, "%s", rep)
+	for i, c := range rep.Classes {
 		if c.FirstRun == 0 {
-			require.Len(t, c.Processes, 2, "%s", rep)
+			require.Len(t, rep.ClassProcesses(i), 2, "%s", rep)
 		}
 	}
 	for _, run := range []int{2, 5} { // childIterations(8, 2)

@@ -5,52 +5,8 @@ import (
 	"slices"
 
 	"github.com/codegenie/codegenie/events"
+	"github.com/codegenie/codegenie/gate"
 )
-
-// Verdict is the gate's judgement over every run of a scenario. The
-// ledger records the first three by name (ledger.Entry.Verdict).
-type Verdict string
-
-// The verdicts.
-const (
-	// Pass: one class, no error: every run gave the same outcome.
-	Pass Verdict = "PASS"
-	// Nondeterministic: more than one class, whatever mix of successes
-	// and failures.
-	Nondeterministic Verdict = "NONDETERMINISTIC"
-	// Broken: one class whose runs all failed the same way: a
-	// reproducible failure, not a flaky one.
-	Broken Verdict = "BROKEN"
-	// Skipped: the scenario was not run by this process (another shard's,
-	// or not the one a child process was started for). It is not a
-	// verdict the ledger records.
-	Skipped Verdict = "SKIPPED"
-)
-
-// Class is a set of runs with the same outcome: the same pin key, output
-// digest, chain digest and error kind, and for runs that missed the
-// cassette misses that mean the same (the same changes from the
-// recording, whichever requests carried them).
-type Class struct {
-	// Size is the number of runs in the class; FirstRun the lowest run
-	// number among them.
-	Size     int `json:"size"`
-	FirstRun int `json:"first_run"`
-	// Key is the digest of the runs' pins (see Key).
-	Key          string        `json:"key,omitempty"`
-	OutputDigest events.Digest `json:"output_digest"`
-	ChainDigest  events.Digest `json:"chain_digest"`
-	// Events is the tape length of the first run.
-	Events int `json:"events"`
-	// ErrorKind is "" for runs that succeeded, else one of the ErrorKind
-	// constants; Error is the first run's error message.
-	ErrorKind string `json:"error_kind,omitempty"`
-	Error     string `json:"error,omitempty"`
-	// InProcess counts the class's runs made in the test process; the
-	// others were made in the child processes listed in Processes.
-	InProcess int       `json:"in_process"`
-	Processes []Process `json:"processes,omitempty"`
-}
 
 // classKey is the identity of a class. missed tells apart runs whose
 // misses mean different changes (missedKey).
@@ -74,7 +30,9 @@ type grouper struct {
 }
 
 type group struct {
-	Class
+	gate.Class
+	// procs are the child processes of the class's runs made in one.
+	procs []Process
 	// first is the class's run kept in full: its first run, unless the
 	// class outgrew a kept class after maxKept classes had one, in which
 	// case it is the run that made it grow.
@@ -101,18 +59,18 @@ func (g *grouper) add(o *outcome) {
 	k := g.keyOf(o)
 	c, ok := g.classes[k]
 	if !ok {
-		c = &group{Class: Class{Key: k.key, OutputDigest: k.output, ChainDigest: k.chain, ErrorKind: k.errKind, FirstRun: o.iter}}
+		c = &group{Class: gate.Class{Key: k.key, OutputDigest: k.output.String(), ChainDigest: k.chain.String(), ErrorKind: k.errKind, FirstRun: o.iter}}
 		g.classes[k] = c
 	}
-	c.Size++
+	c.Runs++
 	g.keep(c, o)
 	if o.proc == nil {
 		c.InProcess++
 	} else {
-		c.Processes = append(c.Processes, *o.proc)
+		c.procs = append(c.procs, *o.proc)
 	}
 	if o.iter <= c.FirstRun {
-		c.FirstRun, c.Events, c.Error = o.iter, len(o.tape), o.errText
+		c.FirstRun, c.Events, c.Message = o.iter, len(o.tape), o.errText
 		if c.first != nil {
 			c.first = o
 		}
@@ -133,7 +91,7 @@ func (g *grouper) keep(c *group, o *outcome) {
 	}
 	var victim *group
 	for _, v := range g.classes {
-		if v.first != nil && v.Size < c.Size && (victim == nil || v.Size < victim.Size || (v.Size == victim.Size && v.FirstRun > victim.FirstRun)) {
+		if v.first != nil && v.Runs < c.Runs && (victim == nil || v.Runs < victim.Runs || (v.Runs == victim.Runs && v.FirstRun > victim.FirstRun)) {
 			victim = v
 		}
 	}
@@ -147,24 +105,24 @@ func (g *grouper) keep(c *group, o *outcome) {
 func (g *grouper) result() []*group {
 	out := make([]*group, 0, len(g.classes))
 	for _, c := range g.classes {
-		slices.SortFunc(c.Processes, func(a, b Process) int { return cmp.Compare(a.Run, b.Run) })
+		slices.SortFunc(c.procs, func(a, b Process) int { return cmp.Compare(a.Run, b.Run) })
 		out = append(out, c)
 	}
 	slices.SortFunc(out, func(a, b *group) int {
-		return cmp.Or(cmp.Compare(b.Size, a.Size), cmp.Compare(a.FirstRun, b.FirstRun))
+		return cmp.Or(cmp.Compare(b.Runs, a.Runs), cmp.Compare(a.FirstRun, b.FirstRun))
 	})
 	return out
 }
 
 // verdict judges classes (largest first).
-func verdict(classes []*group) Verdict {
+func verdict(classes []*group) gate.Verdict {
 	switch {
 	case len(classes) == 0:
 		return ""
 	case len(classes) > 1:
-		return Nondeterministic
+		return gate.Nondeterministic
 	case classes[0].ErrorKind != "":
-		return Broken
+		return gate.Broken
 	}
-	return Pass
+	return gate.Pass
 }

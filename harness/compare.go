@@ -22,8 +22,8 @@ func compare(rc *resolved, a, b *group) *Divergence {
 			Offset:   off,
 			LenA:     len(x.output),
 			LenB:     len(y.output),
-			DigestA:  a.OutputDigest,
-			DigestB:  b.OutputDigest,
+			DigestA:  events.Sum(x.output),
+			DigestB:  events.Sum(y.output),
 			ExcerptA: excerpt.Around(x.output, off, excerpt.Radius),
 			ExcerptB: excerpt.Around(y.output, off, excerpt.Radius),
 		}

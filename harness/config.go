@@ -12,6 +12,8 @@ import (
 
 	"github.com/codegenie/codegenie/cassettes"
 	"github.com/codegenie/codegenie/events"
+	"github.com/codegenie/codegenie/gate"
+	"github.com/codegenie/codegenie/internal/hint"
 )
 
 // Defaults for a zero Config.
@@ -190,7 +192,7 @@ type resolved struct {
 	// flag made the first opening record.
 	opened *openedCassettes
 	// repro is the command that reproduces a failure; nil for none.
-	repro *Command
+	repro *gate.Command
 	// chunks cuts the replayed bodies of the runs in the test process;
 	// nil (a child process) delivers them as recorded.
 	chunks *chunkState
@@ -274,7 +276,7 @@ func (c Config) resolve() (resolved, error) {
 		r.Now = time.Now
 	}
 	if r.ReproCommand != "" {
-		c := command(purposeReproduce, r.ReproCommand)
+		c := command(hint.PurposeReproduce, r.ReproCommand)
 		r.repro = &c
 	}
 	return r, nil

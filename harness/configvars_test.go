@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/codegenie/codegenie/cassettes"
+	"github.com/codegenie/codegenie/gate"
 	"github.com/codegenie/codegenie/internal/childproc"
 )
 
@@ -52,14 +53,14 @@ func TestSDKConfigurationIsHeld(t *testing.T) {
 	cas := cassettes.Options{AllowUnused: true}
 	t.Run("default", func(t *testing.T) {
 		rep := Config{Iterations: 12, Floor: 10, Processes: 3, Cassette: cas}.check(t, "sdk-default", sdkLikeScenario, false)
-		require.Equal(t, Pass, rep.Verdict, "%s", rep)
+		require.Equal(t, gate.Pass, rep.Verdict, "%s", rep)
 		require.Equal(t, []string{"OPENAI_BASE_URL"}, rep.Processes.EnvHeld)
 		require.Empty(t, rep.Processes.EnvRead)
 		require.Contains(t, rep.String(), "not varied: configuration (Config.ConfigVars): OPENAI_BASE_URL\n")
 	})
 	t.Run("none held", func(t *testing.T) {
 		rep := Config{Iterations: 12, Floor: 10, Processes: 3, Cassette: cas, ConfigVars: []ConfigVar{}}.check(t, "sdk-varied", sdkLikeScenario, false)
-		require.Equal(t, Nondeterministic, rep.Verdict, "%s", rep)
+		require.Equal(t, gate.Nondeterministic, rep.Verdict, "%s", rep)
 		require.Equal(t, []string{"OPENAI_BASE_URL"}, rep.Processes.EnvRead)
 		require.Contains(t, rep.Causes.Depends, childproc.DimEnvPre+"OPENAI_BASE_URL", "%s", rep)
 	})

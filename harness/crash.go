@@ -7,21 +7,16 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"sync"
 
+	"github.com/codegenie/codegenie/gate"
 	"github.com/codegenie/codegenie/internal/hint"
 )
 
-// crashed is the verdict of the result a gate keeps in the results folder
-// while it runs. The gate's own result replaces it when the gate ends, so
-// one left behind says the test process died during the gate.
-const crashed Verdict = "CRASHED"
-
 // crashWatch keeps, while a gate makes its runs in the test process under
-// -gate.results, a result of verdict crashed in the results folder that
+// -gate.results, a result of verdict gate.Crashed in the results folder that
 // says which run is in progress, and sends the process's fatal error
 // report (runtime/debug.SetCrashOutput) to a file beside it. A panic in a
 // goroutine the scenario started, os.Exit, running out of memory or a
@@ -35,7 +30,7 @@ const crashed Verdict = "CRASHED"
 type crashWatch struct {
 	dir  string
 	rep  *Report
-	res  Result
+	res  gate.Result
 	path string   // the result file
 	f    *os.File // the result file, open while the gate runs
 	size int      // the longest content written to f
@@ -54,16 +49,16 @@ var crashOutput struct {
 // newCrashWatch returns the crash watch of rep's gate, writing into the
 // results folder dir. Nothing is written before its first run.
 func newCrashWatch(dir string, rep *Report) *crashWatch {
-	res := Result{
-		Format: resultFormat, Scenario: rep.Scenario, Test: rep.Test, Package: rep.Package, Dir: moduleDir(rep.Dir),
-		Shard: rep.Shard, Verdict: crashed, Iterations: rep.Iterations, Floor: rep.Floor,
+	res := gate.Result{Shard: rep.Shard, Outcome: gate.Outcome{
+		Scenario: rep.Scenario, Test: rep.Test, Package: rep.Package, ImportPath: rep.ImportPath,
+		Verdict: gate.Crashed, Iterations: rep.Iterations, Floor: rep.Floor,
+	}}
+	if res.Test != "" && res.Package != "" {
+		res.Commands = []gate.Command{gate.Command(hint.GoTestOf(hint.PurposeReproduce, res.Package, res.Test, hint.IsBenchmark(res.Test)))}
 	}
-	if res.Test != "" && res.Dir != "" {
-		res.Commands = []Command{Command(hint.GoTestOf(purposeReproduce, res.Dir, res.Test, isBenchmark(res.Test)))}
-	}
-	name := resultFileName(res)
-	res.CrashOutput = filepath.Join(dir, strings.TrimSuffix(name, ".json")+".crash.txt")
-	return &crashWatch{dir: dir, rep: rep, res: res, path: filepath.Join(dir, name), made: map[int]bool{}}
+	path := res.Path(dir)
+	res.CrashOutput = strings.TrimSuffix(path, ".json") + ".crash.txt"
+	return &crashWatch{dir: dir, rep: rep, res: res, path: path, made: map[int]bool{}}
 }
 
 // wrap returns run, which makes one run in the test process, noting
@@ -98,7 +93,7 @@ func (w *crashWatch) running(iter int) {
 		"A panic in a goroutine the scenario started, os.Exit, running out of memory or a signal ends the test process\n"+
 		"(Config.ProcessPerRun makes every run in a child process, where such an end fails only that run).",
 		w.res.Scenario, w.res.Failure)
-	js, err := w.res.encodeFor(w.dir)
+	js, err := w.res.Encode(w.dir)
 	if err == nil {
 		if n := w.size - len(js); n > 0 {
 			js = append(js[:len(js)-1], append(bytes.Repeat([]byte{' '}, n), '\n')...)

@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/codegenie/codegenie/gate"
+	"github.com/codegenie/codegenie/internal/hint"
 )
 
 // TestCrashWatch: while a gate runs under -gate.results, the results
@@ -19,11 +22,11 @@ func TestCrashWatch(t *testing.T) {
 	wd, err := os.Getwd()
 	require.NoError(t, err)
 	dir := t.TempDir()
-	rep := &Report{Scenario: "s", Test: "TestX/sub", Package: "example.com/m/harness", Dir: wd, Shard: "1/2", Iterations: 5, Floor: 3}
+	rep := &Report{Outcome: gate.Outcome{Scenario: "s", Test: "TestX/sub", Package: "harness", ImportPath: "example.com/m/harness", Iterations: 5, Floor: 3}, Dir: wd, Shard: "1/2"}
 	w := newCrashWatch(dir, rep)
-	var seen []Result
+	var seen []gate.Result
 	run := w.wrap(func(ctx context.Context, iter, procs int) outcome {
-		rs, err := ReadResults(dir)
+		rs, err := gate.ReadResults(dir)
 		require.NoError(t, err)
 		require.Len(t, rs, 1)
 		seen = append(seen, rs[0])
@@ -45,13 +48,13 @@ func TestCrashWatch(t *testing.T) {
 		"run 3 of 5 (4 runs had ended)",
 	} {
 		r := seen[i]
-		require.Equal(t, crashed, r.Verdict)
+		require.Equal(t, gate.Crashed, r.Verdict)
 		require.Equal(t, in, r.InProgress)
-		require.Equal(t, "harness", r.Dir)
+		require.Equal(t, "harness", r.Package)
 		require.Equal(t, "1/2", r.Shard)
 		require.Regexp(t, `^s-[0-9a-f]{16}\.crash\.txt$`, r.CrashOutput, "relative to the results folder")
 		require.Contains(t, r.Explanation, "CRASHED s: the test process died during "+in)
-		require.Equal(t, []Command{{Purpose: purposeReproduce, Argv: []string{"go", "test", "./harness", "-run", "^TestX$/^sub$", "-count=1"}}}, r.Commands)
+		require.Equal(t, []gate.Command{{Purpose: hint.PurposeReproduce, Argv: []string{"go", "test", "./harness", "-run", "^TestX$/^sub$", "-count=1"}}}, r.Commands)
 		require.Error(t, r.Err())
 	}
 	crashFile := filepath.Join(dir, seen[0].CrashOutput)
@@ -66,8 +69,8 @@ func TestCrashWatch(t *testing.T) {
 // keeps the crash output: the last one's end leaves it alone.
 func TestCrashWatchOverlap(t *testing.T) {
 	dir := t.TempDir()
-	a := newCrashWatch(dir, &Report{Scenario: "a", Test: "TestA", Iterations: 2})
-	b := newCrashWatch(dir, &Report{Scenario: "b", Test: "TestB", Iterations: 2})
+	a := newCrashWatch(dir, &Report{Outcome: gate.Outcome{Scenario: "a", Test: "TestA", Iterations: 2}})
+	b := newCrashWatch(dir, &Report{Outcome: gate.Outcome{Scenario: "b", Test: "TestB", Iterations: 2}})
 	noop := func(ctx context.Context, iter, procs int) outcome { return outcome{iter: iter} }
 	a.wrap(noop)(t.Context(), 0, 1)
 	b.wrap(noop)(t.Context(), 0, 1)
@@ -84,7 +87,7 @@ func TestCrashWatchOverlap(t *testing.T) {
 // rewriting the in-progress result (a write and a rename, no fsync).
 func BenchmarkCrashWatchRun(b *testing.B) {
 	dir := b.TempDir()
-	rep := &Report{Scenario: "s", Test: "TestX", Package: "example.com/m", Iterations: b.N + 1, Floor: 1}
+	rep := &Report{Outcome: gate.Outcome{Scenario: "s", Test: "TestX", ImportPath: "example.com/m", Iterations: b.N + 1, Floor: 1}}
 	w := newCrashWatch(dir, rep)
 	run := w.wrap(func(ctx context.Context, iter, procs int) outcome { return outcome{iter: iter} })
 	run(b.Context(), 0, 1)

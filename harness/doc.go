@@ -213,57 +213,20 @@
 //
 // # Gate flags and result files
 //
-// In test binaries the package registers, each with an environment
-// variable used when the flag is absent:
-//
-//	-gate.shard=i/n      CODEGENIE_GATE_SHARD: run only the scenarios whose
-//	                     name's FNV-1a hash (32 bits) modulo n is i, the
-//	                     same on every machine; the others get a Skipped
-//	                     report (and result), and a test whose every
-//	                     Check is another shard's ends as skipped (t.Skip)
-//	-gate.results=DIR    CODEGENIE_GATE_RESULTS: write one result file per
-//	                     Check into DIR, and the evidence into DIR/evidence
-//	-gate.ledger=DSN     CODEGENIE_LEDGER: append each verdict (not a
-//	                     skipped scenario) to the ledger at DSN
-//	                     (ledger.Open: a file path, or postgres://...
-//	                     in a test binary that imports ledger/postgres);
-//	                     an append not done within 2 minutes fails the
-//	                     Check, saying so
-//	-gate.summary=FILE   CODEGENIE_GATE_SUMMARY: Main writes the summary
-//	                     there too
-//	-gate.evidence=DIR   CODEGENIE_GATE_EVIDENCE: keep the evidence of
-//	                     failing gates under DIR
-//
-// A result file is DIR/<scenario>-<16 hex digits>.json, one JSON object
-// ([Result], format "codegenie-gate-result/2"): scenario, test, package
-// import path and directory (relative to the module root), shard,
-// verdict, failure, iterations, runs, runs in child processes, floor,
-// classes, key and pins, the largest class's digests and event count,
-// causes, wall time, and for a gate that did not pass the first screen of
-// its report (headline, what differs, cause), the evidence bundle and the
-// commands (compare, reproduce, re-record) as data. Paths inside DIR are
-// relative to it, so one folder holds everything a merge job or another
-// machine needs (docs/ci in the repository has CI recipes). A result
-// file is input from another machine: reading one checks its shard,
-// counts and paths, and accepts only the commands the harness writes.
-//
-// While a gate under -gate.results makes its runs, its result file has
-// verdict CRASHED and names the run in progress (rewritten before each
-// run in the test process) and the file the process's fatal error report
-// goes to (runtime/debug.SetCrashOutput, DIR/<scenario>-<16 hex
-// digits>.crash.txt); when the gate ends, its result replaces that and
-// the crash output file is removed. One left behind says the test
-// process died during that run: a panic in a goroutine the scenario
-// started, os.Exit, running out of memory or a signal.
-//
-// [ReadResults] reads a directory of result files (Result.Folder is that
-// directory, which relative paths resolve against); [MergeResults] merges
-// shards by the rules of deterministic federation replay (ordered by
-// scenario, then identity; identical results once; a different result for
-// the same scenario a conflict; a scenario without a result, because its
-// shard is missing or crashed first, an error); [WriteSummary] prints the
-// one-screen summary from results alone, so a merge prints what the
-// unsharded gate prints; [Result.Explain] says what a merge says of a
-// result that did not pass, with its paths and commands runnable from
-// where the folders were read.
+// A [Report] embeds a [gate.Outcome], the one definition of what a gate
+// found that a result file and a ledger entry share ([Report.Result]).
+// Package gate holds the gate's CI plumbing and documents it: the -gate.*
+// test flags (a shard of a CI matrix, a results folder, the summary
+// file, the evidence folder) and their environment variables, the result
+// file format, the merge of shards and its summary. Under the flags,
+// Check skips a scenario of another shard (a Skipped report and result),
+// writes one result file per Check, and while a gate makes its runs
+// keeps a result of verdict CRASHED that names the run in progress and
+// the file the process's fatal error report goes to
+// (runtime/debug.SetCrashOutput): a panic in a goroutine the scenario
+// started, os.Exit, running out of memory or a signal still leaves a
+// result. [Main] prints the summary of every Check of the process. A test
+// process appends nothing to a ledger: cmd/gate-merge -ledger appends
+// the verdicts of result folders, and -gate.ledger fails a Check, saying
+// so.
 package harness

@@ -12,7 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/codegenie/codegenie/gate"
 	"github.com/codegenie/codegenie/internal/atomicfile"
+	"github.com/codegenie/codegenie/internal/gateflags"
 	"github.com/codegenie/codegenie/internal/hint"
 	"github.com/codegenie/codegenie/internal/safename"
 	"github.com/codegenie/codegenie/replay"
@@ -33,11 +35,11 @@ import (
 // still find their evidence after a rerun. It is never in the source
 // tree unless asked, and it outlives the test.
 func testEvidenceDir(t testing.TB) (string, error) {
-	gf, err := gateFlags()
+	gf, err := gateflags.Get()
 	if err != nil {
 		return "", err
 	}
-	if gf.evidence == "" && gf.results == "" && artifactsKept() {
+	if gf.Evidence == "" && gf.Results == "" && artifactsKept() {
 		return t.ArtifactDir(), nil
 	}
 	return claimGateDir(evidenceHome(t, gf))
@@ -93,16 +95,16 @@ func gateName(n int) string { return fmt.Sprintf("gate-%06d", n) }
 
 // evidenceHome is the directory of the test t's gates under the gate
 // flags gf.
-func evidenceHome(t testing.TB, gf gateConfig) string {
+func evidenceHome(t testing.TB, gf gateflags.Settings) string {
 	_, pkg := packageOf()
 	key := safename.Of(pkg + " " + t.Name() + " @" + roots().seen)
 	switch {
-	case gf.evidence != "":
-		return filepath.Join(gf.evidence, key)
-	case gf.results != "":
+	case gf.Evidence != "":
+		return filepath.Join(gf.Evidence, key)
+	case gf.Results != "":
 		// A results folder is one checkout's: its evidence names no
 		// path of the machine.
-		return filepath.Join(gf.results, resultsEvidence, safename.Of(pkg+" "+t.Name()))
+		return filepath.Join(gf.Results, resultsEvidence, safename.Of(pkg+" "+t.Name()))
 	}
 	//detvet:ignore the default home of evidence bundles is the user's cache directory by design
 	base, err := os.UserCacheDir()
@@ -141,7 +143,8 @@ func evidenceDir(rc *resolved, e env, scenario string) (string, error) {
 
 // writeEvidence writes the evidence of a failed gate: a replay bundle of
 // the first run of each kept class, the report as JSON and as text. It
-// records the files in rep.Evidence, or why they could not be written in
+// records the bundle in rep.Evidence and the files in rep.EvidenceFiles,
+// or why they could not be written in
 // rep.EvidenceError.
 func writeEvidence(rc *resolved, e env, rep *Report, g *grouper) {
 	dir, err := evidenceDir(rc, e, rep.Scenario)
@@ -166,15 +169,16 @@ func writeEvidenceFiles(dir string, rep *Report, g *grouper) error {
 				runs = append(runs, fmt.Sprintf("%s (class %d)", id, i+1))
 			}
 		}
-		rep.Evidence = append(rep.Evidence, Evidence{What: "bundle", Path: p,
+		rep.Evidence = p
+		rep.EvidenceFiles = append(rep.EvidenceFiles, Evidence{What: "bundle", Path: p,
 			Note: "replay bundle of runs " + strings.Join(runs, ", ")})
 	}
 	if d := rep.Divergence; d != nil && len(classes) >= 2 && ids[classes[0]] != "" && ids[classes[1]] != "" {
-		rep.addCommand(Command(hint.ToolCommand(purposeCompare, "replay", "diff", p, "-runs", ids[classes[0]]+","+ids[classes[1]])))
+		rep.addCommand(gate.Command(hint.ToolCommand(hint.PurposeCompare, "replay", "diff", p, "-runs", ids[classes[0]]+","+ids[classes[1]])))
 	}
 	jsPath := filepath.Join(dir, "report.json")
 	txtPath := filepath.Join(dir, "report.txt")
-	rep.Evidence = append(rep.Evidence,
+	rep.EvidenceFiles = append(rep.EvidenceFiles,
 		Evidence{What: "report", Path: txtPath, Note: "this report"},
 		Evidence{What: "report-json", Path: jsPath, Note: "this report as JSON"})
 	js, err := json.MarshalIndent(rep, "", "  ")

@@ -1,9 +1,7 @@
 package harness_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -80,7 +78,7 @@ func ExampleConfig_Iterate_nondeterministic() {
 	rep, _ := harness.Config{ArtifactDir: dir}.Iterate(context.Background(), "npm", flaky)
 	fmt.Println(rep.Verdict)
 	for i, c := range rep.Classes {
-		fmt.Printf("class %d: %d runs, first run %d\n", i+1, c.Size, c.FirstRun)
+		fmt.Printf("class %d: %d runs, first run %d\n", i+1, c.Runs, c.FirstRun)
 	}
 	d := rep.Divergence
 	fmt.Println("event", d.Event.Index, d.Event.Kind, d.Event.Field, "at byte", d.Event.Offset)
@@ -144,7 +142,7 @@ func ExampleRun_Pin() {
 		run.Pin("prompt_template", "v3")
 		return []byte("ok"), nil
 	})
-	fmt.Println(rep.Pin["model"], rep.Key == harness.Key(rep.Pin))
+	fmt.Println(rep.Components["model"], rep.Key == harness.Key(rep.Components))
 	// Output: claude-sonnet-4-5 true
 }
 
@@ -185,8 +183,8 @@ func ExampleReport_Summary() {
 func ExampleReport_Result() {
 	rep, _ := harness.Config{}.Iterate(context.Background(), "npm", pipeline("accept"))
 	res := rep.Result()
-	fmt.Println(res.Format, res.Scenario, res.Verdict, res.Runs, res.OK())
-	// Output: codegenie-gate-result/2 npm PASS 50 true
+	fmt.Println(res.Scenario, res.Verdict, res.Runs, res.OK())
+	// Output: npm PASS 50 true
 }
 
 func ExampleReproCommand() {
@@ -194,55 +192,6 @@ func ExampleReproCommand() {
 	_ = func(t *testing.T) {
 		t.Log(harness.ReproCommand(t)) // cd /home/me/mymodule && go test ./pkg -run '^TestX$' -count=1
 	}
-}
-
-// Merge the result files of a sharded gate and print the summary the
-// unsharded gate prints.
-func ExampleMergeResults() {
-	pass := func(scenario, shard string) harness.Result {
-		return harness.Result{Scenario: scenario, Test: "TestGate/" + scenario,
-			Package: "example.com/m", Shard: shard, Verdict: harness.Pass, Iterations: 50, Runs: 50,
-			Classes: []harness.Class{{Size: 50}}}
-	}
-	skip := func(scenario, shard string) harness.Result {
-		r := pass(scenario, shard)
-		r.Verdict, r.Runs, r.Classes = harness.Skipped, 0, nil
-		return r
-	}
-	shard0 := []harness.Result{pass("a", "0/2"), skip("b", "0/2")}
-	shard1 := []harness.Result{skip("a", "1/2"), pass("b", "1/2")}
-	merged, err := harness.MergeResults(append(shard0, shard1...))
-	fmt.Println(err, len(merged))
-	_, err = harness.MergeResults(shard0) // shard 1 is missing
-	fmt.Println(strings.SplitN(err.Error(), ";", 2)[0])
-	// Output:
-	// <nil> 2
-	// scenario missing from the merged results: b (test TestGate/b, package example.com/m): no result from shard 1/2
-}
-
-func ExampleWriteSummary() {
-	rep, _ := harness.Config{}.Iterate(context.Background(), "npm", pipeline("accept"))
-	var buf bytes.Buffer
-	_ = harness.WriteSummary(&buf, []harness.Result{rep.Result()})
-	fmt.Println(strings.SplitN(buf.String(), "\n", 2)[0])
-	// Output: == determinism gate: PASS ==
-}
-
-func ExampleWriteResult() {
-	dir, _ := os.MkdirTemp("", "results")
-	defer os.RemoveAll(dir)
-	rep, _ := harness.Config{}.Iterate(context.Background(), "npm", pipeline("accept"))
-	if _, err := harness.WriteResult(dir, rep.Result()); err != nil {
-		fmt.Println(err)
-		return
-	}
-	rs, err := harness.ReadResults(dir)
-	fmt.Println(err, len(rs), rs[0].Scenario, rs[0].Verdict)
-	js, _ := json.Marshal(rs[0].Classes)
-	fmt.Println(strings.Contains(string(js), `"size":50`))
-	// Output:
-	// <nil> 1 npm PASS
-	// true
 }
 
 func ExampleMain() {
@@ -272,16 +221,6 @@ func ExampleRun_Index() {
 	})
 	fmt.Println(rep.Verdict, len(rep.Classes))
 	// Output: NONDETERMINISTIC 20
-}
-
-func ExampleReadResult() {
-	dir, _ := os.MkdirTemp("", "results")
-	defer os.RemoveAll(dir)
-	rep, _ := harness.Config{}.Iterate(context.Background(), "npm", pipeline("accept"))
-	path, _ := harness.WriteResult(dir, rep.Result())
-	r, err := harness.ReadResult(path)
-	fmt.Println(err, r.Scenario, r.Verdict, r.Classes[0].Size)
-	// Output: <nil> npm PASS 50
 }
 
 func ExampleReport_Text() {

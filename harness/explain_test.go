@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/codegenie/codegenie/gate"
 )
 
 // TestCarriedStateNamesFreshClass: a pipeline with a package-level cache
@@ -39,12 +41,12 @@ func TestCarriedStateNamesFreshClass(t *testing.T) {
 				toyCacheMu.Unlock()
 			}
 			rep := Config{Iterations: 20, Processes: tt.processes}.check(t, "carried-"+tt.name, toyPipeline{bug: "cache"}.run, false)
-			require.Equal(t, Nondeterministic, rep.Verdict, "%s", rep)
+			require.Equal(t, gate.Nondeterministic, rep.Verdict, "%s", rep)
 			require.Len(t, rep.Classes, 2, "%s", rep)
 			require.Equal(t, tt.fresh, rep.FreshClass, "%s", rep)
 			fresh := rep.Classes[tt.fresh-1]
-			require.Equal(t, tt.fresh1, fresh.Size)
-			require.Len(t, fresh.Processes, tt.processes, "every child is in the fresh class")
+			require.Equal(t, tt.fresh1, fresh.Runs)
+			require.Len(t, rep.ClassProcesses(tt.fresh-1), tt.processes, "every child is in the fresh class")
 			require.Contains(t, rep.String(), "state is carried across runs")
 			if tt.prefilled {
 				require.True(t, rep.Causes.Carried, "%s", rep)
@@ -81,10 +83,10 @@ func TestProcessRandomStateBlamesNoPerturbation(t *testing.T) {
 	for i := range gates {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			rep := Config{Iterations: 20, Processes: 4}.check(t, fmt.Sprintf("process-coin-%d", i), processCoin, false)
-			if rep.Verdict == Pass {
+			if rep.Verdict == gate.Pass {
 				t.Skip("every child process drew the test process's value")
 			}
-			require.Equal(t, Nondeterministic, rep.Verdict, "%s", rep)
+			require.Equal(t, gate.Nondeterministic, rep.Verdict, "%s", rep)
 			require.NotNil(t, rep.Causes, "%s", rep)
 			c := rep.Causes
 			require.Empty(t, c.Depends, "an innocent perturbation is blamed:\n%s", rep)
@@ -112,10 +114,10 @@ func TestStateLeftByAnEarlierScenario(t *testing.T) {
 	cfg := Config{Iterations: 12, Floor: 12, Processes: 2}
 	first := cfg.check(t, "fills-the-cache", fill, false)
 	if first != nil && !inChild() {
-		require.Equal(t, Pass, first.Verdict, "%s", first)
+		require.Equal(t, gate.Pass, first.Verdict, "%s", first)
 	}
 	rep := cfg.check(t, "reads-the-cache", toyPipeline{bug: "cache"}.run, false)
-	require.Equal(t, Nondeterministic, rep.Verdict, "%s", rep)
+	require.Equal(t, gate.Nondeterministic, rep.Verdict, "%s", rep)
 	require.Equal(t, 10, rep.Classes[0].InProcess, "every run in the test process saw the cache filled")
 	require.NotNil(t, rep.Causes, "%s", rep)
 	require.True(t, rep.Causes.Carried, "%s", rep)

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/codegenie/codegenie/cassettes"
+	"github.com/codegenie/codegenie/gate"
 	"github.com/codegenie/codegenie/internal/fakellm"
 	"github.com/codegenie/codegenie/replay"
 )
@@ -117,10 +118,10 @@ func TestConcurrentMissIsOneChange(t *testing.T) {
 			t.Run(fmt.Sprintf("%d requests, %s", n, tt.name), func(t *testing.T) {
 				cfg := Config{Iterations: 50, Processes: -1, ArtifactDir: t.TempDir()}
 				rep := cfg.check(t, "fanout", fanout(path, n, tt.request), false)
-				require.Equal(t, Broken, rep.Verdict, "%s", rep)
+				require.Equal(t, gate.Broken, rep.Verdict, "%s", rep)
 				require.Len(t, rep.Classes, 1, "%s", rep)
 				require.Equal(t, ErrorKindCassetteMiss, rep.Classes[0].ErrorKind)
-				require.Contains(t, rep.Classes[0].Error, tt.field)
+				require.Contains(t, rep.Classes[0].Message, tt.field)
 				text := rep.String()
 				require.Equal(t, 1, strings.Count(text, "-cassettes.record="), "one re-record command:\n%s", text)
 				require.Contains(t, text, "re-record it: "+rep.ReRecordCommand)
@@ -155,7 +156,7 @@ func TestConcurrentMissVaries(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := Config{Iterations: 20, Processes: -1, ArtifactDir: t.TempDir()}
 			rep := cfg.check(t, "fanout-varies", fanout(path, n, tt.request), false)
-			require.Equal(t, Nondeterministic, rep.Verdict, "%s", rep)
+			require.Equal(t, gate.Nondeterministic, rep.Verdict, "%s", rep)
 			require.Len(t, rep.Classes, tt.classes, "%s", rep)
 			require.Empty(t, rep.ReRecordCommand)
 			requireNoReRecordAdvice(t, rep.String())
@@ -173,26 +174,21 @@ func TestReplayDiffShowsTheMisses(t *testing.T) {
 		return fanoutRequest(i, reviewSystem, map[string]any{"metadata": map[string]any{"user_id": fmt.Sprintf("run %d", run.Index())}})
 	})
 	rep := Config{Iterations: 4, Floor: 4, Processes: -1, ArtifactDir: t.TempDir()}.check(t, "fanout-diff", s, false)
-	require.Equal(t, Nondeterministic, rep.Verdict, "%s", rep)
+	require.Equal(t, gate.Nondeterministic, rep.Verdict, "%s", rep)
 	d := rep.Divergence
-	var bundle string
-	for _, e := range rep.Evidence {
-		if e.What == "bundle" {
-			bundle = e.Path
-		}
-	}
+	bundle := rep.Evidence
 	require.NotEmpty(t, bundle)
 	dr, err := replay.Options{}.Diff(t.Context(), replay.RunRef{Path: bundle, Run: fmt.Sprintf("run-%03d", d.RunA)}, replay.RunRef{Path: bundle, Run: fmt.Sprintf("run-%03d", d.RunB)})
 	require.NoError(t, err)
 	var sb strings.Builder
 	require.NoError(t, dr.Text(&sb))
-	gate := rep.String()
-	for _, c := range []Class{rep.Classes[d.ClassA-1], rep.Classes[d.ClassB-1]} {
-		for l := range strings.SplitSeq(c.Error, "\n") {
-			require.Contains(t, gate, l)
+	text := rep.String()
+	for _, c := range []gate.Class{rep.Classes[d.ClassA-1], rep.Classes[d.ClassB-1]} {
+		for l := range strings.SplitSeq(c.Message, "\n") {
+			require.Contains(t, text, l)
 			require.Contains(t, sb.String(), l, "replay diff shows the gate's line")
 		}
-		require.Contains(t, c.Error, `body ["metadata"]: (missing) != {"user_id":"run `)
+		require.Contains(t, c.Message, `body ["metadata"]: (missing) != {"user_id":"run `)
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/codegenie/codegenie/events"
+	"github.com/codegenie/codegenie/gate"
 	"github.com/codegenie/codegenie/harness"
 	"github.com/codegenie/codegenie/internal/hint"
 	"github.com/codegenie/codegenie/replay"
@@ -47,21 +48,23 @@ func constant(s string) func(int) string { return func(int) string { return s } 
 func TestCheckPasses(t *testing.T) {
 	rep := harness.Check(t, "npm", linear(constant("accept"), constant("diff")))
 	require.True(t, rep.OK())
-	require.Equal(t, harness.Pass, rep.Verdict)
+	require.Equal(t, gate.Pass, rep.Verdict)
 	require.Equal(t, 50, rep.Runs)
 	require.Equal(t, harness.DefaultProcesses, rep.ProcessRuns)
 	require.Len(t, rep.Classes, 1)
-	require.Equal(t, 50, rep.Classes[0].Size)
+	require.Equal(t, 50, rep.Classes[0].Runs)
 	require.Equal(t, 46, rep.Classes[0].InProcess)
-	require.Len(t, rep.Classes[0].Processes, 4)
+	require.Len(t, rep.ClassProcesses(0), 4)
 	require.Contains(t, rep.Isolation, "synctest bubble per run")
 	require.Equal(t, []int{1, 2, 3}, rep.GOMAXPROCS[:3])
-	require.Equal(t, events.Sum([]byte("diff")), rep.OutputDigest)
-	require.Equal(t, map[string]string{"model": "m-1"}, rep.Pin)
-	require.Equal(t, harness.Key(rep.Pin), rep.Key)
+	require.Equal(t, events.Sum([]byte("diff")).String(), rep.OutputDigest)
+	require.Equal(t, map[string]string{"model": "m-1"}, rep.Components)
+	require.Equal(t, harness.Key(rep.Components), rep.Key)
 	require.Equal(t, "TestCheckPasses", rep.Test)
-	require.Equal(t, "github.com/codegenie/codegenie/harness", rep.Package)
-	require.Empty(t, rep.Evidence, "a pass writes no evidence")
+	require.Equal(t, "github.com/codegenie/codegenie/harness", rep.ImportPath)
+	require.Equal(t, "harness", rep.Package)
+	require.Empty(t, rep.EvidenceFiles, "a pass writes no evidence")
+	require.Empty(t, rep.Evidence)
 }
 
 func TestIterateDivergence(t *testing.T) {
@@ -82,9 +85,9 @@ func TestIterateDivergence(t *testing.T) {
 	require.ErrorIs(t, err, harness.ErrNondeterministic)
 	require.NotErrorIs(t, err, harness.ErrBelowFloor)
 	require.Equal(t, 30, rep.Runs, "runs continue after a divergence")
-	require.Equal(t, harness.Nondeterministic, rep.Verdict)
+	require.Equal(t, gate.Nondeterministic, rep.Verdict)
 	require.Len(t, rep.Classes, 2)
-	require.Equal(t, []int{16, 14}, []int{rep.Classes[0].Size, rep.Classes[1].Size})
+	require.Equal(t, []int{16, 14}, []int{rep.Classes[0].Runs, rep.Classes[1].Runs})
 	d := rep.Divergence
 	require.Equal(t, 0, d.RunA)
 	require.Equal(t, 3, d.RunB)
@@ -105,7 +108,7 @@ func TestIterateDivergence(t *testing.T) {
 	// One bundle holding the kept run of each class, plus the report as
 	// text and JSON.
 	var bundles []string
-	for _, e := range rep.Evidence {
+	for _, e := range rep.EvidenceFiles {
 		require.FileExists(t, e.Path)
 		require.True(t, strings.HasPrefix(e.Path, dir), e.Path)
 		if e.What == "bundle" {
@@ -113,6 +116,7 @@ func TestIterateDivergence(t *testing.T) {
 		}
 	}
 	require.Len(t, bundles, 1)
+	require.Equal(t, bundles[0], rep.Evidence, "the outcome names the bundle")
 	b, err := replay.Options{}.Load(t.Context(), bundles[0])
 	require.NoError(t, err)
 	require.Len(t, b.Runs, 2)
@@ -244,7 +248,7 @@ func TestRunErrors(t *testing.T) {
 		require.ErrorIs(t, err, harness.ErrNondeterministic, "a mix of passes and failures is nondeterministic")
 		require.ErrorIs(t, err, harness.ErrRunFailed)
 		require.Equal(t, 50, rep.Runs)
-		require.Equal(t, 5, rep.Classes[1].Size)
+		require.Equal(t, 5, rep.Classes[1].Runs)
 		require.Equal(t, 4, rep.Classes[1].FirstRun)
 		require.Equal(t, "error (*errors.errorString)", rep.Classes[1].ErrorKind)
 	})
@@ -252,7 +256,7 @@ func TestRunErrors(t *testing.T) {
 		rep, err := harness.Config{}.Iterate(t.Context(), "panic", func(context.Context, *harness.Run) ([]byte, error) { panic("nil map") })
 		require.ErrorIs(t, err, harness.ErrBroken, "every run fails the same way")
 		require.Equal(t, harness.ErrorKindPanic, rep.Classes[0].ErrorKind)
-		require.Contains(t, rep.Classes[0].Error, "panic: nil map")
+		require.Contains(t, rep.Classes[0].Message, "panic: nil map")
 		require.Empty(t, rep.ReRecordCommand)
 	})
 }

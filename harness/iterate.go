@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/codegenie/codegenie/gate"
 	"github.com/codegenie/codegenie/internal/childproc"
 )
 
@@ -58,11 +59,9 @@ func (c Config) Iterate(ctx context.Context, name string, s Scenario) (*Report, 
 
 func newReport(rc *resolved, name string) *Report {
 	rep := &Report{
-		Scenario:   name,
-		Iterations: rc.Iterations,
-		Floor:      rc.Floor,
-		Budget:     rc.Budget,
-		Allowlist:  rc.Allowlist,
+		Outcome:   gate.Outcome{Scenario: name, Iterations: rc.Iterations, Floor: rc.Floor},
+		Budget:    rc.Budget,
+		Allowlist: rc.Allowlist,
 	}
 	if rc.repro != nil {
 		rep.ReproCommand = rc.repro.String()
@@ -154,10 +153,10 @@ func iterate(ctx context.Context, rc *resolved, rep *Report, s Scenario, e env) 
 	}
 	rep.Wall = rc.Now().Sub(start)
 	classes := judge(rc, rep, g)
-	if kids != nil && rep.Verdict == Nondeterministic {
+	if kids != nil && rep.Verdict == gate.Nondeterministic {
 		rep.FreshClass = freshClass(classes)
 	}
-	if kids != nil && rep.Verdict == Nondeterministic && !rep.BudgetExceeded && ctx.Err() == nil {
+	if kids != nil && rep.Verdict == gate.Nondeterministic && !rep.BudgetExceeded && ctx.Err() == nil {
 		rep.Causes = kids.attribute(ctx, g, classes)
 		if rep.Causes != nil && rep.Causes.Carried {
 			rep.FreshClass = rep.Causes.Class
@@ -167,7 +166,7 @@ func iterate(ctx context.Context, rc *resolved, rep *Report, s Scenario, e env) 
 	rc.latency.finish(ctx, rc, rep, e, g, classes)
 	// A recording is kept only when the replay gate after it passes.
 	rep.RecordingDiscarded = rc.opened.keepIfPassed(rep)
-	if rep.Verdict != Pass && rep.Verdict != "" && !e.noEvidence {
+	if rep.Verdict != gate.Pass && rep.Verdict != "" && !e.noEvidence {
 		writeEvidence(rc, e, rep, g)
 	}
 }
@@ -177,8 +176,14 @@ func iterate(ctx context.Context, rc *resolved, rep *Report, s Scenario, e env) 
 func judge(rc *resolved, rep *Report, g *grouper) []*group {
 	classes := g.result()
 	rep.Verdict = verdict(classes)
-	for _, c := range classes {
+	for i, c := range classes {
 		rep.Classes = append(rep.Classes, c.Class)
+		if rep.Processes != nil {
+			for _, p := range c.procs {
+				p.Class = i + 1
+				rep.Processes.Children = append(rep.Processes.Children, p)
+			}
+		}
 		if c.ErrorKind == errorKindLeak && c.first != nil && len(rep.Leaks) < maxKept {
 			rep.Leaks = append(rep.Leaks, Leak{Run: c.FirstRun, Goroutines: c.first.leaks})
 		}
@@ -189,7 +194,7 @@ func judge(rc *resolved, rep *Report, g *grouper) []*group {
 	top := classes[0]
 	rep.Key, rep.OutputDigest, rep.ChainDigest, rep.Events = top.Key, top.OutputDigest, top.ChainDigest, top.Events
 	if top.first != nil {
-		rep.Pin = top.first.pin
+		rep.Components = top.first.pin
 	}
 	if len(classes) > 1 {
 		rep.Divergence = compare(rc, classes[0], classes[1])
@@ -200,7 +205,7 @@ func judge(rc *resolved, rep *Report, g *grouper) []*group {
 	}
 	// Recording again is the answer only when every run missed the
 	// cassette the same way, and this gate did not just record it.
-	if rep.Verdict == Broken && reRecordFixes(top.ErrorKind) && len(rc.opened.recorded()) == 0 {
+	if rep.Verdict == gate.Broken && reRecordFixes(top.ErrorKind) && len(rc.opened.recorded()) == 0 {
 		if c, ok := reRecordCommand(rc, rep, rc.opened.list()); ok {
 			rep.addCommand(c)
 		}

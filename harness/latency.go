@@ -3,6 +3,8 @@ package harness
 import (
 	"context"
 	"sync"
+
+	"github.com/codegenie/codegenie/gate"
 )
 
 // dimLatency names the replayed latency where causes are listed.
@@ -47,7 +49,7 @@ const latencyControls = 2
 // latencyControls times with the latencies of run 0); it replaces a
 // stream chunking that was tried and not blamed.
 func (s *latencyState) finish(ctx context.Context, rc *resolved, rep *Report, e env, g *grouper, classes []*group) {
-	if s == nil || rep.Verdict != Nondeterministic || rep.BudgetExceeded || rep.Cancelled != "" || ctx.Err() != nil {
+	if s == nil || rep.Verdict != gate.Nondeterministic || rep.BudgetExceeded || rep.Cancelled != "" || ctx.Err() != nil {
 		return
 	}
 	if c := rep.Causes; c != nil && (c.Chunking == "" || len(c.Depends) > 0) {
@@ -67,6 +69,6 @@ func (s *latencyState) finish(ctx context.Context, rc *resolved, rep *Report, e 
 		}
 	}
 	if class, run, cause := traceInProcess(ctx, rc, e, g, classes, used, asRun0, latencyControls); cause {
-		rep.Causes = &Causes{Run: run, Class: class, Latency: true, Tried: []string{dimLatency}, Depends: []string{dimLatency}}
+		rep.Causes = &gate.Causes{Run: run, Class: class, Latency: true, Tried: []string{dimLatency}, Depends: []string{dimLatency}}
 	}
 }

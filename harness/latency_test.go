@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/codegenie/codegenie/cassettes"
+	"github.com/codegenie/codegenie/gate"
 )
 
 // timedHello asks "hello" through the cassette at path and returns the
@@ -45,7 +46,7 @@ func TestMeasuredLatencyIsCaught(t *testing.T) {
 		return fmt.Appendf(nil, "%s (answered in %v)", text, took), err
 	}
 	rep := Config{Iterations: 20, Processes: -1}.check(t, "latency-in-output", s, false)
-	require.Equal(t, Nondeterministic, rep.Verdict, "%s", rep)
+	require.Equal(t, gate.Nondeterministic, rep.Verdict, "%s", rep)
 	require.Len(t, rep.Classes, 20, "every run measured another latency")
 	require.NotNil(t, rep.Divergence.Output)
 	require.Contains(t, rep.Divergence.Output.ExcerptA, "answered in ")
@@ -60,7 +61,7 @@ func TestMeasuredLatencyIsCaught(t *testing.T) {
 		text, err := complete(ctx, client, "hello")
 		return []byte(text), err
 	}, false)
-	require.Equal(t, Pass, rep.Verdict, "%s", rep)
+	require.Equal(t, gate.Pass, rep.Verdict, "%s", rep)
 }
 
 // TestLatencyNamedAsCause: an elapsed-time budget around a call decides
@@ -80,7 +81,7 @@ func TestLatencyNamedAsCause(t *testing.T) {
 		return []byte("called the tool; " + text), nil
 	}
 	rep := Config{Iterations: 20, Processes: -1}.check(t, "latency-budget", s, false)
-	require.Equal(t, Nondeterministic, rep.Verdict, "%s", rep)
+	require.Equal(t, gate.Nondeterministic, rep.Verdict, "%s", rep)
 	require.NotNil(t, rep.Causes, "%s", rep)
 	require.True(t, rep.Causes.Latency, "%s", rep)
 	require.Equal(t, []string{dimLatency}, rep.Causes.Depends)
@@ -231,7 +232,7 @@ func TestStreamRecordedThroughCheck(t *testing.T) {
 	cfg := Config{Iterations: 20, Processes: -1, Cassette: cassettes.Options{RealTransport: redirect}}
 	rep := cfg.check(t, "record-stream", scenario(0), false)
 	require.NoError(t, flag.Set(cassettes.RecordFlag, ""))
-	require.Equal(t, Pass, rep.Verdict, "%s", rep)
+	require.Equal(t, gate.Pass, rep.Verdict, "%s", rep)
 	require.Equal(t, []string{path}, rep.Recorded)
 
 	recs, err := cassettes.ReadRecorded(path)
@@ -251,9 +252,9 @@ func TestStreamRecordedThroughCheck(t *testing.T) {
 	mu.Unlock()
 
 	rep = Config{Iterations: 20, Processes: -1}.check(t, "first-token-timeout", scenario(40*time.Millisecond), false)
-	require.Equal(t, Broken, rep.Verdict, "%s", rep)
-	require.Equal(t, 20, rep.Classes[0].Size, "every run timed out")
-	require.Contains(t, rep.Classes[0].Error, errFirstToken.Error())
+	require.Equal(t, gate.Broken, rep.Verdict, "%s", rep)
+	require.Equal(t, 20, rep.Classes[0].Runs, "every run timed out")
+	require.Contains(t, rep.Classes[0].Message, errFirstToken.Error())
 }
 
 // recordTook records one call per prompt, each as if the API had taken
@@ -302,8 +303,8 @@ func TestLatencyFromRecording(t *testing.T) {
 	cfg := Config{Iterations: 20, Processes: -1, Cassette: cassettes.Options{AllowUnused: true}}
 	slow := recordTook(t, "slow", 12*time.Second, prompts...)
 	rep := cfg.check(t, "cap-slow", loop(slow), false)
-	require.Contains(t, []Verdict{Nondeterministic, Broken}, rep.Verdict, "%s", rep)
-	if rep.Verdict == Nondeterministic {
+	require.Contains(t, []gate.Verdict{gate.Nondeterministic, gate.Broken}, rep.Verdict, "%s", rep)
+	if rep.Verdict == gate.Nondeterministic {
 		require.NotNil(t, rep.Divergence.Output, "%s", rep)
 		require.Contains(t, rep.Divergence.Output.ExcerptA+rep.Divergence.Output.ExcerptB, "stopped: 30 s elapsed")
 	}
@@ -311,5 +312,5 @@ func TestLatencyFromRecording(t *testing.T) {
 
 	fast := recordTook(t, "fast", time.Second, prompts...)
 	rep = cfg.check(t, "cap-fast", loop(fast), false)
-	require.Equal(t, Pass, rep.Verdict, "%s", rep)
+	require.Equal(t, gate.Pass, rep.Verdict, "%s", rep)
 }

@@ -1,6 +1,8 @@
 package harness
 
-import "github.com/codegenie/codegenie/cassettes"
+import (
+	"github.com/codegenie/codegenie/cassettes"
+)
 
 // maskText masks the credentials in text that leaves the harness (error
 // texts in test output, reports, bundles, result files and ledger

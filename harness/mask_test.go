@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/codegenie/codegenie/gate"
 	"github.com/codegenie/codegenie/replay"
 )
 
@@ -37,9 +38,9 @@ func TestURLKeyNeverLeaves(t *testing.T) {
 		defer resp.Body.Close()
 		return io.ReadAll(resp.Body)
 	}, false)
-	require.Equal(t, Broken, rep.Verdict, "%s", rep)
-	require.Equal(t, 2, len(rep.Classes[0].Processes))
-	res, err := WriteResult(t.TempDir(), rep.Result())
+	require.Equal(t, gate.Broken, rep.Verdict, "%s", rep)
+	require.Equal(t, 2, len(rep.ClassProcesses(0)))
+	res, err := rep.Result().Save(t.TempDir())
 	require.NoError(t, err)
 	texts := map[string]string{"report": rep.String(), "error": rep.Err().Error()}
 	for _, p := range []string{res, filepath.Join(dir, "url-key", "report.json"), filepath.Join(dir, "url-key", "report.txt")} {

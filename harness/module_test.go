@@ -12,7 +12,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/codegenie/codegenie/gate"
 	"github.com/codegenie/codegenie/harness"
+	"github.com/codegenie/codegenie/internal/hint"
 )
 
 // The files of a throwaway module that uses this one the way another team
@@ -251,10 +253,10 @@ func TestAnotherModule(t *testing.T) {
 	require.Contains(t, out, "NONDETERMINISTIC")
 	require.Contains(t, out, "output bytes differ at offset")
 	require.NotContains(t, out, "re-record it:", "a nondeterminism never suggests re-recording")
-	res, err := harness.ReadResults(results)
+	res, err := gate.ReadResults(results)
 	require.NoError(t, err)
 	require.Len(t, res, 1)
-	require.Equal(t, harness.Nondeterministic, res[0].Verdict)
+	require.Equal(t, gate.Nondeterministic, res[0].Verdict)
 	require.True(t, filepath.IsLocal(res[0].Evidence), "the result names its evidence inside its folder: %s", res[0].Evidence)
 	require.FileExists(t, filepath.Join(results, res[0].Evidence), "the result's evidence exists after go test returned")
 	require.NoDirExists(t, filepath.Join(cache, "codegenie", "evidence"), "the results folder holds the evidence")
@@ -269,10 +271,14 @@ func TestAnotherModule(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(js, &rep))
 	require.Len(t, rep.Commands, len(cmds), "report.json lists what the text prints")
+	for _, same := range [][2]any{{res[0].Verdict, rep.Verdict}, {res[0].Package, rep.Package}, {res[0].ImportPath, rep.ImportPath},
+		{res[0].OutputDigest, rep.OutputDigest}, {res[0].ChainDigest, rep.ChainDigest}, {res[0].Key, rep.Key}, {len(res[0].Classes), len(rep.Classes)}} {
+		require.Equal(t, same[0], same[1], "report.json and the result file hold the same outcome")
+	}
 	for _, c := range rep.Commands {
 		require.Contains(t, cmds, c.String())
 		require.Equal(t, dir, c.Dir, "%s runs in the module root", c)
-		if c.Purpose == harness.PurposeReproduce {
+		if c.Purpose == hint.PurposeReproduce {
 			cmd := exec.CommandContext(t.Context(), c.Argv[0], c.Argv[1:]...)
 			cmd.Dir = c.Dir
 			cmd.Env = append(env, "GOPROXY=off")

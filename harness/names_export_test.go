@@ -7,20 +7,12 @@ const (
 	ErrorKindCassetteUnused = errorKindCassetteUnused
 	ErrorKindPanic          = errorKindPanic
 	ErrorKindPin            = errorKindPin
-	PurposeReRecord         = purposeReRecord
-	PurposeReproduce        = purposeReproduce
 )
 
 var (
-	ShardOf = shardOf
-
-	ErrBadResult       = errBadResult
-	ErrBelowFloor      = errBelowFloor
-	ErrConflict        = errConflict
-	ErrInvalidConfig   = errInvalidConfig
-	ErrLeak            = errLeak
-	ErrMissingScenario = errMissingScenario
-	ErrRunFailed       = errRunFailed
-	ReadResult         = readResult
-	ReproCommand       = defaultReproCommand
+	ErrBelowFloor    = errBelowFloor
+	ErrInvalidConfig = errInvalidConfig
+	ErrLeak          = errLeak
+	ErrRunFailed     = errRunFailed
+	ReproCommand     = defaultReproCommand
 )

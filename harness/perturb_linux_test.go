@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/codegenie/codegenie/gate"
 	"github.com/codegenie/codegenie/internal/childproc"
 )
 
@@ -19,7 +20,7 @@ func TestUmaskRefusedDegrades(t *testing.T) {
 		t.Cleanup(childproc.Inject(childproc.Faults{NoUnshare: true}))
 	}
 	rep := Config{Iterations: 8, Floor: 8, Processes: 2}.check(t, "umask-refused", noteScenario(createdMode), false)
-	require.Equal(t, Pass, rep.Verdict, "%s", rep)
+	require.Equal(t, gate.Pass, rep.Verdict, "%s", rep)
 	require.Contains(t, rep.Processes.NotVaried, "umask: the kernel refused the starting thread a umask of its own (unshare CLONE_FS): operation not permitted")
 }
 
@@ -32,7 +33,7 @@ func TestUTSRefusedDegrades(t *testing.T) {
 		t.Cleanup(childproc.Inject(childproc.Faults{NoUTS: true}))
 	}
 	rep := Config{Iterations: 8, Floor: 8, Processes: 2}.check(t, "uts-refused", noteScenario(func() (string, error) { return os.Hostname() }), false)
-	require.Equal(t, Pass, rep.Verdict, "%s", rep)
+	require.Equal(t, gate.Pass, rep.Verdict, "%s", rep)
 	found := false
 	for _, n := range rep.Processes.NotVaried {
 		found = found || strings.HasPrefix(n, "hostname and domain name: the kernel refused a new UTS namespace: ") && strings.HasSuffix(n, "operation not permitted")

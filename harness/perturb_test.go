@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/codegenie/codegenie/gate"
 	"github.com/codegenie/codegenie/internal/childproc"
 )
 
@@ -78,12 +79,12 @@ func TestReprotestPerturbationsCatch(t *testing.T) {
 				}
 			}
 			rep := Config{Iterations: 20, Processes: 4}.check(t, "reprotest-"+tt.name, noteScenario(tt.note), false)
-			require.Equal(t, Nondeterministic, rep.Verdict, "%s", rep)
+			require.Equal(t, gate.Nondeterministic, rep.Verdict, "%s", rep)
 			require.Equal(t, 16, rep.Classes[0].InProcess, "every run in the test process agrees")
 			require.NotNil(t, rep.Causes, "%s", rep)
 			require.Equal(t, []string{tt.depends}, rep.Causes.Depends, "%s", rep)
 			require.Contains(t, rep.String(), "the outcome depends on: "+tt.depends)
-			t.Logf("%s: %d classes %s; depends on %q", tt.name, len(rep.Classes), classSizes(rep.Classes), rep.Causes.Depends)
+			t.Logf("%s: %d classes %s; depends on %q", tt.name, len(rep.Classes), rep.classSizes(), rep.Causes.Depends)
 		})
 	}
 }
@@ -98,7 +99,7 @@ func TestHeldHomeIsNotVaried(t *testing.T) {
 	}
 	vars := append(DefaultConfigVars(), ConfigVar{Name: main, Reason: "our pipeline's own configuration lives in the home"})
 	rep := Config{Iterations: 8, Floor: 8, Processes: 2, ConfigVars: vars}.check(t, "held-home", noteScenario(func() (string, error) { return os.UserHomeDir() }), false)
-	require.Equal(t, Pass, rep.Verdict, "%s", rep)
+	require.Equal(t, gate.Pass, rep.Verdict, "%s", rep)
 	require.Contains(t, rep.Processes.NotVaried, "HOME and XDG directories: "+main+" is held as configuration (Config.ConfigVars)")
 }
 
@@ -114,7 +115,7 @@ func TestExecutableRefusedDegrades(t *testing.T) {
 		t.Cleanup(childproc.Inject(childproc.Faults{NoExec: true}))
 	}
 	rep := Config{Iterations: 8, Floor: 8, Processes: 2}.check(t, "executable-refused", noteScenario(func() (string, error) { return os.Executable() }), false)
-	require.Equal(t, Pass, rep.Verdict, "%s", rep)
+	require.Equal(t, gate.Pass, rep.Verdict, "%s", rep)
 	found := false
 	for _, n := range rep.Processes.NotVaried {
 		found = found || strings.HasPrefix(n, "executable path: the test binary could not be run from the temporary directory: ")

@@ -9,8 +9,11 @@ import (
 // Process is one run made in a child process of the test binary, with the
 // values its environment had, as the child observed them.
 type Process struct {
-	Run int `json:"run"`
-	PID int `json:"pid"`
+	// Run is the run the process made, Class the class (1-based) of its
+	// outcome and PID its process id.
+	Run   int `json:"run"`
+	Class int `json:"class"`
+	PID   int `json:"pid"`
 	// Dir is the working directory (os.Getwd) and TempDir os.TempDir().
 	Dir     string `json:"dir"`
 	TempDir string `json:"tmpdir"`
@@ -72,4 +75,22 @@ type ProcessSummary struct {
 	EnvHeld []string `json:"env_held,omitempty"`
 	// NotVaried lists what could not be varied here, and why.
 	NotVaried []string `json:"not_varied,omitempty"`
+	// Children lists the child processes by class, then run
+	// (Report.ClassProcesses).
+	Children []Process `json:"children,omitempty"`
+}
+
+// ClassProcesses returns the child processes whose runs are in class i
+// (0-based, an index of Classes), by run.
+func (r *Report) ClassProcesses(i int) []Process {
+	if r.Processes == nil {
+		return nil
+	}
+	var out []Process
+	for _, p := range r.Processes.Children {
+		if p.Class == i+1 {
+			out = append(out, p)
+		}
+	}
+	return out
 }

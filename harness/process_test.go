@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/codegenie/codegenie/gate"
 	"github.com/codegenie/codegenie/internal/childproc"
 )
 
@@ -70,7 +71,7 @@ func TestProcessRunsCatch(t *testing.T) {
 				t.Skip(why)
 			}
 			rep := Config{Iterations: 20, Processes: 4}.check(t, "toy-"+tt.bug, toyPipeline{bug: tt.bug}.run, false)
-			require.Equal(t, Nondeterministic, rep.Verdict, "%s", rep)
+			require.Equal(t, gate.Nondeterministic, rep.Verdict, "%s", rep)
 			require.Equal(t, 16, rep.Classes[0].InProcess, "every run in the test process agrees")
 			require.NotNil(t, rep.Causes, "%s", rep)
 			if tt.depends == "" {
@@ -81,7 +82,7 @@ func TestProcessRunsCatch(t *testing.T) {
 				require.Contains(t, rep.String(), "the outcome depends on: ")
 			}
 			require.Empty(t, rep.ReRecordCommand)
-			t.Logf("%s: %d classes %s; depends on %q (fresh process: %v)", tt.bug, len(rep.Classes), classSizes(rep.Classes), rep.Causes.Depends, rep.Causes.FreshProcess)
+			t.Logf("%s: %d classes %s; depends on %q (fresh process: %v)", tt.bug, len(rep.Classes), rep.classSizes(), rep.Causes.Depends, rep.Causes.FreshProcess)
 		})
 	}
 }
@@ -118,16 +119,16 @@ func TestChildFailures(t *testing.T) {
 			}
 			start := time.Now()
 			rep := Config{Iterations: 20, Processes: 2, ChildTimeout: 2 * time.Second}.check(t, "child-"+tt.name, s, false)
-			require.Equal(t, Nondeterministic, rep.Verdict, "%s", rep)
+			require.Equal(t, gate.Nondeterministic, rep.Verdict, "%s", rep)
 			require.Len(t, rep.Classes, 2)
 			bad := rep.Classes[1]
 			require.Equal(t, errorKindChild, bad.ErrorKind)
-			require.Equal(t, 2, bad.Size)
-			require.Contains(t, bad.Error, "child process for run ")
-			require.Contains(t, bad.Error, tt.reason)
+			require.Equal(t, 2, bad.Runs)
+			require.Contains(t, bad.Message, "child process for run ")
+			require.Contains(t, bad.Message, tt.reason)
 			require.Less(t, time.Since(start), time.Minute)
-			require.Len(t, bad.Processes, 2, "the failed runs name their children")
-			require.NotZero(t, bad.Processes[0].PID)
+			require.Len(t, rep.ClassProcesses(1), 2, "the failed runs name their children")
+			require.NotZero(t, rep.ClassProcesses(1)[0].PID)
 			require.True(t, strings.Contains(rep.String(), tt.reason))
 		})
 	}
@@ -199,17 +200,17 @@ func TestChildLeavesProcess(t *testing.T) {
 				t.Cleanup(func() { killMarked(marker) })
 			}
 			rep := Config{Iterations: 10, Floor: 10, Processes: 2}.check(t, "child-leaves-process", s, false)
-			require.Equal(t, Nondeterministic, rep.Verdict, "%s", rep)
+			require.Equal(t, gate.Nondeterministic, rep.Verdict, "%s", rep)
 			require.Len(t, rep.Classes, 2, "%s", rep)
 			bad := rep.Classes[1]
 			require.Equal(t, errorKindChild, bad.ErrorKind)
-			require.Equal(t, 2, bad.Size)
-			require.Contains(t, bad.Error, "leaked: left ")
-			t.Logf("%s: %s", tt.name, firstLine(bad.Error))
+			require.Equal(t, 2, bad.Runs)
+			require.Contains(t, bad.Message, "leaked: left ")
+			t.Logf("%s: %s", tt.name, firstLine(bad.Message))
 			if runtime.GOOS == "linux" {
-				require.Contains(t, bad.Error, "(sleep", "the leftover is named")
+				require.Contains(t, bad.Message, "(sleep", "the leftover is named")
 				if tt.script != "" {
-					require.Contains(t, bad.Error, "(sleep, outside its process group)")
+					require.Contains(t, bad.Message, "(sleep, outside its process group)")
 				}
 				require.Empty(t, marked(marker), "no process a child started outlives the gate")
 			}

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/codegenie/codegenie/cassettes"
+	"github.com/codegenie/codegenie/gate"
 )
 
 // TestRecordSwitch: with -cassettes.record selecting a cassette, the first
@@ -45,12 +46,12 @@ func TestRecordSwitch(t *testing.T) {
 		run.Pin("cassette_id", c.Transport.(interface{ CassetteID() string }).CassetteID())
 		return postGreet(ctx, c)
 	}, false)
-	require.Equal(t, Pass, rep.Verdict, "%s", rep)
+	require.Equal(t, gate.Pass, rep.Verdict, "%s", rep)
 	require.Equal(t, []string{path}, rep.Recorded)
 	require.Equal(t, int64(1), calls.Load(), "only the first run reached the server")
 	id, err := cassettes.Digest(path)
 	require.NoError(t, err)
-	require.Equal(t, map[string]string{"cassette_id": id}, rep.Pin)
+	require.Equal(t, map[string]string{"cassette_id": id}, rep.Components)
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
 	require.Contains(t, string(b), "https://api.example.com/v1/greet", "the cassette keeps the API's URL")
@@ -85,7 +86,7 @@ func TestRecordingNotKeptWhenGateFails(t *testing.T) {
 		// A bug: every run's output differs.
 		return fmt.Appendf(out, " run %d", runs.Add(1)), err
 	}, false)
-	require.Equal(t, Nondeterministic, rep.Verdict, "%s", rep)
+	require.Equal(t, gate.Nondeterministic, rep.Verdict, "%s", rep)
 	require.Equal(t, []string{path}, rep.Recorded)
 	require.Equal(t, int64(2), calls.Load(), "the gate recorded once")
 	after, err := os.ReadFile(path)
@@ -122,7 +123,7 @@ func TestRecordingNotSavedIsNotClaimed(t *testing.T) {
 		}
 		return postGreet(ctx, c)
 	}, false)
-	require.Equal(t, Pass, rep.Verdict, "%s", rep)
+	require.Equal(t, gate.Pass, rep.Verdict, "%s", rep)
 	require.Empty(t, rep.Recorded, "nothing was saved")
 	after, err := os.ReadFile(path)
 	require.NoError(t, err)
@@ -194,7 +195,7 @@ func TestFailedRecordingShowsItsError(t *testing.T) {
 		}
 		return nil, fmt.Errorf("load config with key %s: unable to add custom RootCAs HTTPClient (AWS_CA_BUNDLE)", key)
 	}, false)
-	require.Equal(t, Broken, rep.Verdict, "%s", rep)
+	require.Equal(t, gate.Broken, rep.Verdict, "%s", rep)
 	require.Contains(t, rep.RecordingError, "unable to add custom RootCAs HTTPClient (AWS_CA_BUNDLE)")
 	require.NotContains(t, rep.RecordingError, key)
 	require.Empty(t, rep.ReRecordCommand, "recording again as before cannot help")
@@ -203,7 +204,7 @@ func TestFailedRecordingShowsItsError(t *testing.T) {
 	require.NotContains(t, head, "-cassettes.record", "%s", text)
 	require.Contains(t, head, "next: fix what made run 0 fail while recording")
 	read := 0
-	for _, e := range rep.Evidence {
+	for _, e := range rep.EvidenceFiles {
 		if e.What != "report" && e.What != "report-json" {
 			continue
 		}

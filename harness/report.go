@@ -8,30 +8,22 @@ import (
 	"time"
 
 	"github.com/codegenie/codegenie/events"
+	"github.com/codegenie/codegenie/gate"
+	"github.com/codegenie/codegenie/internal/excerpt"
 	"github.com/codegenie/codegenie/replay"
 )
 
 // Report is the result of a gate run, as data: Text and String render it
-// for people, encoding/json for machines (durations are nanoseconds).
+// for people, encoding/json for machines (durations are nanoseconds). Its
+// gate.Outcome (the scenario, test and package, verdict, runs, classes,
+// run key, digests, causes, evidence bundle and commands) is what a result
+// file and a ledger entry hold of it; Result returns that.
 type Report struct {
-	Scenario string `json:"scenario"`
-	// Test, Package and Dir name the test that ran the gate (t.Name()),
-	// its package's import path (from go.mod) and directory; Shard the
-	// -gate.shard in force. Empty under Iterate.
-	Test    string `json:"test,omitempty"`
-	Package string `json:"package,omitempty"`
-	Dir     string `json:"dir,omitempty"`
-	Shard   string `json:"shard,omitempty"`
-	// Verdict is the judgement over every run made ("" when none was).
-	Verdict Verdict `json:"verdict"`
-	// Skipped says why the scenario was not run (Verdict Skipped).
-	Skipped string `json:"skipped,omitempty"`
-	// Iterations is the number of runs asked for; Runs the number made,
-	// ProcessRuns of them in child processes.
-	Iterations  int `json:"iterations"`
-	Runs        int `json:"runs"`
-	ProcessRuns int `json:"process_runs"`
-	Floor       int `json:"floor"`
+	gate.Outcome
+	// Dir is the directory of the package of the test that ran the gate,
+	// absolute; Shard the -gate.shard in force. Empty under Iterate.
+	Dir   string `json:"dir,omitempty"`
+	Shard string `json:"shard,omitempty"`
 	// Budget is the time budget (0: none); BudgetExceeded says it ran out
 	// before Iterations runs were made.
 	Budget         time.Duration `json:"budget,omitempty"`
@@ -48,23 +40,11 @@ type Report struct {
 	Isolation  string `json:"isolation"`
 	// Allowlist is the allowlist in force.
 	Allowlist []AllowEntry `json:"allowlist"`
-	// Pin and Key are the pins of the first run of the largest class and
-	// their digest (see Key).
-	Pin map[string]string `json:"pin,omitempty"`
-	Key string            `json:"key,omitempty"`
-	// OutputDigest, ChainDigest and Events describe the largest class.
-	OutputDigest events.Digest `json:"output_digest"`
-	ChainDigest  events.Digest `json:"chain_digest"`
-	Events       int           `json:"events"`
-	// Classes groups the runs by outcome, largest first.
-	Classes []Class `json:"classes"`
 	// Divergence compares the first runs of the two largest classes.
 	Divergence *Divergence `json:"divergence,omitempty"`
-	// Processes describes how the child processes were perturbed, and
-	// Causes what a perturbation alone changed (when only child processes
-	// differed).
+	// Processes describes the child processes: how they were perturbed,
+	// and each one's run, class and environment.
 	Processes *ProcessSummary `json:"processes,omitempty"`
-	Causes    *Causes         `json:"causes,omitempty"`
 	// Chunking is, by run number, the plan that cut the replayed response
 	// bodies of each run made in the test process into Reads: "as
 	// recorded" (one event-stream frame, or the whole body, per Read;
@@ -95,21 +75,19 @@ type Report struct {
 	// fix before recording again. The runs after it replayed what was
 	// there before.
 	RecordingError string `json:"recording_error,omitempty"`
-	// Evidence lists the files written for a failure; EvidenceError says
-	// why they could not be written.
-	Evidence      []Evidence `json:"evidence,omitempty"`
+	// EvidenceFiles lists the files written for a failure (the bundle is
+	// also Evidence); EvidenceError says why they could not be written.
+	EvidenceFiles []Evidence `json:"evidence_files,omitempty"`
 	EvidenceError string     `json:"evidence_error,omitempty"`
-	// Commands lists, as data, every command the report prints (Text
-	// prints each as Command.String renders it): reproduce when the gate
-	// failed, compare when a bundle holds the two largest classes, and
-	// re-record only for a Broken verdict whose runs all missed the
-	// cassette, left interactions unused or found no cassette:
+	// Commands (in the Outcome) lists, as data, every command the report
+	// prints (Text prints each as Command.String renders it): reproduce
+	// when the gate failed, compare when a bundle holds the two largest
+	// classes, and re-record only for a Broken verdict whose runs all
+	// missed the cassette, left interactions unused or found no cassette:
 	// re-recording never fixes a nondeterminism, it bakes one variant
-	// into the cassette.
-	Commands []Command `json:"commands,omitempty"`
-	// ReproCommand and ReRecordCommand are the reproduce and re-record
-	// commands of Commands as text ("" for none); ReproCommand is set even
-	// when the gate passed.
+	// into the cassette. ReproCommand and ReRecordCommand are the
+	// reproduce and re-record commands as text ("" for none);
+	// ReproCommand is set even when the gate passed.
 	ReproCommand    string `json:"repro_command,omitempty"`
 	ReRecordCommand string `json:"rerecord_command,omitempty"`
 }
@@ -188,23 +166,23 @@ func (r *Report) OK() bool { return r.Err() == nil }
 // failure, failed runs, leaks, fewer runs than the floor); it wraps
 // ErrNondeterministic or ErrBroken with the verdict. The full story is in Text.
 func (r *Report) Err() error {
-	if r.Verdict == Skipped {
+	if r.Verdict == gate.Skipped {
 		return nil
 	}
 	var errs []error
 	switch r.Verdict {
-	case Nondeterministic:
-		errs = append(errs, fmt.Errorf("%w: scenario %s: %d runs fell into %d classes (%s)", ErrNondeterministic, r.Scenario, r.Runs, len(r.Classes), classSizes(r.Classes)))
-	case Broken:
+	case gate.Nondeterministic:
+		errs = append(errs, fmt.Errorf("%w: scenario %s: %d runs fell into %d classes (%s)", ErrNondeterministic, r.Scenario, r.Runs, len(r.Classes), r.classSizes()))
+	case gate.Broken:
 		c := r.Classes[0]
-		errs = append(errs, fmt.Errorf("%w: scenario %s: all %d runs failed the same way (%s): %s", ErrBroken, r.Scenario, r.Runs, c.ErrorKind, firstLine(c.Error)))
+		errs = append(errs, fmt.Errorf("%w: scenario %s: all %d runs failed the same way (%s): %s", ErrBroken, r.Scenario, r.Runs, c.ErrorKind, firstLine(c.Message)))
 	}
 	for i, c := range r.Classes {
 		if c.ErrorKind != "" {
-			errs = append(errs, fmt.Errorf("%w: scenario %s class %d (%d runs, first run %d): %s", errRunFailed, r.Scenario, i+1, c.Size, c.FirstRun, firstLine(c.Error)))
+			errs = append(errs, fmt.Errorf("%w: scenario %s class %d (%d runs, first run %d): %s", errRunFailed, r.Scenario, i+1, c.Runs, c.FirstRun, firstLine(c.Message)))
 		}
 		if c.ErrorKind == errorKindLeak {
-			errs = append(errs, fmt.Errorf("%w: scenario %s: %d runs left goroutines running", errLeak, r.Scenario, c.Size))
+			errs = append(errs, fmt.Errorf("%w: scenario %s: %d runs left goroutines running", errLeak, r.Scenario, c.Runs))
 		}
 	}
 	if r.Runs < r.Floor && !r.FailedFast {
@@ -217,32 +195,30 @@ func (r *Report) Err() error {
 	return errors.Join(errs...)
 }
 
-// classSizes renders class sizes as "27+23", or, for more than
-// maxSizesListed classes, summarised: "20+5+25 classes of 1 run".
-func classSizes(cs []Class) string { return strings.Join(sizeParts(cs), "+") }
+// classSizes renders class sizes as "27+23", or, for more than eight
+// classes, summarised: "20+5+25 classes of 1 run".
+func (r *Report) classSizes() string { return strings.Join(r.ClassSizes(), "+") }
 
 // Summary is one line: verdict, runs, classes, digests, wall time.
 func (r *Report) Summary() string {
-	if r.Verdict == Skipped {
+	if r.Verdict == gate.Skipped {
 		return fmt.Sprintf("harness SKIPPED %s: %s", r.Scenario, r.Skipped)
 	}
 	v := string(r.Verdict)
 	if v == "" {
 		v = "NO VERDICT"
 	}
-	if v == string(Pass) && !r.OK() {
+	if v == string(gate.Pass) && !r.OK() {
 		v = "FAIL"
 	}
 	s := fmt.Sprintf("harness %s %s: %d/%d runs (%d in child processes), %d class(es) %s, %d events, output %s, chain %s, GOMAXPROCS %s, %v",
-		v, r.Scenario, r.Runs, r.Iterations, r.ProcessRuns, len(r.Classes), classSizes(r.Classes), r.Events,
-		short(r.OutputDigest), short(r.ChainDigest), procsText(r.GOMAXPROCS), r.Wall.Round(time.Microsecond))
+		v, r.Scenario, r.Runs, r.Iterations, r.ProcessRuns, len(r.Classes), r.classSizes(), r.Events,
+		excerpt.Digest(r.OutputDigest), excerpt.Digest(r.ChainDigest), procsText(r.GOMAXPROCS), r.Wall.Round(time.Microsecond))
 	if r.BudgetExceeded {
 		s += fmt.Sprintf(" — BUDGET EXCEEDED (%v): only %d of %d iterations ran", r.Budget, r.Runs, r.Iterations)
 	}
 	return s
 }
-
-func short(d events.Digest) string { return d.String()[:16] }
 
 func procsText(ps []int) string {
 	s := make([]string, len(ps))

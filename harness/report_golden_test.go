@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/codegenie/codegenie/gate"
 	"github.com/codegenie/codegenie/internal/atomicfile"
 	"github.com/codegenie/codegenie/internal/hint"
 )
@@ -267,23 +268,23 @@ func TestNormaliseReport(t *testing.T) {
 // a divergence still leads with the verdict, the reason and the command
 // to run next.
 func TestReportTextHeadline(t *testing.T) {
-	repro := Command{Purpose: purposeReproduce, Argv: []string{"go", "test", "./p", "-run", "^TestX$", "-count=1"}}
+	repro := gate.Command{Purpose: hint.PurposeReproduce, Argv: []string{"go", "test", "./p", "-run", "^TestX$", "-count=1"}}
 	tests := []struct {
 		name string
 		rep  Report
 		want string
 	}{
-		{"below the floor", Report{Scenario: "s", Verdict: Pass, Iterations: 50, Runs: 12, Floor: 20, Budget: time.Second, BudgetExceeded: true, Wall: 2 * time.Second,
-			Classes: []Class{{Size: 12}}, Commands: []Command{repro}},
+		{"below the floor", Report{Outcome: gate.Outcome{Scenario: "s", Verdict: gate.Pass, Iterations: 50, Runs: 12, Floor: 20,
+			Classes: []gate.Class{{Runs: 12}}, Commands: []gate.Command{repro}}, Budget: time.Second, BudgetExceeded: true, Wall: 2 * time.Second},
 			"FAIL s: 12 of 50 runs in 1 class (12)\n" +
 				"!!! TIME BUDGET EXCEEDED: 12 of 50 iterations ran in 2s (budget 1s); floor 20\n" +
 				"12 runs are fewer than the floor of 20: the time budget ran out; speed the scenario up or raise Budget, never lower the floor to pass\n" +
 				"next: reproduce: go test ./p -run '^TestX$' -count=1\n"},
-		{"cancelled before any run", Report{Scenario: "s", Iterations: 50, Floor: 20, Cancelled: "the context was cancelled (context canceled)"},
+		{"cancelled before any run", Report{Outcome: gate.Outcome{Scenario: "s", Iterations: 50, Floor: 20}, Cancelled: "the context was cancelled (context canceled)"},
 			"NO VERDICT s: 0 of 50 runs\n" +
 				"0 runs are fewer than the floor of 20: the context was cancelled (context canceled); speed the scenario up or raise Budget, never lower the floor to pass\n"},
-		{"every run failed", Report{Scenario: "s", Verdict: Broken, Iterations: 20, Runs: 20, Floor: 20,
-			Classes: []Class{{Size: 20, ErrorKind: "error (*errors.errorString)", Error: "no API key"}}, Commands: []Command{repro}},
+		{"every run failed", Report{Outcome: gate.Outcome{Scenario: "s", Verdict: gate.Broken, Iterations: 20, Runs: 20, Floor: 20,
+			Classes: []gate.Class{{Runs: 20, ErrorKind: "error (*errors.errorString)", Message: "no API key"}}, Commands: []gate.Command{repro}}},
 			"BROKEN s: 20 runs in 1 class (20), every run failed the same way (error (*errors.errorString))\n" +
 				"class 1, run 0 failed (error (*errors.errorString)):\n  no API key\n" +
 				"next: reproduce: go test ./p -run '^TestX$' -count=1\n"},
@@ -302,13 +303,13 @@ func TestReportTextHeadline(t *testing.T) {
 // says so in a few words, in the verdict line, the summary and the class
 // list, which names the first classes and report.json for the rest.
 func TestLongListsSummarised(t *testing.T) {
-	rep := Report{Scenario: "s", Verdict: Nondeterministic, Iterations: 50, Runs: 50, Floor: 20}
+	rep := Report{Outcome: gate.Outcome{Scenario: "s", Verdict: gate.Nondeterministic, Iterations: 50, Runs: 50, Floor: 20}}
 	for i := range 50 {
 		size := 1
 		if i < 2 {
 			size = 3 - i
 		}
-		rep.Classes = append(rep.Classes, Class{Size: size, FirstRun: i, InProcess: size})
+		rep.Classes = append(rep.Classes, gate.Class{Runs: size, FirstRun: i, InProcess: size})
 	}
 	text := rep.String()
 	head, details, _ := strings.Cut(text, "\n\n")

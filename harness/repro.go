@@ -11,6 +11,7 @@ import (
 	"golang.org/x/mod/modfile"
 
 	"github.com/codegenie/codegenie/cassettes"
+	"github.com/codegenie/codegenie/gate"
 	"github.com/codegenie/codegenie/internal/hint"
 	"github.com/codegenie/codegenie/internal/shell"
 )
@@ -23,9 +24,9 @@ func defaultReproCommand(t testing.TB) string {
 	return reproCommand(t).String()
 }
 
-func reproCommand(t testing.TB) Command {
+func reproCommand(t testing.TB) gate.Command {
 	_, bench := t.(*testing.B)
-	return Command(hint.GoTestCommand(purposeReproduce, t.Name(), bench))
+	return gate.Command(hint.GoTestCommand(hint.PurposeReproduce, t.Name(), bench))
 }
 
 // packageOf returns the working directory and the import path of the
@@ -58,9 +59,9 @@ func packageOf() (dir, importPath string) {
 // test line with the cassettes' record switch selecting the cassettes the
 // runs opened, else the configured reproduce command with it; false
 // outside a test without either.
-func reRecordCommand(rc *resolved, rep *Report, paths []string) (Command, bool) {
+func reRecordCommand(rc *resolved, rep *Report, paths []string) (gate.Command, bool) {
 	if rc.Cassette.Hint != "" {
-		return command(purposeReRecord, rc.Cassette.Hint), true
+		return command(hint.PurposeReRecord, rc.Cassette.Hint), true
 	}
 	bases := make([]string, 0, len(paths))
 	for _, p := range paths {
@@ -74,10 +75,10 @@ func reRecordCommand(rc *resolved, rep *Report, paths []string) (Command, bool) 
 	}
 	switch {
 	case rep.Test != "":
-		return Command(hint.GoTestCommand(purposeReRecord, rep.Test, false, sel)), true
+		return gate.Command(hint.GoTestCommand(hint.PurposeReRecord, rep.Test, false, sel)), true
 	case rc.repro != nil:
 		c := *rc.repro
-		c.Purpose = purposeReRecord
+		c.Purpose = hint.PurposeReRecord
 		if len(c.Argv) == 3 && c.Argv[0] == "sh" && c.Argv[1] == "-c" {
 			c.Argv = []string{"sh", "-c", c.Argv[2] + " " + shell.Quote(sel)}
 		} else {
@@ -85,5 +86,5 @@ func reRecordCommand(rc *resolved, rep *Report, paths []string) (Command, bool) 
 		}
 		return c, true
 	}
-	return Command{}, false
+	return gate.Command{}, false
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/codegenie/codegenie/gate"
 )
 
 // TestScheduleCatchRate measures how often a gate catches results listed
@@ -25,10 +27,10 @@ func TestScheduleCatchRate(t *testing.T) {
 		caught, off := 0, 0
 		for range gates {
 			rep := gateOnce(t, Config{Procs: procs}, toyPipeline{bug: bug})
-			if rep.Verdict == Nondeterministic {
+			if rep.Verdict == gate.Nondeterministic {
 				caught++
 			}
-			off += rep.Runs - rep.Classes[0].Size
+			off += rep.Runs - rep.Classes[0].Runs
 		}
 		return caught, float64(off) / float64(gates*defaultIterations)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/codegenie/codegenie/events"
+	"github.com/codegenie/codegenie/gate"
 )
 
 // raceEnabled is set under -race, where the rate measurements run fewer
@@ -59,7 +60,7 @@ func TestSensitivity(t *testing.T) {
 			for range gates {
 				resetToyCache() // each gate run stands for a fresh process
 				rep := gateOnce(t, Config{}, toyPipeline{bug: tt.bug})
-				if rep.Verdict != Nondeterministic || !errors.Is(rep.Err(), ErrNondeterministic) {
+				if rep.Verdict != gate.Nondeterministic || !errors.Is(rep.Err(), ErrNondeterministic) {
 					continue
 				}
 				caught++
@@ -90,12 +91,12 @@ func TestAllRunsAreMade(t *testing.T) {
 	resetToyCache()
 	rep := gateOnce(t, Config{Iterations: 40}, toyPipeline{bug: "cache"})
 	require.Equal(t, 40, rep.Runs)
-	require.Equal(t, Nondeterministic, rep.Verdict)
+	require.Equal(t, gate.Nondeterministic, rep.Verdict)
 	require.Len(t, rep.Classes, 2)
 	// Run 0 is the rare one: it alone saw an empty cache.
-	require.Equal(t, 39, rep.Classes[0].Size)
+	require.Equal(t, 39, rep.Classes[0].Runs)
 	require.Equal(t, 1, rep.Classes[0].FirstRun)
-	require.Equal(t, 1, rep.Classes[1].Size)
+	require.Equal(t, 1, rep.Classes[1].Runs)
 	require.Equal(t, 0, rep.Classes[1].FirstRun)
 	require.Equal(t, 1, rep.Divergence.RunA)
 	require.Equal(t, 0, rep.Divergence.RunB)
@@ -106,7 +107,7 @@ func TestFailFast(t *testing.T) {
 	rep := gateOnce(t, Config{FailFast: true}, toyPipeline{bug: "random"})
 	require.True(t, rep.FailedFast)
 	require.Equal(t, 2, rep.Runs)
-	require.Equal(t, Nondeterministic, rep.Verdict)
+	require.Equal(t, gate.Nondeterministic, rep.Verdict)
 	require.ErrorIs(t, rep.Err(), ErrNondeterministic)
 	require.NotErrorIs(t, rep.Err(), errBelowFloor, "fail-fast is a verdict, not a shortfall")
 }
@@ -121,7 +122,7 @@ func TestNoFalsePositives(t *testing.T) {
 	}
 	rep := Config{Iterations: iters, Processes: procs}.check(t, "clean", toyPipeline{}.run, false)
 	require.NoError(t, rep.Err(), "%s", rep)
-	require.Equal(t, Pass, rep.Verdict)
+	require.Equal(t, gate.Pass, rep.Verdict)
 	require.Equal(t, iters, rep.Runs)
 	require.Equal(t, procs, rep.ProcessRuns)
 	require.Len(t, rep.Classes, 1)
@@ -131,7 +132,7 @@ func TestNoFalsePositives(t *testing.T) {
 // TestCheckWritesNoEvidenceOnPass: a passing gate leaves nothing behind.
 func TestCheckWritesNoEvidenceOnPass(t *testing.T) {
 	rep := Config{Processes: -1}.check(t, "clean-no-evidence", toyPipeline{}.run, false)
-	require.Equal(t, Pass, rep.Verdict)
+	require.Equal(t, gate.Pass, rep.Verdict)
 	require.Empty(t, rep.Evidence)
 	require.Equal(t, fmt.Sprint(len(rep.Classes)), "1")
 }

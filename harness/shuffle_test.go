@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/codegenie/codegenie/gate"
 )
 
 // TestShuffleSeedInReport: Main gives go test's -shuffle a seed of its own
@@ -26,7 +28,7 @@ func TestShuffleSeedInReport(t *testing.T) {
 	_, err := strconv.ParseInt(seed, 10, 64)
 	require.NoError(t, err, "-test.shuffle is a seed, not %q", seed)
 	rep := Config{Iterations: 4, Floor: 4, Processes: 1}.check(t, "shuffle-seed", toyPipeline{}.run, false)
-	require.Equal(t, Pass, rep.Verdict, "%s", rep)
+	require.Equal(t, gate.Pass, rep.Verdict, "%s", rep)
 	require.Contains(t, rep.Isolation, "-test.shuffle="+seed)
 	require.Contains(t, rep.String(), "go test -shuffle="+seed+" runs them in this order again")
 

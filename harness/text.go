@@ -6,6 +6,10 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/codegenie/codegenie/gate"
+	"github.com/codegenie/codegenie/internal/excerpt"
+	"github.com/codegenie/codegenie/internal/hint"
 )
 
 // String renders the report; see Text.
@@ -50,34 +54,8 @@ func (r *Report) writePassed(sb *strings.Builder) {
 	writeBudget(sb, r)
 	r.writeFacts(sb)
 	writeAllowlist(sb, r.Allowlist)
-	writeClasses(sb, r.Classes, false, nil)
+	r.writeClasses(sb, false, nil)
 	writeProcesses(sb, r.Processes)
-}
-
-// maxSizesListed is the number of classes whose sizes are listed one by
-// one; more are summarised by size ("50 classes of 1 run").
-const maxSizesListed = 8
-
-// sizeParts renders the class sizes (largest first): each one, or, for
-// more than maxSizesListed classes, each size with how many classes have
-// it ("20", "3 classes of 2 runs").
-func sizeParts(cs []Class) []string {
-	var out []string
-	for i := 0; i < len(cs); {
-		j := i
-		for j < len(cs) && cs[j].Size == cs[i].Size {
-			j++
-		}
-		if len(cs) <= maxSizesListed || j-i == 1 {
-			for k := i; k < j; k++ {
-				out = append(out, fmt.Sprint(cs[k].Size))
-			}
-		} else {
-			out = append(out, fmt.Sprintf("%d classes of %s", j-i, plural(cs[i].Size, "run")))
-		}
-		i = j
-	}
-	return out
 }
 
 // plural is "1 run", "2 runs".
@@ -95,7 +73,7 @@ func (r *Report) headline() string {
 	switch {
 	case v == "":
 		v = "NO VERDICT"
-	case r.Verdict == Pass:
+	case r.Verdict == gate.Pass:
 		v = "FAIL"
 	}
 	runs := fmt.Sprintf("%d runs", r.Runs)
@@ -109,8 +87,8 @@ func (r *Report) headline() string {
 	if len(r.Classes) > 1 {
 		classes = "classes"
 	}
-	s := fmt.Sprintf("%s %s: %s in %d %s (%s)", v, r.Scenario, runs, len(r.Classes), classes, strings.Join(sizeParts(r.Classes), ", "))
-	if r.Verdict == Broken {
+	s := fmt.Sprintf("%s %s: %s in %d %s (%s)", v, r.Scenario, runs, len(r.Classes), classes, strings.Join(r.ClassSizes(), ", "))
+	if r.Verdict == gate.Broken {
 		s += fmt.Sprintf(", every run failed the same way (%s)", r.Classes[0].ErrorKind)
 	}
 	return s
@@ -135,7 +113,7 @@ func (r *Report) writeAnswer(sb *strings.Builder) []int {
 		fmt.Fprintf(sb, "stopped early: %s\n", r.Cancelled)
 	}
 	if r.RecordingError != "" {
-		fmt.Fprintf(sb, "run 0 failed while recording, and what it recorded was not saved; its error:\n%s\n", indent(r.RecordingError))
+		fmt.Fprintf(sb, "run 0 failed while recording, and what it recorded was not saved; its error:\n%s\n", excerpt.Indent(r.RecordingError))
 	}
 	var shown []int
 	switch d := r.Divergence; {
@@ -157,7 +135,7 @@ func (r *Report) writeAnswer(sb *strings.Builder) []int {
 	for _, l := range r.Leaks {
 		fmt.Fprintf(sb, "run %d leaked %d goroutine(s):\n", l.Run, len(l.Goroutines))
 		for _, g := range l.Goroutines {
-			fmt.Fprintf(sb, "%s\n", indent(g.Stack))
+			fmt.Fprintf(sb, "%s\n", excerpt.Indent(g.Stack))
 		}
 	}
 	r.writeCause(sb)
@@ -197,19 +175,8 @@ func writeBudget(sb *strings.Builder, r *Report) {
 }
 
 // writeClassError writes the error of class i's first run, indented.
-func writeClassError(sb *strings.Builder, i int, c Class) {
-	fmt.Fprintf(sb, "class %d, run %d failed (%s):\n%s\n", i+1, c.FirstRun, c.ErrorKind, indent(c.Error))
-}
-
-// indent puts two spaces before each non-empty line of s.
-func indent(s string) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	for i, l := range lines {
-		if l != "" {
-			lines[i] = "  " + l
-		}
-	}
-	return strings.Join(lines, "\n")
+func writeClassError(sb *strings.Builder, i int, c gate.Class) {
+	fmt.Fprintf(sb, "class %d, run %d failed (%s):\n%s\n", i+1, c.FirstRun, c.ErrorKind, excerpt.Indent(c.Message))
 }
 
 // writeDetails writes what follows the answer and the next command: the
@@ -219,7 +186,7 @@ func indent(s string) string {
 func (r *Report) writeDetails(sb *strings.Builder, shown []int) {
 	sb.WriteString("\n")
 	children := r.childrenDiffer()
-	writeClasses(sb, r.Classes, children, shown)
+	r.writeClasses(sb, children, shown)
 	if children {
 		writeProcesses(sb, r.Processes)
 	}
@@ -235,7 +202,7 @@ func (r *Report) writeDetails(sb *strings.Builder, shown []int) {
 	writeEvidenceList(sb, r)
 	writeOtherCommands(sb, r)
 	for i, c := range r.Classes {
-		if c.ErrorKind != "" && strings.Contains(c.Error, "\n") && !slices.Contains(shown, i) && i < maxClassesListed {
+		if c.ErrorKind != "" && strings.Contains(c.Message, "\n") && !slices.Contains(shown, i) && i < maxClassesListed {
 			writeClassError(sb, i, c)
 		}
 	}
@@ -254,8 +221,8 @@ func (r *Report) childrenDiffer() bool {
 	if c := r.Causes; c != nil && c.Chunking == "" && !c.Latency {
 		return true
 	}
-	for _, c := range r.Classes {
-		if c.InProcess == 0 && len(c.Processes) > 0 {
+	for i, c := range r.Classes {
+		if c.InProcess == 0 && len(r.ClassProcesses(i)) > 0 {
 			return true
 		}
 	}
@@ -278,9 +245,9 @@ func (r *Report) writeFacts(sb *strings.Builder) {
 
 // writeEvidenceList lists the files written for the failure.
 func writeEvidenceList(sb *strings.Builder, r *Report) {
-	if len(r.Evidence) > 0 {
+	if len(r.EvidenceFiles) > 0 {
 		sb.WriteString("evidence:\n")
-		for _, e := range r.Evidence {
+		for _, e := range r.EvidenceFiles {
 			fmt.Fprintf(sb, "  %s: %s", e.What, e.Path)
 			if e.Note != "" {
 				fmt.Fprintf(sb, "  (%s)", e.Note)
@@ -297,22 +264,22 @@ func writeEvidenceList(sb *strings.Builder, r *Report) {
 // re-recording when every run missed the cassette the same way (it is
 // the answer when the requests changed on purpose), comparing the two
 // runs in full, reproducing after a fix.
-func commandRank(c Command) int {
+func commandRank(c gate.Command) int {
 	switch c.Purpose {
-	case purposeReRecord:
+	case hint.PurposeReRecord:
 		return 0
-	case purposeCompare:
+	case hint.PurposeCompare:
 		return 1
-	case purposeReproduce:
+	case hint.PurposeReproduce:
 		return 2
 	}
 	return 3
 }
 
 // sortedCommands is r.Commands, the one to run next first.
-func sortedCommands(r *Report) []Command {
+func sortedCommands(r *Report) []gate.Command {
 	cs := slices.Clone(r.Commands)
-	slices.SortStableFunc(cs, func(a, b Command) int { return commandRank(a) - commandRank(b) })
+	slices.SortStableFunc(cs, func(a, b gate.Command) int { return commandRank(a) - commandRank(b) })
 	return cs
 }
 
@@ -336,7 +303,7 @@ func writeOtherCommands(sb *strings.Builder, r *Report) {
 		cs = cs[1:]
 	}
 	lead := "then, "
-	if r.RecordingError == "" && len(r.Commands) > 0 && sortedCommands(r)[0].Purpose == purposeReRecord {
+	if r.RecordingError == "" && len(r.Commands) > 0 && sortedCommands(r)[0].Purpose == hint.PurposeReRecord {
 		lead = "otherwise, "
 	}
 	for _, c := range cs {
@@ -345,11 +312,11 @@ func writeOtherCommands(sb *strings.Builder, r *Report) {
 }
 
 // writeCommand writes c after lead, with what it is for.
-func writeCommand(sb *strings.Builder, r *Report, lead string, c Command) {
+func writeCommand(sb *strings.Builder, r *Report, lead string, c gate.Command) {
 	switch c.Purpose {
-	case purposeCompare:
+	case hint.PurposeCompare:
 		fmt.Fprintf(sb, "%scompare the two runs in full: %s\n", lead, c)
-	case purposeReproduce:
+	case hint.PurposeReproduce:
 		switch {
 		case lead != "next: ":
 			lead += "after a fix, "
@@ -357,7 +324,7 @@ func writeCommand(sb *strings.Builder, r *Report, lead string, c Command) {
 			lead += "give the SDK credentials in the test as the miss above says, then "
 		}
 		fmt.Fprintf(sb, "%sreproduce: %s\n", lead, c)
-	case purposeReRecord:
+	case hint.PurposeReRecord:
 		why := "every run missed the cassette the same way; if the requests changed on purpose"
 		switch r.Classes[0].ErrorKind {
 		case errorKindCassetteAbsent:
@@ -390,13 +357,14 @@ const maxClassesListed = 8
 // writeClasses lists the classes, at most maxClassesListed of them, with
 // the child processes of those made only of child runs when procs; the
 // error of a class in shown (0-based) is the one shown above.
-func writeClasses(sb *strings.Builder, cs []Class, procs bool, shown []int) {
+func (r *Report) writeClasses(sb *strings.Builder, procs bool, shown []int) {
+	cs := r.Classes
 	if len(cs) == 0 {
 		return
 	}
 	sb.WriteString("classes (runs with the same key, output, tape and error kind), largest first:\n")
 	for i, c := range cs[:min(len(cs), maxClassesListed)] {
-		fmt.Fprintf(sb, "  %d: %s, first run %d, output %s, chain %s, %d events", i+1, plural(c.Size, "run"), c.FirstRun, short(c.OutputDigest), short(c.ChainDigest), c.Events)
+		fmt.Fprintf(sb, "  %d: %s, first run %d, output %s, chain %s, %d events", i+1, plural(c.Runs, "run"), c.FirstRun, excerpt.Digest(c.OutputDigest), excerpt.Digest(c.ChainDigest), c.Events)
 		if c.Key != "" {
 			fmt.Fprintf(sb, ", key %s", c.Key[:min(16, len(c.Key))])
 		}
@@ -404,17 +372,18 @@ func writeClasses(sb *strings.Builder, cs []Class, procs bool, shown []int) {
 		case c.ErrorKind != "" && slices.Contains(shown, i):
 			fmt.Fprintf(sb, ", failed (%s, as above)", c.ErrorKind)
 		case c.ErrorKind != "":
-			fmt.Fprintf(sb, ", failed (%s): %s", c.ErrorKind, firstLine(c.Error))
+			fmt.Fprintf(sb, ", failed (%s): %s", c.ErrorKind, firstLine(c.Message))
 		}
-		fmt.Fprintf(sb, "; %d in the test process, %d in child processes\n", c.InProcess, len(c.Processes))
+		children := r.ClassProcesses(i)
+		fmt.Fprintf(sb, "; %d in the test process, %d in child processes\n", c.InProcess, len(children))
 		if procs && c.InProcess == 0 {
-			for _, p := range c.Processes {
+			for _, p := range children {
 				fmt.Fprintf(sb, "     %s\n", p)
 			}
 		}
 	}
 	if rest := cs[min(len(cs), maxClassesListed):]; len(rest) > 0 {
-		fmt.Fprintf(sb, "  ... and %d more classes (%s); report.json lists every class\n", len(rest), strings.Join(sizeParts(rest), ", "))
+		fmt.Fprintf(sb, "  ... and %d more classes (%s); report.json lists every class\n", len(rest), strings.Join(gate.Outcome{Classes: rest}.ClassSizes(), ", "))
 	}
 }
 
@@ -458,7 +427,7 @@ func writeDivergence(sb *strings.Builder, d *Divergence) {
 		fmt.Fprintf(sb, "event tape (a = run %d, b = run %d):\n", d.RunA, d.RunB)
 		var eb strings.Builder
 		_ = d.Event.Text(&eb)
-		sb.WriteString(indent(eb.String()))
+		sb.WriteString(excerpt.Indent(eb.String()))
 		sb.WriteString("\n")
 	case d.Output == nil && !d.RequestVaries:
 		sb.WriteString("output bytes and event tapes are identical (after stripping the allowlist)\n")
@@ -480,7 +449,7 @@ func writeAssignment(sb *strings.Builder, lines []string) {
 
 // writeChildCause writes what making a child run again in fresh
 // processes showed.
-func writeChildCause(sb *strings.Builder, c *Causes) {
+func writeChildCause(sb *strings.Builder, c *gate.Causes) {
 	fmt.Fprintf(sb, "only child processes differed; run %d (class %d) was made again in fresh processes:\n", c.Run, c.Class)
 	switch {
 	case c.Carried:
@@ -503,7 +472,7 @@ func writeChildCause(sb *strings.Builder, c *Causes) {
 
 // writeLatencyCause writes what making run c.Run again with the
 // latencies of run 0 showed.
-func writeLatencyCause(sb *strings.Builder, c *Causes) {
+func writeLatencyCause(sb *strings.Builder, c *gate.Causes) {
 	fmt.Fprintf(sb, "the outcome depends on replayed latency: run %d (class %d), made again with the replayed latencies of run 0, agrees with run 0 (%d times), and with its own it differs again.\n", c.Run, c.Class, latencyControls)
 	sb.WriteString("  How long a response took decides what reaches the output: a timeout, a deadline or an elapsed-time budget around a call, or a measured duration in the output. Bound the work by a count or by a context deadline that ends the run the same way, or keep durations out of the output.\n")
 }

@@ -13,6 +13,10 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/codegenie/codegenie/gate"
+	"github.com/codegenie/codegenie/internal/gateflags"
+	"github.com/codegenie/codegenie/internal/hint"
 )
 
 // echoCassette is a committed cassette of three calls (prompts alpha,
@@ -34,7 +38,7 @@ func TestVaryingRequestIsNondeterministic(t *testing.T) {
 		text, err := complete(ctx, client, "alpha at "+time.Now().Format(time.RFC3339Nano))
 		return []byte(text), err
 	}, false)
-	require.Equal(t, Nondeterministic, rep.Verdict, "%s", rep)
+	require.Equal(t, gate.Nondeterministic, rep.Verdict, "%s", rep)
 	require.Len(t, rep.Classes, 20, "every run sent another request")
 	require.True(t, rep.Divergence.RequestVaries, "%s", rep)
 	require.Len(t, rep.Divergence.RequestDiff, 1, "%s", rep)
@@ -43,7 +47,7 @@ func TestVaryingRequestIsNondeterministic(t *testing.T) {
 	require.Contains(t, text, "the request itself varies between runs")
 	require.Empty(t, rep.ReRecordCommand)
 	for _, c := range rep.Commands {
-		require.NotEqual(t, purposeReRecord, c.Purpose)
+		require.NotEqual(t, hint.PurposeReRecord, c.Purpose)
 	}
 	for _, bad := range []string{"-cassettes.record", "re-record it:", "re-record with: cd", "re-record with: go"} {
 		require.NotContains(t, text, bad, "a nondeterminism never suggests re-recording")
@@ -71,12 +75,12 @@ func TestDeterministicChangeIsBroken(t *testing.T) {
 		}
 		return []byte(text), err
 	}, false)
-	require.Equal(t, Broken, rep.Verdict, "%s", rep)
+	require.Equal(t, gate.Broken, rep.Verdict, "%s", rep)
 	require.Len(t, rep.Classes, 1)
-	require.Equal(t, 4, len(rep.Classes[0].Processes), "the child processes agree")
+	require.Equal(t, 4, len(rep.ClassProcesses(0)), "the child processes agree")
 	require.Equal(t, ErrorKindCassetteMiss, rep.Classes[0].ErrorKind)
-	require.Contains(t, rep.Classes[0].Error, "POST https://api.example.test/v1/complete missed testdata/echo.yaml:", "the path is named from the package directory, as the test opens it")
-	require.NotContains(t, rep.Classes[0].Error, roots().seen)
+	require.Contains(t, rep.Classes[0].Message, "POST https://api.example.test/v1/complete missed testdata/echo.yaml:", "the path is named from the package directory, as the test opens it")
+	require.NotContains(t, rep.Classes[0].Message, roots().seen)
 	text := rep.String()
 	require.Equal(t, 1, strings.Count(text, "-cassettes.record="), "%s", text)
 	require.Contains(t, text, "re-record it: "+rep.ReRecordCommand)
@@ -152,17 +156,17 @@ func TestEvidenceHome(t *testing.T) {
 	if err != nil {
 		t.Skip("no user cache directory:", err)
 	}
-	d := evidenceHome(t, gateConfig{})
+	d := evidenceHome(t, gateflags.Settings{})
 	require.Equal(t, filepath.Join(cache, "codegenie", "evidence"), filepath.Dir(d))
 	require.True(t, strings.HasPrefix(filepath.Base(d), "github.com_codegenie_codegenie_harness_TestEvidenceHome_"), d)
-	require.Equal(t, d, evidenceHome(t, gateConfig{}), "stable")
+	require.Equal(t, d, evidenceHome(t, gateflags.Settings{}), "stable")
 	t.Run("other", func(t *testing.T) {
-		require.NotEqual(t, d, evidenceHome(t, gateConfig{}))
+		require.NotEqual(t, d, evidenceHome(t, gateflags.Settings{}))
 	})
 	rel, err := filepath.Rel(roots().seen, d)
 	require.NoError(t, err)
 	require.False(t, filepath.IsLocal(rel), "never in the source tree: %s", d)
-	require.Equal(t, filepath.Join("/ci/evidence", filepath.Base(d)), evidenceHome(t, gateConfig{evidence: "/ci/evidence"}))
+	require.Equal(t, filepath.Join("/ci/evidence", filepath.Base(d)), evidenceHome(t, gateflags.Settings{Evidence: "/ci/evidence"}))
 }
 
 // TestClaimGateDir: each failing gate gets a directory of its own, and

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/codegenie/codegenie/gate"
 )
 
 // blockOnPipe reads from a pipe nobody writes until release is called: a
@@ -52,21 +54,21 @@ func TestHungRunInBubble(t *testing.T) {
 		<-done
 		t.Fatal("the gate hung with its run: no watchdog")
 	}
-	require.Equal(t, Nondeterministic, rep.Verdict, "%s", rep)
+	require.Equal(t, gate.Nondeterministic, rep.Verdict, "%s", rep)
 	require.Equal(t, 4, rep.Runs, "no run starts after the hung one")
 	require.Len(t, rep.Classes, 2)
 	hung := rep.Classes[1]
 	require.Equal(t, errorKindHung, hung.ErrorKind)
 	require.Equal(t, 3, hung.FirstRun)
-	require.Contains(t, hung.Error, "run 3 hung: it did not end within 500ms (Config.RunTimeout)")
-	require.Contains(t, hung.Error, "blockOnPipeInRun", "the stack of the blocked goroutine")
+	require.Contains(t, hung.Message, "run 3 hung: it did not end within 500ms (Config.RunTimeout)")
+	require.Contains(t, hung.Message, "blockOnPipeInRun", "the stack of the blocked goroutine")
 	require.NotEmpty(t, rep.Evidence, "the evidence was written")
 	err := rep.Err()
 	require.ErrorIs(t, err, errBelowFloor)
 	require.Contains(t, err.Error(), "run 3 hung")
 	var found bool
 	for _, r := range processResults() {
-		found = found || r.Scenario == "hung-in-bubble" && r.Verdict == Nondeterministic
+		found = found || r.Scenario == "hung-in-bubble" && r.Verdict == gate.Nondeterministic
 	}
 	require.True(t, found, "the result was recorded")
 }
@@ -91,7 +93,7 @@ func TestHungRunIterate(t *testing.T) {
 	require.Error(t, err)
 	require.Equal(t, 2, rep.Runs)
 	require.Equal(t, errorKindHung, rep.Classes[1].ErrorKind)
-	require.Contains(t, rep.Classes[1].Error, "blockOnPipeInRun")
+	require.Contains(t, rep.Classes[1].Message, "blockOnPipeInRun")
 }
 
 // TestRunLimitBeforeDeadline: the bound ends before go test's -timeout,
@@ -169,9 +171,9 @@ func TestStrayPanicProcessPerRun(t *testing.T) {
 		return []byte("ok"), nil
 	}
 	rep := Config{Iterations: 4, Floor: 4, ProcessPerRun: true, ChildTimeout: time.Minute}.check(t, "stray-panic", s, false)
-	require.Equal(t, Broken, rep.Verdict, "%s", rep)
+	require.Equal(t, gate.Broken, rep.Verdict, "%s", rep)
 	require.Equal(t, 4, rep.ProcessRuns, "every run was made in a child")
 	require.Equal(t, errorKindChild, rep.Classes[0].ErrorKind)
-	require.Contains(t, rep.Classes[0].Error, "crashed")
-	require.True(t, strings.Contains(rep.Classes[0].Error, "stray goroutine panics"), "%s", rep.Classes[0].Error)
+	require.Contains(t, rep.Classes[0].Message, "crashed")
+	require.True(t, strings.Contains(rep.Classes[0].Message, "stray goroutine panics"), "%s", rep.Classes[0].Message)
 }

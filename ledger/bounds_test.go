@@ -25,7 +25,7 @@ func TestVerifyReportIsBounded(t *testing.T) {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "{\"schema\":1,\"seq\":1,\"kind\":\"verdict\",\"scenario\":\"s\",\"verdict\":%q}\n", strings.Repeat("V", 100<<10))
 	for i := range junk {
-		fmt.Fprintf(&b, "{\"schema\":%d,\"seq\":%d}\n", i+2, i+2) // each an unknown schema: a warning and problems
+		fmt.Fprintf(&b, "{\"schema\":%d,\"seq\":%d}\n", i+3, i+2) // each an unknown schema: a warning and problems
 	}
 	b.WriteString(strings.Repeat("x", ledgerdb.MaxEntryBytes+10) + "\n")
 	path := filepath.Join(t.TempDir(), "ledger.jsonl")

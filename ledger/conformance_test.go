@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/codegenie/codegenie/gate"
 	"github.com/codegenie/codegenie/internal/ledgerdb"
 	"github.com/codegenie/codegenie/internal/pgtest"
 	"github.com/codegenie/codegenie/ledger"
@@ -68,13 +69,18 @@ func open(t *testing.T, dsn string, c *clock) *ledger.Store {
 	return s
 }
 
-func verdict(scenario string, v string) ledger.Entry {
+func verdict(scenario string, v gate.Verdict) ledger.Entry {
 	return ledger.Entry{
-		Kind: ledger.KindVerdict, Scenario: scenario, Path: "fallback", Verdict: v, Runs: 50,
-		Key: "k-" + scenario, Components: map[string]string{"cassette_id": "c1", "store_digest": "s1"},
-		Classes:      []ledger.Class{{Runs: 50, OutputDigest: digest("o" + scenario)}},
-		OutputDigest: digest("o" + scenario), ChainDigest: digest("c" + scenario),
-		Revision: "rev1", Test: "TestGate/" + scenario, Package: "./properties",
+		Outcome: gate.Outcome{
+			Scenario: scenario, Verdict: v, Runs: 50,
+			Key: "k-" + scenario, Components: map[string]string{"cassette_id": "c1", "store_digest": "s1"},
+			Classes:      []gate.Class{{Runs: 50, OutputDigest: digest("o" + scenario)}},
+			OutputDigest: digest("o" + scenario), ChainDigest: digest("c" + scenario),
+			Test: "TestGate/" + scenario, Package: "./properties",
+		},
+		Kind:     ledger.KindVerdict,
+		Path:     "fallback",
+		Revision: "rev1",
 	}
 }
 
@@ -185,6 +191,12 @@ func testInvalid(t *testing.T, b backend) {
 		{"hash set by caller", func(e *ledger.Entry) { e.Hash = digest("x") }},
 		{"recorded_at set by caller", func(e *ledger.Entry) { e.RecordedAt = epoch }},
 		{"bad digest", func(e *ledger.Entry) { e.OutputDigest = "xyz" }},
+		{"bad class digest", func(e *ledger.Entry) { e.Classes[0].OutputDigest = "xyz" }},
+		{"negative class runs", func(e *ledger.Entry) { e.Classes[0].Runs = -1 }},
+		{"package that is a flag", func(e *ledger.Entry) { e.Package = "-exec=rm" }},
+		{"command of another test", func(e *ledger.Entry) {
+			e.Commands = []gate.Command{{Purpose: "reproduce", Argv: []string{"go", "test", "./properties", "-run", "^TestOther$", "-count=1"}}}
+		}},
 		{"replay without target", func(e *ledger.Entry) { e.Kind = ledger.KindReplay }},
 		{"admin without act", func(e *ledger.Entry) { e.Kind = ledger.KindAdmin }},
 		{"too large", func(e *ledger.Entry) { e.Evidence = strings.Repeat("e", ledgerdb.MaxEntryBytes) }},
@@ -307,13 +319,13 @@ func testMixedSchemas(t *testing.T, b backend) {
 	_, err := s.Append(ctx, verdict("npm", ledger.Pass))
 	require.NoError(t, err)
 	old := verdict("npm", ledger.Pass)
-	old.Schema = 2
+	old.Schema = 3 // a newer writer's
 	_, err = s.Append(ctx, old)
 	require.NoError(t, err)
 	_, err = s.Append(ctx, verdict("npm", ledger.Pass))
 	require.NoError(t, err)
 	rep := verifyOK(t, s)
-	require.Equal(t, []ledger.SchemaCount{{Version: 1, Entries: 2}, {Version: 2, Entries: 1}}, rep.Schemas)
+	require.Equal(t, []ledger.SchemaCount{{Version: 2, Entries: 2}, {Version: 3, Entries: 1}}, rep.Schemas)
 	require.Len(t, rep.Warnings, 2)
 	require.Equal(t, uint64(2), rep.Warnings[0].Seq)
 	require.Contains(t, rep.Warnings[1].Message, "mixed schema versions")

@@ -6,41 +6,52 @@
 //
 // It is not a database, a scheduler or a place for evidence: entries point
 // at evidence bundles, they do not hold them. It knows nothing of the
-// harness: an [Entry] is plain data any gate can fill, and re-evaluation
-// goes through the [Evaluator] interface (cmd/ledger's runs the entry's Go
-// test through the gate).
+// harness: an [Entry] is plain data any gate can fill (its outcome is a
+// gate.Outcome, the definition a gate's report and result file share),
+// and re-evaluation goes through the [Evaluator] interface (cmd/ledger's
+// runs the entry's Go test through the gate). A gate's verdicts reach a
+// ledger from its result files: cmd/gate-merge -ledger appends them.
 //
 // # Entries
 //
 // An [Entry] is encoded as its canonical JSON (events.Canonical: keys
 // sorted, no insignificant space, empty optional members omitted). Members:
 //
-//	schema         entry schema version (1)
+//	schema         entry schema version: 2, or 1 for an entry written
+//	               before the outcome had its own definition (its
+//	               members are those marked 1 below)
 //	seq            1, 2, 3, ... gapless, assigned by Append
 //	kind           "verdict" (Append's default) | "replay" | "admin"
-//	scenario, path what was gated
-//	key            the run key; components: its named component strings
-//	verdict        "PASS" | "NONDETERMINISTIC" | "BROKEN"
-//	classes        [{runs, output_digest, chain_digest, error}]: the runs
-//	               grouped by outcome
-//	runs           runs made
-//	output_digest, chain_digest  hex blake3 digests of run 0
-//	revision       the code revision; ci_job the CI job identity
-//	evidence       where the evidence bundle was written
+//	scenario, path what was gated (1)
+//	key            the run key; components: its named component strings (1)
+//	verdict        "PASS" | "NONDETERMINISTIC" | "BROKEN" (1)
+//	classes        [{runs, output_digest, chain_digest, error, first_run,
+//	               in_process, key, events, message}]: the runs grouped
+//	               by outcome; error is the error kind (1: the first four)
+//	runs           runs made (1)
+//	output_digest, chain_digest  hex blake3 digests of the largest class (1)
+//	revision       the code revision; ci_job the CI job identity (1)
+//	evidence       where the evidence bundle was written (1)
 //	test, package  the Go test (go test -run form, subtests with /) and
 //	               the package directory relative to the module root that
-//	               produced it: what replay re-runs
-//	replays        (kind replay) the seq of the entry re-evaluated;
+//	               produced it: what replay re-runs (1)
+//	import_path, iterations, process_runs, floor, events, skipped,
+//	failure, explanation, causes, commands
+//	               the rest of the gate's outcome (gate.Outcome and the
+//	               package gate documents each)
+//	replays        (kind replay) the seq of the entry re-evaluated (1);
 //	replay         {status, moved, differs, error}: what it found; status
-//	               "same" | "diverged" | "not_comparable" | "error"
+//	               "same" | "diverged" | "not_comparable" | "error" (1)
 //	admin          (kind admin) {action "retain", dropped_from,
-//	               dropped_to, boundary, reason}
+//	               dropped_to, boundary, reason} (1)
 //	recorded_at    RFC 3339 UTC, microseconds: set once by Append from the
 //	               store's clock (Config.Now); the only clock any later
-//	               evaluation consults
-//	prev           the previous entry's hash ("" for entry 1)
-//	hash           hex blake3 of the canonical bytes without "hash"
+//	               evaluation consults (1)
+//	prev           the previous entry's hash ("" for entry 1) (1)
+//	hash           hex blake3 of the canonical bytes without "hash" (1)
 //
+// Entries of both schemas are read strictly and read back byte for byte
+// (ledger/testdata holds a ledger of each).
 // An entry is at most 1 MiB. Readers treat every ledger as
 // untrusted: lines and rows are read one at a time and bounded, so memory
 // stays bounded whatever a ledger holds. Replay turns an entry's package
@@ -133,8 +144,9 @@
 // previous hash, schema violations, and missing first entries that no
 // retention records. A row edited by a superuser with the triggers
 // disabled and a byte flipped in the embedded file are found at their seq.
-// Entries of a schema version this package does not know, and a ledger of
-// mixed versions, are warnings, not failures. The report keeps the first
+// Entries of a schema version this package does not know (it knows 1
+// and 2), and a ledger that mixes such a version with others, are
+// warnings, not failures. The report keeps the first
 // 100 problems, warnings and schema versions, each message cut to
 // 300 bytes, and counts the rest, so neither memory nor output grows
 // with a hostile ledger. A cut tail cannot be seen

@@ -9,12 +9,19 @@ import (
 	"time"
 
 	"github.com/codegenie/codegenie/events"
+	"github.com/codegenie/codegenie/gate"
 	"github.com/codegenie/codegenie/internal/hint"
 	"github.com/codegenie/codegenie/internal/ledgerdb"
 )
 
-// schemaVersion is the entry schema this package writes and checks.
-const schemaVersion = 1
+// schemaVersion is the entry schema this package writes. Schema 1 entries
+// hold the members a gate's outcome had before it gained its own
+// definition (gate.Outcome); schema 2 entries may hold any of its members.
+// Both are read and checked strictly.
+const schemaVersion = 2
+
+// knownSchema reports whether this package knows entries of schema v.
+func knownSchema(v int) bool { return v == 1 || v == schemaVersion }
 
 // The kinds of entry (Entry.Kind).
 const (
@@ -27,30 +34,17 @@ const (
 	kindAdmin = "admin"
 )
 
-// The verdicts the gate gives (Entry.Verdict), which this version tallies
-// and checks; the harness package defines them as its Verdict.
-const (
-	verdictPass             = "PASS"
-	verdictNondeterministic = "NONDETERMINISTIC"
-	verdictBroken           = "BROKEN"
-)
-
-// validVerdict reports whether v is one of the three verdicts.
-func validVerdict(v string) bool {
-	return v == verdictPass || v == verdictNondeterministic || v == verdictBroken
+// validVerdict reports whether v is one of the three verdicts a ledger
+// records: gate.Pass, gate.Nondeterministic or gate.Broken.
+func validVerdict(v gate.Verdict) bool {
+	return v == gate.Pass || v == gate.Nondeterministic || v == gate.Broken
 }
 
-// Class is one class of runs: the runs that agreed on output digest, chain
-// digest and error kind, and how many there were.
-type Class struct {
-	Runs         int    `json:"runs"`
-	OutputDigest string `json:"output_digest,omitempty"`
-	ChainDigest  string `json:"chain_digest,omitempty"`
-	Error        string `json:"error,omitempty"`
-}
-
-// Entry is one ledger record. Append sets Schema and Kind (when zero),
-// Seq, RecordedAt, Prev and Hash; the caller sets the rest. It holds plain data
+// Entry is one ledger record: a gate's outcome (gate.Outcome: the
+// scenario, its Go test and package directory, the verdict, runs,
+// classes, run key and components, digests, evidence and the rest) and
+// the chain's own members. Append sets Schema and Kind (when zero), Seq,
+// RecordedAt, Prev and Hash; the caller sets the rest. It holds plain data
 // only, so that any gate can write it.
 type Entry struct {
 	Schema int    `json:"schema"`
@@ -60,33 +54,19 @@ type Entry struct {
 	// [Store.Retain]).
 	Kind string `json:"kind"`
 
-	// Scenario and Path name what was gated.
-	Scenario string `json:"scenario,omitempty"`
-	Path     string `json:"path,omitempty"`
-	// Key is the run key; Components the named values it was computed from.
-	Key        string            `json:"key,omitempty"`
-	Components map[string]string `json:"components,omitempty"`
-
-	// Verdict is the gate's verdict: "PASS", "NONDETERMINISTIC" or
-	// "BROKEN" (the harness package's Verdict).
-	Verdict      string  `json:"verdict,omitempty"`
-	Classes      []Class `json:"classes,omitempty"`
-	Runs         int     `json:"runs,omitempty"`
-	OutputDigest string  `json:"output_digest,omitempty"`
-	ChainDigest  string  `json:"chain_digest,omitempty"`
+	// Outcome is what was gated and what the gate found; its Verdict is
+	// gate.Pass, gate.Nondeterministic or gate.Broken, its Test and
+	// Package say how to re-run it (go test Package -run Test, the
+	// package directory relative to the module root).
+	gate.Outcome
+	// Path names, with the scenario, what was gated (Flakes tallies by
+	// both).
+	Path string `json:"path,omitempty"`
 
 	// Revision is the code revision that produced the verdict; CIJob the
-	// CI job identity, when there was one; Evidence where the evidence
-	// bundle was written, when one was.
+	// CI job identity, when there was one.
 	Revision string `json:"revision,omitempty"`
 	CIJob    string `json:"ci_job,omitempty"`
-	Evidence string `json:"evidence,omitempty"`
-
-	// Test and Package say how to re-run the verdict: the Go test name
-	// (with subtests, as go test -run matches it) and the package
-	// directory relative to the module root.
-	Test    string `json:"test,omitempty"`
-	Package string `json:"package,omitempty"`
 
 	// Replays is the seq of the entry a replay entry re-evaluated, and
 	// Replay what the re-evaluation found.
@@ -190,8 +170,8 @@ func checkNew(e Entry) (Entry, error) {
 	return e, checkFields(e)
 }
 
-// checkFields checks the schema-1 rules that do not depend on other
-// entries.
+// checkFields checks the rules of a known schema that do not depend on
+// other entries.
 func checkFields(e Entry) error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s", errInvalidEntry, fmt.Sprintf(format, args...))
@@ -206,9 +186,6 @@ func checkFields(e Entry) error {
 		if !validVerdict(e.Verdict) && !erred {
 			return bad("verdict %q is not PASS, NONDETERMINISTIC or BROKEN", e.Verdict)
 		}
-		if e.Runs < 0 {
-			return bad("runs %d is negative", e.Runs)
-		}
 		if e.Kind == kindReplay && (e.Replays == 0 || e.Replay == nil) {
 			return bad("replay entry without the seq it replays or its outcome")
 		}
@@ -219,12 +196,10 @@ func checkFields(e Entry) error {
 	default:
 		return bad("kind %q is not verdict, replay or admin", e.Kind)
 	}
-	for _, d := range []string{e.OutputDigest, e.ChainDigest} {
-		if d != "" && !isHexDigest(d) {
-			return bad("digest %q is not 64 hex digits", d)
-		}
+	if err := e.Outcome.Validate(); err != nil {
+		return bad("%v", err)
 	}
-	return checkNames(e)
+	return nil
 }
 
 // checkNames checks the members a command turns into arguments or paths,
@@ -257,9 +232,9 @@ func isHexDigest(s string) bool {
 }
 
 // decodeEntry parses stored bytes strictly: one JSON object, no unknown
-// fields for a known schema. unknownSchema is true when the entry declares
-// a schema this package does not know, in which case its fields were read
-// leniently.
+// fields for a known schema, digests of 64 hex digits. unknownSchema is
+// true when the entry declares a schema this package does not know, in
+// which case its fields were read leniently.
 func decodeEntry(body []byte) (e Entry, unknownSchema bool, err error) {
 	if len(body) > ledgerdb.MaxEntryBytes {
 		return Entry{}, false, fmt.Errorf("%d bytes, at most %d", len(body), ledgerdb.MaxEntryBytes)
@@ -271,7 +246,7 @@ func decodeEntry(body []byte) (e Entry, unknownSchema bool, err error) {
 		return Entry{}, false, fmt.Errorf("not a JSON entry: %w", err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
-	if probe.Schema == schemaVersion {
+	if knownSchema(probe.Schema) {
 		dec.DisallowUnknownFields()
 	}
 	if err := dec.Decode(&e); err != nil {
@@ -280,5 +255,5 @@ func decodeEntry(body []byte) (e Entry, unknownSchema bool, err error) {
 	if dec.More() {
 		return Entry{}, false, errors.New("trailing data after the entry")
 	}
-	return e, probe.Schema != schemaVersion, nil
+	return e, !knownSchema(probe.Schema), nil
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/codegenie/codegenie/gate"
 	"github.com/codegenie/codegenie/ledger"
 )
 
@@ -29,9 +30,12 @@ func ExampleOpen() {
 	}
 	defer s.Close()
 	e, err := s.Append(ctx, ledger.Entry{
-		Scenario: "npm", Path: "fallback", Verdict: "PASS", Runs: 50,
-		Key: "9f2c", Components: map[string]string{"cassette_id": "c1"},
-		Test: "TestGate/npm", Package: "./properties",
+		Outcome: gate.Outcome{
+			Scenario: "npm", Verdict: gate.Pass, Runs: 50,
+			Key: "9f2c", Components: map[string]string{"cassette_id": "c1"},
+			Test: "TestGate/npm", Package: "./properties",
+		},
+		Path: "fallback",
 	})
 	if err != nil {
 		panic(err)
@@ -50,7 +54,7 @@ func ExampleConfig_Open() {
 		panic(err)
 	}
 	defer s.Close()
-	e, _ := s.Append(ctx, ledger.Entry{Scenario: "go", Verdict: "PASS"})
+	e, _ := s.Append(ctx, ledger.Entry{Outcome: gate.Outcome{Scenario: "go", Verdict: "PASS"}})
 	fmt.Println(e.RecordedAt)
 	// Output: 2026-03-01 12:00:00 +0000 UTC
 }
@@ -61,8 +65,8 @@ func ExampleStore_Verify() {
 	defer cleanup()
 	s, _ := ledger.Open(ctx, path)
 	defer s.Close()
-	for _, v := range []string{"PASS", "PASS"} {
-		s.Append(ctx, ledger.Entry{Scenario: "npm", Verdict: v})
+	for _, v := range []gate.Verdict{gate.Pass, gate.Pass} {
+		s.Append(ctx, ledger.Entry{Outcome: gate.Outcome{Scenario: "npm", Verdict: v}})
 	}
 	rep, err := s.Verify(ctx)
 	if err != nil {
@@ -78,8 +82,8 @@ func ExampleStore_Flakes() {
 	defer cleanup()
 	s, _ := ledger.Open(ctx, path)
 	defer s.Close()
-	for _, v := range []string{"PASS", "NONDETERMINISTIC", "PASS"} {
-		s.Append(ctx, ledger.Entry{Scenario: "npm", Verdict: v})
+	for _, v := range []gate.Verdict{gate.Pass, gate.Nondeterministic, gate.Pass} {
+		s.Append(ctx, ledger.Entry{Outcome: gate.Outcome{Scenario: "npm", Verdict: v}})
 	}
 	rep, _ := s.Flakes(ctx, 0)
 	rep.Text(os.Stdout)
@@ -94,10 +98,10 @@ func ExampleStore_Replay() {
 	defer cleanup()
 	s, _ := ledger.Open(ctx, path)
 	defer s.Close()
-	s.Append(ctx, ledger.Entry{Scenario: "npm", Verdict: "PASS", Key: "k1"})
+	s.Append(ctx, ledger.Entry{Outcome: gate.Outcome{Scenario: "npm", Verdict: "PASS", Key: "k1"}})
 	// Evaluate finds the same key but another verdict now.
 	now := func(ctx context.Context, rec ledger.Entry) (ledger.Entry, error) {
-		return ledger.Entry{Key: rec.Key, Verdict: "NONDETERMINISTIC"}, nil
+		return ledger.Entry{Outcome: gate.Outcome{Key: rec.Key, Verdict: "NONDETERMINISTIC"}}, nil
 	}
 	rep, err := s.Replay(ctx, ledger.ReplayConfig{From: 1, To: 1, Evaluate: now})
 	if err != nil {
@@ -118,7 +122,7 @@ func ExampleStore_Entries() {
 	s, _ := ledger.Open(ctx, path)
 	defer s.Close()
 	for _, sc := range []string{"npm", "go", "pypi"} {
-		s.Append(ctx, ledger.Entry{Scenario: sc, Verdict: "PASS"})
+		s.Append(ctx, ledger.Entry{Outcome: gate.Outcome{Scenario: sc, Verdict: "PASS"}})
 	}
 	s.Entries(ctx, 2, 3, func(e ledger.Entry) error {
 		fmt.Println(e.Seq, e.Scenario)
@@ -136,7 +140,7 @@ func ExampleStore_Retain() {
 	s, _ := ledger.Open(ctx, path)
 	defer s.Close()
 	for range 4 {
-		s.Append(ctx, ledger.Entry{Scenario: "npm", Verdict: "PASS"})
+		s.Append(ctx, ledger.Entry{Outcome: gate.Outcome{Scenario: "npm", Verdict: "PASS"}})
 	}
 	a, err := s.Retain(ctx, 3, "keep the last two")
 	if err != nil {
@@ -158,15 +162,15 @@ func ExampleConfig_Repair() {
 	defer cleanup()
 	s, _ := ledger.Open(ctx, path)
 	defer s.Close()
-	s.Append(ctx, ledger.Entry{Scenario: "npm", Verdict: "PASS"})
+	s.Append(ctx, ledger.Entry{Outcome: gate.Outcome{Scenario: "npm", Verdict: "PASS"}})
 	f, _ := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 	f.WriteString(`{"schema":1,"seq":2,"ki`)
 	f.Close()
-	_, err := s.Append(ctx, ledger.Entry{Scenario: "npm", Verdict: "PASS"})
+	_, err := s.Append(ctx, ledger.Entry{Outcome: gate.Outcome{Scenario: "npm", Verdict: "PASS"}})
 	fmt.Println(err != nil)
 	rep, _ := ledger.Config{}.Repair(ctx, path)
 	fmt.Println(rep.Action, rep.Bytes, rep.HeadSeq)
-	e, _ := s.Append(ctx, ledger.Entry{Scenario: "npm", Verdict: "PASS"})
+	e, _ := s.Append(ctx, ledger.Entry{Outcome: gate.Outcome{Scenario: "npm", Verdict: "PASS"}})
 	fmt.Println(e.Seq)
 	// Output:
 	// true

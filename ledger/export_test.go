@@ -1,5 +1,7 @@
 package ledger
 
+import "github.com/codegenie/codegenie/gate"
+
 // Names the external tests use.
 const (
 	ActionRetain    = actionRetain
@@ -10,9 +12,9 @@ const (
 	MaxReported     = maxReported
 	SchemaVersion   = schemaVersion
 
-	Pass             = verdictPass
-	Nondeterministic = verdictNondeterministic
-	Broken           = verdictBroken
+	Pass             = gate.Pass
+	Nondeterministic = gate.Nondeterministic
+	Broken           = gate.Broken
 
 	StatusSame          = statusSame
 	StatusDiverged      = statusDiverged

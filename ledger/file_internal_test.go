@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/codegenie/codegenie/gate"
 	"github.com/codegenie/codegenie/internal/ledgerdb"
 )
 
@@ -52,7 +53,7 @@ func TestFailedAppendLeavesNoPartialLine(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "ledger.jsonl")
 	s, err := openFile(path, time.Now)
 	require.NoError(t, err)
-	e := Entry{Scenario: "npm", Verdict: verdictPass}
+	e := Entry{Outcome: gate.Outcome{Scenario: "npm", Verdict: gate.Pass}}
 	_, err = s.Append(ctx, e)
 	require.NoError(t, err)
 	before, err := os.ReadFile(path)

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"unicode"
+
+	"github.com/codegenie/codegenie/gate"
 )
 
 // FlakeReport is what Flakes found: the tallies, and what it read but
@@ -21,7 +23,7 @@ type FlakeReport struct {
 	// path.
 	Flakes []Flake `json:"flakes"`
 	// UnknownSchema counts the verdict entries of a schema this version
-	// does not know (not schemaVersion): their fields were read leniently,
+	// does not know (not 1 or 2): their fields were read leniently,
 	// and they are tallied when their verdict is known.
 	UnknownSchema int `json:"unknown_schema,omitempty"`
 	// UnknownVerdict counts the verdict entries whose verdict is none of
@@ -44,18 +46,18 @@ type Flake struct {
 
 // Tally counts one verdict; First and Last are 0 when Count is.
 type Tally struct {
-	Verdict string `json:"verdict"`
-	Count   int    `json:"count"`
-	First   uint64 `json:"first,omitempty"`
-	Last    uint64 `json:"last,omitempty"`
+	Verdict gate.Verdict `json:"verdict"`
+	Count   int          `json:"count"`
+	First   uint64       `json:"first,omitempty"`
+	Last    uint64       `json:"last,omitempty"`
 }
 
 // knownVerdicts are the verdicts a Flake tallies, in its order.
-var knownVerdicts = [...]string{verdictPass, verdictNondeterministic, verdictBroken}
+var knownVerdicts = [...]gate.Verdict{gate.Pass, gate.Nondeterministic, gate.Broken}
 
 // Flaky reports whether the scenario has had any verdict but PASS.
 func (f Flake) Flaky() bool {
-	return f.Unknown > 0 || slices.ContainsFunc(f.Verdicts, func(t Tally) bool { return t.Verdict != verdictPass && t.Count > 0 })
+	return f.Unknown > 0 || slices.ContainsFunc(f.Verdicts, func(t Tally) bool { return t.Verdict != gate.Pass && t.Count > 0 })
 }
 
 // Flakes tallies the gate verdicts (kind verdict; replays and admin entries
@@ -69,7 +71,7 @@ func (s *Store) Flakes(ctx context.Context, since uint64) (*FlakeReport, error) 
 		if e.Kind != kindVerdict {
 			return nil
 		}
-		if e.Schema != schemaVersion {
+		if !knownSchema(e.Schema) {
 			rep.UnknownSchema++
 		}
 		k := [2]string{e.Scenario, e.Path}
@@ -135,7 +137,7 @@ func (r *FlakeReport) Text(w io.Writer) error {
 	}
 	tw.Flush()
 	if r.UnknownSchema > 0 {
-		fmt.Fprintf(&b, "note: %d verdict entries have a schema other than %d; their fields were read leniently (a newer ledger command reads them fully)\n", r.UnknownSchema, schemaVersion)
+		fmt.Fprintf(&b, "note: %d verdict entries have a schema other than 1 or %d; their fields were read leniently (a newer ledger command reads them fully)\n", r.UnknownSchema, schemaVersion)
 	}
 	if r.UnknownVerdict > 0 {
 		fmt.Fprintf(&b, "note: %d verdicts are not PASS, NONDETERMINISTIC or BROKEN; they are counted under UNKNOWN (a newer ledger command knows them)\n", r.UnknownVerdict)

@@ -65,7 +65,7 @@ func newerLedger(t *testing.T, body []byte) string {
 // TestFlakesCountsWhatANewerWriterWrote: a sealed entry of a newer schema
 // with a verdict this version does not know is counted, not indexed.
 func TestFlakesCountsWhatANewerWriterWrote(t *testing.T) {
-	path := newerLedger(t, []byte(`{"schema":2,"kind":"verdict","scenario":"npm","path":"fallback","verdict":"QUARANTINED","recorded_at":"2026-03-01T12:00:00Z"}`))
+	path := newerLedger(t, []byte(`{"schema":3,"kind":"verdict","scenario":"npm","path":"fallback","verdict":"QUARANTINED","recorded_at":"2026-03-01T12:00:00Z"}`))
 	s := open(t, path, &clock{})
 	rep := verifyOK(t, s)
 	require.Len(t, rep.Warnings, 2)
@@ -82,7 +82,7 @@ func TestFlakesCountsWhatANewerWriterWrote(t *testing.T) {
 	require.NoError(t, fl.Text(&b))
 	require.Equal(t, `SCENARIO  PATH      PASS          NONDETERMINISTIC  BROKEN  UNKNOWN
 npm       fallback  1 (seq 1..1)  0                 0       1
-note: 1 verdict entries have a schema other than 1; their fields were read leniently (a newer ledger command reads them fully)
+note: 1 verdict entries have a schema other than 1 or 2; their fields were read leniently (a newer ledger command reads them fully)
 note: 1 verdicts are not PASS, NONDETERMINISTIC or BROKEN; they are counted under UNKNOWN (a newer ledger command knows them)
 `, b.String())
 }
@@ -92,6 +92,7 @@ note: 1 verdicts are not PASS, NONDETERMINISTIC or BROKEN; they are counted unde
 func FuzzReaders(f *testing.F) {
 	for _, s := range []string{
 		`{"schema":2,"kind":"verdict","scenario":"npm","verdict":"QUARANTINED","recorded_at":"2026-03-01T12:00:00Z"}`,
+		`{"schema":3,"kind":"verdict","scenario":"npm","verdict":"QUARANTINED","recorded_at":"2026-03-01T12:00:00Z"}`,
 		`{"schema":1,"kind":"verdict","scenario":"npm","verdict":"PASS","recorded_at":"2026-03-01T12:00:00Z"}`,
 		`{"schema":3,"kind":"replay","scenario":"","verdict":"","replays":9,"replay":{"status":"new"}}`,
 		`{"schema":1,"kind":"admin","admin":{"action":"retain","dropped_from":1,"dropped_to":5}}`,

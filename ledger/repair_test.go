@@ -144,7 +144,7 @@ func TestKilledAppendsEndAppendable(t *testing.T) {
 func TestRepairCompletesAnySealedEntry(t *testing.T) {
 	newer := func(extra string) map[string]json.RawMessage {
 		return map[string]json.RawMessage{
-			"schema": json.RawMessage(`2`), "kind": json.RawMessage(`"verdict"`), "scenario": json.RawMessage(`"npm"`),
+			"schema": json.RawMessage(`3`), "kind": json.RawMessage(`"verdict"`), "scenario": json.RawMessage(`"npm"`),
 			"verdict": json.RawMessage(`"QUARANTINED"`), "recorded_at": json.RawMessage(`"2026-03-01T12:00:00Z"`),
 			"tags": json.RawMessage(`["` + extra + `"]`),
 		}
@@ -158,7 +158,7 @@ func TestRepairCompletesAnySealedEntry(t *testing.T) {
 	tests := []struct {
 		name     string
 		fields   func(string) map[string]json.RawMessage
-		prevNew  bool                     // the line before the torn one is of schema 2 too
+		prevNew  bool                     // the line before the torn one is of schema 3 too
 		edit     func(line []byte) []byte // applied to the sealed line
 		seq      uint64                   // the tail's seq; 0 means the head's + 1
 		prevHash string                   // the tail's prev; "" means the head's hash

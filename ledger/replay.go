@@ -83,8 +83,10 @@ type ReplayConfig struct {
 	From, To uint64
 	// Evaluate re-evaluates a recorded verdict entry now: it re-runs the
 	// gate that produced it in the current code and returns the current
-	// values (Key, Components, Verdict, Classes, Runs, digests, Evidence)
-	// as an entry that is not sealed. cmd/ledger's runs the entry's Go
+	// outcome (the entry's gate.Outcome: key, components, verdict,
+	// classes, runs, digests, evidence, ...) as an entry that is not
+	// sealed; the replay entry records it for the recorded entry's
+	// scenario, test and package. cmd/ledger's runs the entry's Go
 	// test. It is required.
 	Evaluate func(ctx context.Context, recorded Entry) (Entry, error)
 	// Revision and CIJob are recorded in the appended replay entries.
@@ -136,7 +138,7 @@ func (s *Store) Replay(ctx context.Context, cfg ReplayConfig) (*ReplayReport, er
 func replayOne(ctx context.Context, s *Store, cfg ReplayConfig, e Entry) (ReplayItem, error) {
 	item := ReplayItem{
 		Seq: e.Seq, Kind: e.Kind, Scenario: e.Scenario, Path: e.Path, Test: e.Test, Package: e.Package,
-		RecordedVerdict: e.Verdict, RecordedKey: e.Key, RecordedOutput: e.OutputDigest, RecordedChain: e.ChainDigest,
+		RecordedVerdict: string(e.Verdict), RecordedKey: e.Key, RecordedOutput: e.OutputDigest, RecordedChain: e.ChainDigest,
 	}
 	if e.Kind != kindVerdict {
 		item.Status = statusSkipped
@@ -150,16 +152,13 @@ func replayOne(ctx context.Context, s *Store, cfg ReplayConfig, e Entry) (Replay
 		cur = Entry{}
 		item.Outcome = Outcome{Status: statusError, Error: err.Error()}
 	} else {
-		item.CurrentVerdict, item.CurrentKey, item.CurrentOutput, item.CurrentChain = cur.Verdict, cur.Key, cur.OutputDigest, cur.ChainDigest
+		item.CurrentVerdict, item.CurrentKey, item.CurrentOutput, item.CurrentChain = string(cur.Verdict), cur.Key, cur.OutputDigest, cur.ChainDigest
 		item.Outcome = compare(e, cur)
 	}
 	out := item.Outcome
-	rec := Entry{
-		Kind: kindReplay, Scenario: e.Scenario, Path: e.Path, Test: e.Test, Package: e.Package,
-		Key: cur.Key, Components: cur.Components, Verdict: cur.Verdict, Classes: cur.Classes, Runs: cur.Runs,
-		OutputDigest: cur.OutputDigest, ChainDigest: cur.ChainDigest, Evidence: cur.Evidence,
-		Revision: cfg.Revision, CIJob: cfg.CIJob, Replays: e.Seq, Replay: &out,
-	}
+	// What the re-evaluation found, for what the entry names.
+	rec := Entry{Kind: kindReplay, Outcome: cur.Outcome, Path: e.Path, Revision: cfg.Revision, CIJob: cfg.CIJob, Replays: e.Seq, Replay: &out}
+	rec.Scenario, rec.Test, rec.Package = e.Scenario, e.Test, e.Package
 	sealed, err := s.Append(ctx, rec)
 	if err != nil {
 		return item, fmt.Errorf("ledger: append the replay of entry %d: %w", e.Seq, err)

@@ -2,7 +2,7 @@ package ledger
 
 import (
 	"fmt"
-	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -30,53 +30,83 @@ func storable(s string) string {
 }
 
 // storableEntry returns e with every string made storable, sharing no
-// map, slice or pointer with e. Two component names that become the same
-// are refused: keeping either would drop the other's value.
+// map, slice or pointer with e. The strings are found by reflection, so
+// that a member added to an entry (or to gate.Outcome) is covered. Two
+// names of a map (the components) that become the same are refused:
+// keeping either would drop the other's value.
 func storableEntry(e Entry) (Entry, error) {
-	for _, p := range []*string{&e.Kind, &e.Scenario, &e.Path, &e.Key, &e.Verdict, &e.OutputDigest, &e.ChainDigest,
-		&e.Revision, &e.CIJob, &e.Evidence, &e.Test, &e.Package, &e.Prev, &e.Hash} {
-		*p = storable(*p)
+	v, err := storableValue(reflect.ValueOf(e))
+	if err != nil {
+		return Entry{}, err
 	}
-	if e.Components != nil {
-		comps := make(map[string]string, len(e.Components))
-		for _, k := range slices.Sorted(maps.Keys(e.Components)) {
-			v, sk := e.Components[k], storable(k)
-			if _, dup := comps[sk]; dup {
-				return Entry{}, fmt.Errorf("%w: two component names are the same once NUL and invalid UTF-8 are replaced: %+q", errInvalidEntry, sk)
-			}
-			comps[sk] = storable(v)
-		}
-		e.Components = comps
-	}
-	if e.Classes != nil {
-		classes := make([]Class, len(e.Classes))
-		for i, c := range e.Classes {
-			c.OutputDigest, c.ChainDigest, c.Error = storable(c.OutputDigest), storable(c.ChainDigest), storable(c.Error)
-			classes[i] = c
-		}
-		e.Classes = classes
-	}
-	if e.Replay != nil {
-		o := *e.Replay
-		o.Status, o.Error = storable(o.Status), storable(o.Error)
-		o.Moved, o.Differs = storableAll(o.Moved), storableAll(o.Differs)
-		e.Replay = &o
-	}
-	if e.Admin != nil {
-		a := *e.Admin
-		a.Action, a.Boundary, a.Reason = storable(a.Action), storable(a.Boundary), storable(a.Reason)
-		e.Admin = &a
-	}
-	return e, nil
+	return v.Interface().(Entry), nil
 }
 
-func storableAll(ss []string) []string {
-	if ss == nil {
-		return nil
+// storableValue returns a copy of v with every string reachable through
+// its exported fields, elements, map keys and values and pointers made
+// storable.
+func storableValue(v reflect.Value) (reflect.Value, error) {
+	out := reflect.New(v.Type()).Elem()
+	switch v.Kind() {
+	case reflect.String:
+		out.SetString(storable(v.String()))
+	case reflect.Pointer:
+		if v.IsNil() {
+			return out, nil
+		}
+		elem, err := storableValue(v.Elem())
+		if err != nil {
+			return out, err
+		}
+		out.Set(reflect.New(v.Type().Elem()))
+		out.Elem().Set(elem)
+	case reflect.Struct:
+		out.Set(v)
+		for i := range v.NumField() {
+			if !v.Type().Field(i).IsExported() {
+				continue
+			}
+			f, err := storableValue(v.Field(i))
+			if err != nil {
+				return out, err
+			}
+			out.Field(i).Set(f)
+		}
+	case reflect.Slice:
+		if v.IsNil() {
+			return out, nil
+		}
+		out.Set(reflect.MakeSlice(v.Type(), v.Len(), v.Len()))
+		for i := range v.Len() {
+			el, err := storableValue(v.Index(i))
+			if err != nil {
+				return out, err
+			}
+			out.Index(i).Set(el)
+		}
+	case reflect.Map:
+		if v.IsNil() {
+			return out, nil
+		}
+		out.Set(reflect.MakeMapWithSize(v.Type(), v.Len()))
+		keys := v.MapKeys()
+		slices.SortFunc(keys, func(a, b reflect.Value) int { return strings.Compare(fmt.Sprint(a), fmt.Sprint(b)) })
+		for _, k := range keys {
+			sk, err := storableValue(k)
+			if err != nil {
+				return out, err
+			}
+			if out.MapIndex(sk).IsValid() {
+				return out, fmt.Errorf("%w: two component names are the same once NUL and invalid UTF-8 are replaced: %+q", errInvalidEntry, fmt.Sprint(sk))
+			}
+			val, err := storableValue(v.MapIndex(k))
+			if err != nil {
+				return out, err
+			}
+			out.SetMapIndex(sk, val)
+		}
+	default:
+		out.Set(v)
 	}
-	out := make([]string, len(ss))
-	for i, s := range ss {
-		out[i] = storable(s)
-	}
-	return out
+	return out, nil
 }

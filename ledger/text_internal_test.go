@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/codegenie/codegenie/gate"
 )
 
 // TestStorableEntryCoversEveryString fills every string of an Entry (every
@@ -33,7 +35,7 @@ func TestStorableEntryCoversEveryString(t *testing.T) {
 
 func TestStorableRefusesMergedComponents(t *testing.T) {
 	t.Parallel()
-	_, err := storableEntry(Entry{Components: map[string]string{"m\x00": "1", "m\xff": "2"}})
+	_, err := storableEntry(Entry{Outcome: gate.Outcome{Components: map[string]string{"m\x00": "1", "m\xff": "2"}}})
 	require.ErrorIs(t, err, errInvalidEntry)
 	require.ErrorContains(t, err, `"m\ufffd"`)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/codegenie/codegenie/gate"
 	"github.com/codegenie/codegenie/internal/pgtest"
 	"github.com/codegenie/codegenie/ledger"
 	"github.com/codegenie/codegenie/ledger/postgres"
@@ -28,8 +29,8 @@ func TestStoresKeepTheSameText(t *testing.T) {
 		edit func(e *ledger.Entry)
 		want func(t *testing.T, e ledger.Entry)
 	}{
-		{"class error holding NUL", func(e *ledger.Entry) { e.Classes[0].Error = "panic: \x00boom" },
-			func(t *testing.T, e ledger.Entry) { require.Equal(t, "panic: \ufffdboom", e.Classes[0].Error) }},
+		{"class error holding NUL", func(e *ledger.Entry) { e.Classes[0].ErrorKind = "panic: \x00boom" },
+			func(t *testing.T, e ledger.Entry) { require.Equal(t, "panic: \ufffdboom", e.Classes[0].ErrorKind) }},
 		{"scenario holding NUL", func(e *ledger.Entry) { e.Scenario = "npm\x00" },
 			func(t *testing.T, e ledger.Entry) { require.Equal(t, "npm\ufffd", e.Scenario) }},
 		{"scenario holding 0xff", func(e *ledger.Entry) { e.Scenario = "npm\xff\xfe" },
@@ -43,8 +44,8 @@ func TestStoresKeepTheSameText(t *testing.T) {
 				require.Equal(t, "\ufffd", e.Revision)
 				require.Equal(t, "job\ufffd", e.CIJob)
 			}},
-		{"valid text kept", func(e *ledger.Entry) { e.Classes[0].Error = "é \ufffd \\u0000 \t\n" },
-			func(t *testing.T, e ledger.Entry) { require.Equal(t, "é \ufffd \\u0000 \t\n", e.Classes[0].Error) }},
+		{"valid text kept", func(e *ledger.Entry) { e.Classes[0].ErrorKind = "é \ufffd \\u0000 \t\n" },
+			func(t *testing.T, e ledger.Entry) { require.Equal(t, "é \ufffd \\u0000 \t\n", e.Classes[0].ErrorKind) }},
 	}
 	run := func(t *testing.T, b backend) {
 		ctx := context.Background()
@@ -55,7 +56,7 @@ func TestStoresKeepTheSameText(t *testing.T) {
 		for _, tc := range tests {
 			t.Run(tc.name, func(t *testing.T) {
 				e := verdict("npm", ledger.Pass)
-				e.Classes = []ledger.Class{{Runs: 50}}
+				e.Classes = []gate.Class{{Runs: 50}}
 				tc.edit(&e)
 				got, err := s.Append(ctx, e)
 				require.NoError(t, err)
@@ -91,7 +92,7 @@ func TestLedgerWithNULStillVerifies(t *testing.T) {
 	s := open(t, path, &clock{})
 	verifyOK(t, s)
 	entries := all(t, s)
-	require.Equal(t, "x\x00y", entries[1].Classes[0].Error)
+	require.Equal(t, "x\x00y", entries[1].Classes[0].ErrorKind)
 	fill(t, s, 1)
 	verifyOK(t, s)
 }
@@ -144,9 +145,8 @@ func FuzzStoresAgree(f *testing.F) {
 	ctx := context.Background()
 	f.Fuzz(func(t *testing.T, scenario, path, classErr, compKey, compVal, test, pkg, evidence string, runs int) {
 		e := ledger.Entry{
-			Scenario: scenario, Path: path, Verdict: ledger.Broken, Runs: runs,
-			Key: "k", Components: map[string]string{compKey: compVal, "model": compVal + compKey},
-			Classes: []ledger.Class{{Runs: runs, Error: classErr}}, Test: test, Package: pkg, Evidence: evidence,
+			Outcome: gate.Outcome{Scenario: scenario, Verdict: ledger.Broken, Runs: runs, Key: "k", Components: map[string]string{compKey: compVal, "model": compVal + compKey}, Classes: []gate.Class{{Runs: runs, ErrorKind: classErr}}, Test: test, Package: pkg, Evidence: evidence},
+			Path:    path,
 		}
 		var first ledger.Entry
 		var firstErr error

@@ -217,7 +217,7 @@ func (v *verifier) record(r Record) {
 	}
 	v.countSchema(e.Schema)
 	if unknown {
-		v.warning(at, r.Line, "schema %d is not known to this version (it knows %d): its hash, chain and names were checked, its other fields were not", e.Schema, schemaVersion)
+		v.warning(at, r.Line, "schema %d is not known to this version (it knows 1 and %d): its hash, chain and names were checked, its other fields were not", e.Schema, schemaVersion)
 		if err := checkNames(e); err != nil {
 			v.problem(at, r.Line, "%v", err)
 		}
@@ -271,7 +271,9 @@ func (v *verifier) finish() {
 		r.Schemas = append(r.Schemas, SchemaCount{Version: ver, Entries: n})
 	}
 	slices.SortFunc(r.Schemas, func(a, b SchemaCount) int { return a.Version - b.Version })
-	if len(r.Schemas) > 1 {
+	// Versions this package knows mixed are what an upgrade leaves; a
+	// version it does not know beside them is worth a look.
+	if len(r.Schemas) > 1 && slices.ContainsFunc(r.Schemas, func(c SchemaCount) bool { return !knownSchema(c.Version) }) {
 		v.warning(r.First, 0, "mixed schema versions: %v", r.Schemas)
 	}
 	first := v.first

@@ -18,6 +18,7 @@ import (
 	"github.com/codegenie/codegenie/events"
 	"github.com/codegenie/codegenie/fallback"
 	"github.com/codegenie/codegenie/fixtures"
+	"github.com/codegenie/codegenie/gate"
 	"github.com/codegenie/codegenie/guard"
 	"github.com/codegenie/codegenie/guard/guardtest"
 	"github.com/codegenie/codegenie/harness"
@@ -250,12 +251,12 @@ func TestContract(t *testing.T) {
 					require.NotEmpty(t, sc.Prior, "scenario %s has no prior attempts for the retry path", sc.Name)
 				}
 				rep := contractConfig(sc.Name, path).Check(t, sc.Name+"/"+path, contractScenario(src, sc, path))
-				if rep == nil || rep.Verdict != harness.Pass {
+				if rep == nil || rep.Verdict != gate.Pass {
 					return // Check reported the failure in full, or another shard runs it
 				}
 				require.Positive(t, rep.Events, "the tier records events")
 				require.NotZero(t, rep.OutputDigest)
-				require.Len(t, rep.Pin, 5, "the run is pinned by its RunKey")
+				require.Len(t, rep.Components, 5, "the run is pinned by its RunKey")
 			})
 		}
 	}

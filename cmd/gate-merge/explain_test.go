@@ -10,7 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/codegenie/codegenie/harness"
+	"github.com/codegenie/codegenie/gate"
 	"github.com/codegenie/codegenie/internal/atomicfile"
 	"github.com/codegenie/codegenie/ledger"
 )
@@ -23,35 +23,35 @@ var update = flag.Bool("update", false, "rewrite the golden outputs in testdata 
 // gate-crash a gate whose process died, with its crash output.
 func downloaded(t *testing.T, base string) {
 	t.Helper()
-	flaky := result("flaky", "0/2", harness.Nondeterministic)
-	flaky.Test, flaky.Dir = "TestGate/flaky", "pkg"
-	flaky.Classes = []harness.Class{{Size: 30}, {Size: 20, FirstRun: 3}}
+	flaky := result("flaky", "0/2", gate.Nondeterministic)
+	flaky.Test, flaky.Package = "TestGate/flaky", "pkg"
+	flaky.Classes = []gate.Class{{Runs: 30}, {Runs: 20, FirstRun: 3}}
 	flaky.Explanation = "NONDETERMINISTIC flaky: 50 runs in 2 classes (30, 20)\n" +
 		"output bytes differ at offset 4\n  run 0: \"abc\x1b[2Jd\"\n  run 3: ```fenced```\n\n" +
 		"only child processes differed; run 3 (class 2) was made again in fresh processes:\n" +
 		"  the outcome depends on: TZ"
 	bundle := filepath.Join(base, "gate-0", "evidence", "k", "gate-000001", "flaky", "flaky.bundle.zst")
 	flaky.Evidence = bundle
-	flaky.Commands = []harness.Command{
+	flaky.Commands = []gate.Command{
 		{Purpose: "compare", Argv: []string{"go", "run", "github.com/codegenie/codegenie/cmd/replay", "diff", bundle, "-runs", "run-000,run-003"}},
 		{Purpose: "reproduce", Argv: []string{"go", "test", "./pkg", "-run", "^TestGate$/^flaky$", "-count=1"}},
 	}
-	steady := result("steady", "1/2", harness.Pass)
-	crasher := result("crasher", "", harness.Pass)
+	steady := result("steady", "1/2", gate.Pass)
+	crasher := result("crasher", "", gate.Pass)
 	crasher.Verdict, crasher.Runs, crasher.Classes = "CRASHED", 3, nil
-	crasher.Test, crasher.Dir = "TestCrash", "."
+	crasher.Test, crasher.Package = "TestCrash", "."
 	crasher.InProgress = "run 3 of 50 (3 runs had ended)"
 	crasher.Failure = "the test process died during " + crasher.InProgress + ", before the gate gave a verdict"
 	crasher.Explanation = "CRASHED crasher: " + crasher.Failure + "."
 	crasher.CrashOutput = filepath.Join(base, "gate-crash", "crasher.crash.txt")
-	crasher.Commands = []harness.Command{{Purpose: "reproduce", Argv: []string{"go", "test", ".", "-run", "^TestCrash$", "-count=1"}}}
-	for dir, rs := range map[string][]harness.Result{
-		"gate-0":     {flaky, result("steady", "0/2", harness.Skipped)},
-		"gate-1":     {steady, result("flaky", "1/2", harness.Skipped)},
+	crasher.Commands = []gate.Command{{Purpose: "reproduce", Argv: []string{"go", "test", ".", "-run", "^TestCrash$", "-count=1"}}}
+	for dir, rs := range map[string][]gate.Result{
+		"gate-0":     {flaky, result("steady", "0/2", gate.Skipped)},
+		"gate-1":     {steady, result("flaky", "1/2", gate.Skipped)},
 		"gate-crash": {crasher},
 	} {
 		for _, r := range rs {
-			_, err := harness.WriteResult(filepath.Join(base, dir), r)
+			_, err := r.Save(filepath.Join(base, dir))
 			require.NoError(t, err)
 		}
 	}
@@ -101,14 +101,14 @@ func testdataDir(t *testing.T) string {
 // the scenario is missing.
 func TestMergeFailureStillExplains(t *testing.T) {
 	base := t.TempDir()
-	crasher := result("crasher", "1/2", harness.Pass)
+	crasher := result("crasher", "1/2", gate.Pass)
 	crasher.Verdict, crasher.Runs, crasher.Classes = "CRASHED", 3, nil
 	crasher.InProgress = "run 3 of 50 (3 runs had ended)"
 	// b belongs to shard 1/2, which crashed before it; shard 0 skipped it.
-	s0 := []harness.Result{result("a", "0/2", harness.Pass), result("b", "0/2", harness.Skipped)}
-	for dir, rs := range map[string][]harness.Result{"gate-0": s0, "gate-1": {crasher}} {
+	s0 := []gate.Result{result("a", "0/2", gate.Pass), result("b", "0/2", gate.Skipped)}
+	for dir, rs := range map[string][]gate.Result{"gate-0": s0, "gate-1": {crasher}} {
 		for _, r := range rs {
-			_, err := harness.WriteResult(filepath.Join(base, dir), r)
+			_, err := r.Save(filepath.Join(base, dir))
 			require.NoError(t, err)
 		}
 	}
@@ -148,9 +148,20 @@ func TestLedger(t *testing.T) {
 		require.Equal(t, "abc123", e.Revision)
 		require.Equal(t, "github:o/r/77/merge", e.CIJob)
 	}
-	require.Equal(t, "NONDETERMINISTIC", byName["flaky"].Verdict)
+	require.Equal(t, gate.Nondeterministic, byName["flaky"].Verdict)
 	require.Equal(t, "TestGate/flaky", byName["flaky"].Test)
 	require.Equal(t, "pkg", byName["flaky"].Package)
-	require.Equal(t, filepath.Join("gate-0", "evidence", "k", "gate-000001", "flaky", "flaky.bundle.zst"), byName["flaky"].Evidence)
-	require.Equal(t, "PASS", byName["steady"].Verdict)
+	bundle := filepath.Join("gate-0", "evidence", "k", "gate-000001", "flaky", "flaky.bundle.zst")
+	require.Equal(t, bundle, byName["flaky"].Evidence)
+	require.Equal(t, gate.Pass, byName["steady"].Verdict)
+	// The entry is the result's outcome: what a result file holds reaches
+	// the ledger, with its paths as the merge found them.
+	flaky := byName["flaky"]
+	require.Equal(t, []gate.Class{{Runs: 30}, {Runs: 20, FirstRun: 3}}, flaky.Classes)
+	require.Contains(t, flaky.Explanation, "the outcome depends on: TZ")
+	require.Equal(t, "nondeterministic", flaky.Failure)
+	require.Equal(t, "example.com/m", flaky.ImportPath)
+	require.Len(t, flaky.Commands, 2)
+	require.Equal(t, bundle, flaky.Commands[0].Argv[4], "the compare command names the bundle the entry names")
+	require.Equal(t, 2, flaky.Schema)
 }

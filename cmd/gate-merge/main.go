@@ -11,18 +11,18 @@
 // repository has complete GitHub Actions and GitLab CI recipes.
 //
 // Each DIR is a results folder: the *.json result files of one or more
-// shards (harness.ReadResults: regular files only, each bounded in size,
+// shards (gate.ReadResults: regular files only, each bounded in size,
 // shards, counts, paths and commands validated) and, in its evidence
 // folder, the evidence of their failing gates. The merge
-// (harness.MergeResults) orders results by scenario and identity, keeps
+// (gate.MergeResults) orders results by scenario and identity, keeps
 // identical results once (a retried shard that differs only in wall time
 // is the same result), and fails on a scenario with two different results
 // or without a result (its shard is missing, or its test process crashed
 // first). The gate passes only when every scenario's one result has
-// verdict PASS with at least its floor of runs (harness.Result.Err).
+// verdict PASS with at least its floor of runs (gate.Result.Err).
 //
 // After the summary, each scenario that did not pass is explained
-// (harness.Result.Explain): the first screen of its report (verdict, what
+// (gate.Result.Explain): the first screen of its report (verdict, what
 // differs, cause), or for a gate whose test process died (verdict
 // CRASHED) the run in progress and the crash output; the evidence bundle
 // inside DIR; and the commands: replay diff on that bundle, runnable from
@@ -32,9 +32,14 @@
 // (GitHub Actions sets it in every step), the same is written as Markdown,
 // a CI job summary (appended to $GITHUB_STEP_SUMMARY). With -ledger DSN
 // each merged verdict is appended to the ledger (ledger.Open: a file
-// path, or postgres://...), with the revision and the CI job read from
-// the environment (CODEGENIE_REVISION, else the CI's commit variable); a
-// crashed gate has no verdict and is not appended. With -out the merged
+// path, or postgres://...) as its outcome (gate.Result.Resolved), with
+// the revision and the CI job read from the environment
+// (CODEGENIE_REVISION, else the CI's commit variable); a crashed gate has
+// no verdict and is not appended. It is how verdicts reach a ledger: a
+// test process appends nothing, and one results folder (an unsharded
+// gate) merges as well as several. Opening the ledger and each append
+// wait at most 2 minutes; an append that waited that long says so, and
+// which verdicts it did not append. With -out the merged
 // results are written to DIR, one file per scenario, as the unsharded
 // gate would write them.
 //
@@ -53,10 +58,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/codegenie/codegenie/harness"
-	"github.com/codegenie/codegenie/internal/ciinfo"
+	"github.com/codegenie/codegenie/gate"
 	"github.com/codegenie/codegenie/internal/markdown"
-	"github.com/codegenie/codegenie/ledger"
 	_ "github.com/codegenie/codegenie/ledger/postgres" // -ledger postgres://...
 )
 
@@ -114,15 +117,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		usage(stderr)
 		return errUsage
 	}
-	var all []harness.Result
+	var all []gate.Result
 	for _, dir := range fs.Args() {
-		rs, err := harness.ReadResults(dir)
+		rs, err := gate.ReadResults(dir)
 		if err != nil {
 			return err
 		}
 		all = append(all, rs...)
 	}
-	merged, mergeErr := harness.MergeResults(all)
+	merged, mergeErr := gate.MergeResults(all)
 	var failed []error
 	for _, r := range merged {
 		if err := r.Err(); err != nil {
@@ -154,7 +157,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	if *out != "" && mergeErr == nil {
 		for _, r := range merged {
-			if _, err := harness.WriteResult(*out, r); err != nil {
+			if _, err := r.Save(*out); err != nil {
 				errs = append(errs, err)
 				break
 			}
@@ -174,11 +177,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 // say PASS above a failing exit status), then the explanation of each
 // merged result that did not pass, then, in the Markdown, the merge's
 // error.
-func render(merged []harness.Result, mergeErr error) (text, md string, err error) {
+func render(merged []gate.Result, mergeErr error) (text, md string, err error) {
 	var tb, mb strings.Builder
 	mb.WriteString("## codegenie determinism gate\n\n")
 	if mergeErr == nil {
-		if err := harness.WriteSummary(&tb, merged); err != nil {
+		if err := gate.WriteSummary(&tb, merged); err != nil {
 			return "", "", err
 		}
 		mb.WriteString(markdown.Fence(tb.String(), "text"))
@@ -213,34 +216,6 @@ func appendFile(p, s string) error {
 		err = cerr
 	}
 	return err
-}
-
-// appendVerdicts appends the verdict of each merged result to the ledger
-// at dsn: PASS, NONDETERMINISTIC and BROKEN (a skipped scenario and a
-// crashed gate have none), each with the revision and the CI job.
-func appendVerdicts(ctx context.Context, dsn string, rs []harness.Result, getenv func(string) string) error {
-	st, err := ledger.Open(ctx, dsn)
-	if err != nil {
-		return fmt.Errorf("-ledger: %w", err)
-	}
-	var errs []error
-	for _, r := range rs {
-		switch r.Verdict {
-		case harness.Pass, harness.Nondeterministic, harness.Broken:
-		default:
-			continue
-		}
-		e := r.LedgerEntry()
-		e.Revision = ciinfo.Revision(getenv)
-		e.CIJob = ciinfo.CIJob(getenv)
-		if _, err := st.Append(ctx, e); err != nil {
-			errs = append(errs, fmt.Errorf("-ledger: append %s: %w", r.Scenario, err))
-		}
-	}
-	if err := st.Close(); err != nil {
-		errs = append(errs, fmt.Errorf("-ledger: %w", err))
-	}
-	return errors.Join(errs...)
 }
 
 // exitCode prints err (if any, and not already reported) and returns the

@@ -13,30 +13,32 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/codegenie/codegenie/harness"
+	"github.com/codegenie/codegenie/gate"
 )
 
 // result is a result of scenario in shard ("" unsharded).
-func result(scenario, shard string, v harness.Verdict) harness.Result {
-	r := harness.Result{Scenario: scenario, Test: "TestGate/" + scenario, Package: "example.com/m",
-		Shard: shard, Verdict: v, Iterations: 50, Runs: 50, Floor: 20, Classes: []harness.Class{{Size: 50}}}
+func result(scenario, shard string, v gate.Verdict) gate.Result {
+	r := gate.Result{
+		Outcome: gate.Outcome{Scenario: scenario, Test: "TestGate/" + scenario, ImportPath: "example.com/m", Verdict: v, Iterations: 50, Runs: 50, Floor: 20, Classes: []gate.Class{{Runs: 50}}},
+		Shard:   shard,
+	}
 	switch v {
-	case harness.Skipped:
+	case gate.Skipped:
 		r.Runs, r.Classes = 0, nil
-	case harness.Nondeterministic:
-		r.Classes = []harness.Class{{Size: 30}, {Size: 20}}
+	case gate.Nondeterministic:
+		r.Classes = []gate.Class{{Runs: 30}, {Runs: 20}}
 		r.Failure = "nondeterministic"
 	}
 	return r
 }
 
 // shardDirs writes each shard's results into its own directory.
-func shardDirs(t *testing.T, shards ...[]harness.Result) []string {
+func shardDirs(t *testing.T, shards ...[]gate.Result) []string {
 	var dirs []string
 	for _, rs := range shards {
 		dir := t.TempDir()
 		for _, r := range rs {
-			_, err := harness.WriteResult(dir, r)
+			_, err := r.Save(dir)
 			require.NoError(t, err)
 		}
 		dirs = append(dirs, dir)
@@ -47,9 +49,9 @@ func shardDirs(t *testing.T, shards ...[]harness.Result) []string {
 func TestRun(t *testing.T) {
 	// a belongs to shard 0 of 2 and b to shard 1 (FNV-1a of the name
 	// modulo 2; harness's shard test holds the assignment).
-	s0 := []harness.Result{result("a", "0/2", harness.Pass), result("b", "0/2", harness.Skipped)}
-	s1 := []harness.Result{result("a", "1/2", harness.Skipped), result("b", "1/2", harness.Pass)}
-	bad := []harness.Result{result("a", "1/2", harness.Skipped), result("b", "1/2", harness.Nondeterministic)}
+	s0 := []gate.Result{result("a", "0/2", gate.Pass), result("b", "0/2", gate.Skipped)}
+	s1 := []gate.Result{result("a", "1/2", gate.Skipped), result("b", "1/2", gate.Pass)}
+	bad := []gate.Result{result("a", "1/2", gate.Skipped), result("b", "1/2", gate.Nondeterministic)}
 
 	tests := []struct {
 		name   string
@@ -84,12 +86,12 @@ func TestRun(t *testing.T) {
 // TestOut: -out writes the merged results, which read back as the
 // unsharded gate's.
 func TestOut(t *testing.T) {
-	s0 := []harness.Result{result("a", "0/2", harness.Pass), result("b", "0/2", harness.Skipped)}
-	s1 := []harness.Result{result("a", "1/2", harness.Skipped), result("b", "1/2", harness.Pass)}
+	s0 := []gate.Result{result("a", "0/2", gate.Pass), result("b", "0/2", gate.Skipped)}
+	s1 := []gate.Result{result("a", "1/2", gate.Skipped), result("b", "1/2", gate.Pass)}
 	out := filepath.Join(t.TempDir(), "merged")
 	var stdout, stderr bytes.Buffer
 	require.NoError(t, run(context.Background(), append([]string{"-out", out}, shardDirs(t, s0, s1)...), noEnv, &stdout, &stderr))
-	rs, err := harness.ReadResults(out)
+	rs, err := gate.ReadResults(out)
 	require.NoError(t, err)
 	require.Len(t, rs, 2)
 	entries, err := os.ReadDir(out)
@@ -101,31 +103,31 @@ func TestOut(t *testing.T) {
 // each named with the field, even when they carry no failure text; a
 // retried shard that differs only in wall time is no conflict.
 func TestVerdictDecides(t *testing.T) {
-	edit := func(v harness.Verdict, f func(r *harness.Result)) []harness.Result {
-		r := result("a", "", harness.Pass)
+	edit := func(v gate.Verdict, f func(r *gate.Result)) []gate.Result {
+		r := result("a", "", gate.Pass)
 		r.Verdict = v
 		f(&r)
-		return []harness.Result{r}
+		return []gate.Result{r}
 	}
-	same := func(r *harness.Result) {}
+	same := func(r *gate.Result) {}
 	tests := []struct {
 		name   string
-		shards [][]harness.Result
+		shards [][]gate.Result
 		code   int
 		stderr string
 	}{
-		{"nondeterministic", [][]harness.Result{edit(harness.Nondeterministic, same)}, 1, "verdict is NONDETERMINISTIC, want PASS"},
-		{"broken", [][]harness.Result{edit(harness.Broken, same)}, 1, "verdict is BROKEN, want PASS"},
-		{"unknown", [][]harness.Result{edit("GREEN", same)}, 1, "verdict is GREEN, want PASS"},
-		{"zero-runs", [][]harness.Result{edit(harness.Pass, func(r *harness.Result) { r.Runs, r.Classes = 0, []harness.Class{{Size: 0}} })}, 1, "runs is 0"},
-		{"below-floor", [][]harness.Result{edit(harness.Pass, func(r *harness.Result) { r.Runs, r.Classes = 3, []harness.Class{{Size: 3}} })}, 1, "runs is 3, below the floor of 20"},
-		{"negative", [][]harness.Result{edit(harness.Pass, func(r *harness.Result) { r.Runs = -1 })}, 1, "runs is -1"},
-		{"shard-7/2", [][]harness.Result{edit(harness.Pass, func(r *harness.Result) { r.Shard = "7/2" })}, 1, "shard is 7/2"},
-		{"shard-0/0", [][]harness.Result{edit(harness.Pass, func(r *harness.Result) { r.Shard = "0/0" })}, 1, "shard is 0/0"},
-		{"escape", [][]harness.Result{edit(harness.Nondeterministic, func(r *harness.Result) { r.Scenario = "a\x1b[31m" })}, 1, `scenario "a\x1b[31m"`},
-		{"retried-wall", [][]harness.Result{
-			edit(harness.Pass, func(r *harness.Result) { r.Wall = time.Second }),
-			edit(harness.Pass, func(r *harness.Result) { r.Wall = 2 * time.Second }),
+		{"nondeterministic", [][]gate.Result{edit(gate.Nondeterministic, same)}, 1, "verdict is NONDETERMINISTIC, want PASS"},
+		{"broken", [][]gate.Result{edit(gate.Broken, same)}, 1, "verdict is BROKEN, want PASS"},
+		{"unknown", [][]gate.Result{edit("GREEN", same)}, 1, "verdict is GREEN, want PASS"},
+		{"zero-runs", [][]gate.Result{edit(gate.Pass, func(r *gate.Result) { r.Runs, r.Classes = 0, []gate.Class{{Runs: 0}} })}, 1, "runs is 0"},
+		{"below-floor", [][]gate.Result{edit(gate.Pass, func(r *gate.Result) { r.Runs, r.Classes = 3, []gate.Class{{Runs: 3}} })}, 1, "runs is 3, below the floor of 20"},
+		{"negative", [][]gate.Result{edit(gate.Pass, func(r *gate.Result) { r.Runs = -1 })}, 1, "runs is -1"},
+		{"shard-7/2", [][]gate.Result{edit(gate.Pass, func(r *gate.Result) { r.Shard = "7/2" })}, 1, "shard is 7/2"},
+		{"shard-0/0", [][]gate.Result{edit(gate.Pass, func(r *gate.Result) { r.Shard = "0/0" })}, 1, "shard is 0/0"},
+		{"escape", [][]gate.Result{edit(gate.Nondeterministic, func(r *gate.Result) { r.Scenario = "a\x1b[31m" })}, 1, `scenario "a\x1b[31m"`},
+		{"retried-wall", [][]gate.Result{
+			edit(gate.Pass, func(r *gate.Result) { r.Wall = time.Second }),
+			edit(gate.Pass, func(r *gate.Result) { r.Wall = 2 * time.Second }),
 		}, 0, ""},
 	}
 	for _, tt := range tests {
@@ -146,7 +148,7 @@ func TestVerdictDecides(t *testing.T) {
 // TestFIFO: a FIFO named *.json is refused, not opened (opening it would
 // block until a writer came).
 func TestFIFO(t *testing.T) {
-	dir := shardDirs(t, []harness.Result{result("a", "", harness.Pass)})[0]
+	dir := shardDirs(t, []gate.Result{result("a", "", gate.Pass)})[0]
 	fifo := filepath.Join(dir, "fifo.json")
 	if out, err := exec.Command("mkfifo", fifo).CombinedOutput(); err != nil {
 		t.Skipf("no mkfifo here: %v %s", err, out)

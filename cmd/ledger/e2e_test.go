@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/codegenie/codegenie/gate"
 	"github.com/codegenie/codegenie/ledger"
 )
 
@@ -51,7 +52,8 @@ var Output = map[string]string{"alpha": %q, "beta": %q, "gamma": %q}
 `, cassettes[0], cassettes[1], cassettes[2], outputs[0], outputs[1], outputs[2])
 }
 
-// TestEndToEnd: a gate run in a user's module appends three entries; the
+// TestEndToEnd: a gate run in a user's module writes three results, which
+// gate-merge appends to the ledger as three entries; the
 // pipeline then changes so that beta's output moves under the same key and
 // gamma's key moves; replay -strict exits 1 naming beta as diverged and
 // gamma as not comparable because its cassette moved.
@@ -72,9 +74,14 @@ func TestEndToEnd(t *testing.T) {
 	t.Setenv("CODEGENIE_LEDGER", "")
 	ledgerPath := filepath.Join(t.TempDir(), "ledger.jsonl")
 
-	gate := exec.Command("go", "test", "-count=1", ".", "-args", "-gate.ledger="+ledgerPath)
-	gate.Dir = mod
-	out, err := gate.CombinedOutput()
+	results := filepath.Join(t.TempDir(), "results")
+	goTest := exec.Command("go", "test", "-count=1", ".", "-args", "-gate.results="+results)
+	goTest.Dir = mod
+	out, err := goTest.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	merge := exec.Command("go", "run", "github.com/codegenie/codegenie/cmd/gate-merge", "-ledger", ledgerPath, results)
+	merge.Dir = mod
+	out, err = merge.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 
 	s, err := ledger.Open(context.Background(), ledgerPath)
@@ -89,7 +96,7 @@ func TestEndToEnd(t *testing.T) {
 	for i, sc := range []string{"alpha", "beta", "gamma"} {
 		e := entries[i]
 		require.Equal(t, sc, e.Scenario)
-		require.Equal(t, "PASS", e.Verdict)
+		require.Equal(t, gate.Pass, e.Verdict)
 		require.Equal(t, "TestGate/"+sc, e.Test)
 		require.Equal(t, ".", e.Package)
 		require.Equal(t, map[string]string{"cassette_id": "c" + sc[:1], "model": "m1"}, e.Components)

@@ -12,7 +12,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/codegenie/codegenie/harness"
+	"github.com/codegenie/codegenie/gate"
 	"github.com/codegenie/codegenie/internal/hint"
 	"github.com/codegenie/codegenie/ledger"
 )
@@ -28,16 +28,16 @@ import (
 // ./DIR or an import path and a test that is not a Go test's name, and
 // passes the test only as an anchored -run pattern. The
 // runs of one test are shared by the entries that name it. The child does
-// not inherit the gate's ledger, shard or results settings, so it neither
-// appends to the ledger nor skips the scenario.
+// not inherit the gate's shard or results settings, so it does not skip
+// the scenario.
 type goTest struct {
 	dir    string
 	stderr io.Writer
-	runs   map[string][]harness.Result // by package and test
+	runs   map[string][]gate.Result // by package and test
 }
 
 func goTestEvaluator(dir string, stderr io.Writer) evaluateFunc {
-	g := &goTest{dir: dir, stderr: stderr, runs: map[string][]harness.Result{}}
+	g := &goTest{dir: dir, stderr: stderr, runs: map[string][]gate.Result{}}
 	return g.Evaluate
 }
 
@@ -56,7 +56,7 @@ func (g *goTest) Evaluate(ctx context.Context, rec ledger.Entry) (ledger.Entry, 
 	}
 	for _, r := range results {
 		if r.Test == rec.Test && r.Scenario == rec.Scenario {
-			return r.LedgerEntry(), nil
+			return ledger.Entry{Outcome: r.Resolved()}, nil
 		}
 	}
 	var found []string
@@ -67,7 +67,7 @@ func (g *goTest) Evaluate(ctx context.Context, rec ledger.Entry) (ledger.Entry, 
 	return ledger.Entry{}, fmt.Errorf("%s wrote no result for scenario %q (found: %v)", run, rec.Scenario, found)
 }
 
-func (g *goTest) runTest(ctx context.Context, pkg, test string) ([]harness.Result, error) {
+func (g *goTest) runTest(ctx context.Context, pkg, test string) ([]gate.Result, error) {
 	run, err := hint.GoTestRun("re-run the entry's test", pkg, test)
 	if err != nil {
 		return nil, err
@@ -87,7 +87,7 @@ func (g *goTest) runTest(ctx context.Context, pkg, test string) ([]harness.Resul
 	cmd.Stdout, cmd.Stderr = out, out
 	fmt.Fprintf(g.stderr, "ledger: re-running %s (in %s)\n", run, g.dir)
 	runErr := cmd.Run() // a failing gate exits 1 and still writes its result
-	results, err := harness.ReadResults(tmp)
+	results, err := gate.ReadResults(tmp)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -110,8 +110,9 @@ func evidenceDir() string {
 	return filepath.Join(base, "codegenie", "evidence")
 }
 
-// childEnv drops the gate settings that would make the re-run append to
-// the ledger, skip the scenario as another shard's, or write elsewhere.
+// childEnv drops the gate settings that would make the re-run skip the
+// scenario as another shard's or write elsewhere, and the ledger's DSN,
+// which a test process does not read.
 func childEnv(env []string) []string {
 	return slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
 		k, _, _ := strings.Cut(kv, "=")

@@ -14,6 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/codegenie/codegenie/gate"
 	"github.com/codegenie/codegenie/ledger"
 )
 
@@ -129,7 +130,7 @@ func TestReplayHostileEntryChoosesNoFlag(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			entry := ledger.Entry{Kind: "verdict", Scenario: "alpha", Verdict: "PASS", Test: tc.test, Package: tc.pkg}
+			entry := ledger.Entry{Outcome: gate.Outcome{Scenario: "alpha", Verdict: "PASS", Test: tc.test, Package: tc.pkg}, Kind: "verdict"}
 			path := filepath.Join(ledgers, strings.NewReplacer(" ", "-").Replace(tc.name)+".jsonl")
 			sealedLedger(t, path, entry)
 			before := treeSnapshot(t, tmp, ledgers)

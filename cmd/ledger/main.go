@@ -40,8 +40,8 @@ func main() {
 	os.Exit(exitCode(err, os.Stderr))
 }
 
-const usage = `ledger reads and keeps the verdict ledger your module's determinism gates
-append to (go test ... -gate.ledger=DSN, or CODEGENIE_LEDGER): verify its
+const usage = `ledger reads and keeps the verdict ledger your module's determinism gates'
+results are appended to (gate-merge -ledger DSN RESULTS_DIR): verify its
 chain, replay entries with your module's code, count flaky scenarios. From
 your module's root:
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/codegenie/codegenie/gate"
 	"github.com/codegenie/codegenie/ledger"
 )
 
@@ -46,8 +47,7 @@ func seed(t *testing.T, scenarios ...string) string {
 	defer s.Close()
 	for _, sc := range scenarios {
 		_, err := s.Append(context.Background(), ledger.Entry{
-			Scenario: sc, Verdict: "PASS", Key: "k-" + sc,
-			Components: map[string]string{"cassette_id": "c1"}, Test: "TestGate/" + sc, Package: "./properties",
+			Outcome: gate.Outcome{Scenario: sc, Verdict: "PASS", Key: "k-" + sc, Components: map[string]string{"cassette_id": "c1"}, Test: "TestGate/" + sc, Package: "./properties"},
 		})
 		require.NoError(t, err)
 	}
@@ -124,7 +124,7 @@ func TestReplay(t *testing.T) {
 	// npm is unchanged, go's output moved under the same key, pypi's key
 	// moved because its cassette did.
 	ev := func(_ context.Context, rec ledger.Entry) (ledger.Entry, error) {
-		cur := ledger.Entry{Key: rec.Key, Components: rec.Components, Verdict: "PASS"}
+		cur := ledger.Entry{Outcome: gate.Outcome{Key: rec.Key, Components: rec.Components, Verdict: "PASS"}}
 		switch rec.Scenario {
 		case "go":
 			cur.OutputDigest = strings.Repeat("ab", 32)
@@ -201,7 +201,7 @@ func TestChildEnv(t *testing.T) {
 
 func TestEvaluateNeedsTestAndPackage(t *testing.T) {
 	g := goTestEvaluator(t.TempDir(), io.Discard)
-	_, err := g(context.Background(), ledger.Entry{Seq: 4, Scenario: "npm"})
+	_, err := g(context.Background(), ledger.Entry{Outcome: gate.Outcome{Scenario: "npm"}, Seq: 4})
 	require.ErrorContains(t, err, "entry 4 records no test and package")
 	require.False(t, errors.Is(err, context.Canceled))
 }

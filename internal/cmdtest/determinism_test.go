@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/codegenie/codegenie/events"
-	"github.com/codegenie/codegenie/harness"
+	"github.com/codegenie/codegenie/gate"
 	"github.com/codegenie/codegenie/ledger"
 	"github.com/codegenie/codegenie/replay"
 )
@@ -147,24 +147,25 @@ func TestOutputDeterministic(t *testing.T) {
 // returns their directories relative to dir.
 func resultDirs(t *testing.T, dir string) []string {
 	t.Helper()
-	res := func(scenario, shard string, v harness.Verdict, runs int) harness.Result {
-		r := harness.Result{Scenario: scenario, Test: "TestGate/" + scenario, Package: "example.com/m",
-			Shard: shard, Verdict: v, Iterations: 50, Runs: runs, Floor: 20, Classes: []harness.Class{{Size: runs}},
-			Pin: map[string]string{"a": "1", "b": "2", "c": "3"}}
-		if v == harness.Skipped {
+	res := func(scenario, shard string, v gate.Verdict, runs int) gate.Result {
+		r := gate.Result{Shard: shard, Outcome: gate.Outcome{
+			Scenario: scenario, Test: "TestGate/" + scenario, ImportPath: "example.com/m", Verdict: v, Iterations: 50, Runs: runs, Floor: 20,
+			Classes: []gate.Class{{Runs: runs}}, Components: map[string]string{"a": "1", "b": "2", "c": "3"},
+		}}
+		if v == gate.Skipped {
 			r.Runs, r.Classes = 0, nil
 		}
 		return r
 	}
-	shards := [][]harness.Result{
-		{res("alpha", "0/2", harness.Pass, 50), res("bravo", "0/2", harness.Skipped, 0), res("charlie", "0/2", harness.Nondeterministic, 50)},
-		{res("alpha", "1/2", harness.Skipped, 0), res("bravo", "1/2", harness.Pass, 10), res("charlie", "1/2", harness.Skipped, 0)},
+	shards := [][]gate.Result{
+		{res("alpha", "0/2", gate.Pass, 50), res("bravo", "0/2", gate.Skipped, 0), res("charlie", "0/2", gate.Nondeterministic, 50)},
+		{res("alpha", "1/2", gate.Skipped, 0), res("bravo", "1/2", gate.Pass, 10), res("charlie", "1/2", gate.Skipped, 0)},
 	}
 	var dirs []string
 	for i, rs := range shards {
 		name := fmt.Sprintf("shard-%d", i)
 		for _, r := range rs {
-			_, err := harness.WriteResult(filepath.Join(dir, name), r)
+			_, err := r.Save(filepath.Join(dir, name))
 			require.NoError(t, err)
 		}
 		dirs = append(dirs, name)
@@ -268,8 +269,7 @@ func seedLedger(t *testing.T, path string, scenarios ...string) {
 	defer s.Close()
 	for _, sc := range scenarios {
 		_, err := s.Append(context.Background(), ledger.Entry{
-			Scenario: sc, Verdict: "PASS", Key: "k-" + sc,
-			Components: map[string]string{"cassette_id": "c1"}, Test: "TestGate/" + sc, Package: "./properties",
+			Outcome: gate.Outcome{Scenario: sc, Verdict: "PASS", Key: "k-" + sc, Components: map[string]string{"cassette_id": "c1"}, Test: "TestGate/" + sc, Package: "./properties"},
 		})
 		require.NoError(t, err)
 	}

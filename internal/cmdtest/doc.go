@@ -5,5 +5,6 @@
 // check that every command prints the same bytes for the same inputs in
 // every process.
 //
-// It has no code of its own outside its tests.
+// Outside its tests it holds one helper other packages' tests share:
+// [Deps] and [RequireNoDeps], which check what a package links.
 package cmdtest

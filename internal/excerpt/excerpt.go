@@ -125,3 +125,24 @@ func Quote(s string) string {
 	}
 	return s
 }
+
+// Indent returns s without its trailing newlines, each line that is not
+// empty indented by two spaces.
+func Indent(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = "  " + l
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Digest returns the first 16 digits of a hex digest, as reports and
+// summaries show one, or "-" for none.
+func Digest(hex string) string {
+	if hex == "" {
+		return "-"
+	}
+	return Head(hex, 16)
+}

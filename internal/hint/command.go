@@ -15,6 +15,13 @@ type Command struct {
 	Dir     string   `json:"dir,omitempty"`
 }
 
+// The purposes of the commands a gate's report and result file name.
+const (
+	PurposeReproduce = "reproduce" // go test of the test that ran the gate
+	PurposeCompare   = "compare"   // replay diff of the two largest classes' runs in the evidence bundle
+	PurposeReRecord  = "re-record" // the reproduce command with the cassettes' record flag
+)
+
 // String renders c as one POSIX shell line: "cd DIR && WORDS", each word
 // quoted.
 func (c Command) String() string {

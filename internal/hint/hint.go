@@ -151,6 +151,10 @@ func GoTestCommand(purpose, name string, bench bool, flags ...string) Command {
 	return c
 }
 
+// IsBenchmark reports whether the test named name (testing.TB.Name()) is
+// a benchmark: go test runs a function as one by its name.
+func IsBenchmark(name string) bool { return strings.HasPrefix(name, "Benchmark") }
+
 // GoTestOf is GoTestCommand for the package in directory pkg relative to
 // the module root (slashes; "." for the root), run in the module root
 // (Dir ""): go test, the package ("./" before a directory below the

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/codegenie/codegenie/cassettes"
+	"github.com/codegenie/codegenie/gate"
 	"github.com/codegenie/codegenie/harness"
 	"github.com/codegenie/codegenie/internal/fakellm"
 )
@@ -134,7 +135,7 @@ func TestSDKStreamsPassUnderChunking(t *testing.T) {
 			}
 			start := time.Now()
 			rep := harness.Config{Iterations: chunkRuns, Processes: -1}.Check(t, sdk.name+"-chunked", scenario)
-			require.Equal(t, harness.Pass, rep.Verdict)
+			require.Equal(t, gate.Pass, rep.Verdict)
 			require.Equal(t, chunkRuns, rep.Runs)
 			require.Len(t, rep.Chunking, chunkRuns)
 			kinds := slices.Compact(slices.Sorted(slices.Values(rep.Chunking)))

@@ -15,6 +15,7 @@ import (
 	"github.com/codegenie/codegenie/cassettes"
 	"github.com/codegenie/codegenie/cassettes/review"
 	"github.com/codegenie/codegenie/events"
+	"github.com/codegenie/codegenie/gate"
 	"github.com/codegenie/codegenie/harness"
 	"github.com/codegenie/codegenie/internal/fakellm"
 )
@@ -90,11 +91,11 @@ func fakeAPIGate(t *testing.T, name, path string, p fakeAPIPipeline, want []byte
 	t.Helper()
 	rep := harness.Check(t, name, fakeAPIScenario(path, p))
 	require.NotNil(t, rep)
-	require.Equal(t, harness.Pass, rep.Verdict, "%s", rep)
+	require.Equal(t, gate.Pass, rep.Verdict, "%s", rep)
 	require.Equal(t, 50, rep.Runs, "the zero Config makes 50 runs")
 	require.Equal(t, 4, rep.ProcessRuns, "the zero Config makes 4 runs in child processes")
 	require.Len(t, rep.Classes, 1)
-	require.Equal(t, events.Sum(want), rep.OutputDigest, "the replays give what the recording gave")
+	require.Equal(t, events.Sum(want).String(), rep.OutputDigest, "the replays give what the recording gave")
 	require.NotNil(t, rep.Processes)
 	require.Subset(t, rep.Processes.EnvHeld, held, "not varied: configuration")
 }
@@ -107,7 +108,7 @@ func fakeAPIMapOrder(t *testing.T, name, path string, buggy fakeAPIPipeline, fie
 	t.Helper()
 	rep, err := harness.Config{Iterations: harness.DefaultFloor, ArtifactDir: t.TempDir()}.Iterate(t.Context(), name, fakeAPIScenario(path, buggy))
 	require.ErrorIs(t, err, harness.ErrNondeterministic, "%s", rep)
-	require.Equal(t, harness.Nondeterministic, rep.Verdict)
+	require.Equal(t, gate.Nondeterministic, rep.Verdict)
 	require.NotNil(t, rep.Divergence)
 	require.True(t, rep.Divergence.RequestVaries, "%s", rep)
 	require.NotEmpty(t, rep.Divergence.RequestDiff)

@@ -17,6 +17,7 @@ import (
 	"go.opencensus.io/stats/view"
 
 	"github.com/codegenie/codegenie/cassettes"
+	"github.com/codegenie/codegenie/gate"
 	"github.com/codegenie/codegenie/harness"
 	"github.com/codegenie/codegenie/internal/fakellm"
 )
@@ -121,7 +122,7 @@ func (g cloudGate) run(t *testing.T, field string, secrets ...string) *harness.R
 // to hold none of secrets.
 func cloudRequirePassed(t *testing.T, rep *harness.Report, cassette string, secrets ...string) {
 	t.Helper()
-	require.Equal(t, harness.Pass, rep.Verdict, "%s", rep)
+	require.Equal(t, gate.Pass, rep.Verdict, "%s", rep)
 	require.Equal(t, 50, rep.Runs)
 	require.Equal(t, 4, rep.ProcessRuns)
 	require.Equal(t, []string{cassette}, rep.Recorded, "run 0 recorded the cassette under the record flag")
@@ -180,7 +181,7 @@ func cloudShowBug(t *testing.T) *harness.Report {
 // and never to suggest re-recording.
 func cloudRequireVaries(t *testing.T, rep *harness.Report, field string) {
 	t.Helper()
-	require.Equal(t, harness.Nondeterministic, rep.Verdict, "%s", rep)
+	require.Equal(t, gate.Nondeterministic, rep.Verdict, "%s", rep)
 	require.Equal(t, 50, rep.Runs)
 	require.Equal(t, 4, rep.ProcessRuns)
 	require.NotNil(t, rep.Divergence)
@@ -191,7 +192,7 @@ func cloudRequireVaries(t *testing.T, rep *harness.Report, field string) {
 	}
 	sizes := make([]string, len(rep.Classes))
 	for i, c := range rep.Classes {
-		sizes[i] = strconv.Itoa(c.Size)
+		sizes[i] = strconv.Itoa(c.Runs)
 	}
 	t.Logf("with the bug: %s, classes %s, the request varies in: %s", rep.Verdict, strings.Join(sizes, "+"), strings.Join(rep.Divergence.RequestDiff, "; "))
 	require.Contains(t, rep.String(), "the request itself varies between runs")

@@ -1,15 +1,13 @@
-package harness
+package gate
 
 import (
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
+	"github.com/codegenie/codegenie/internal/excerpt"
 	"github.com/codegenie/codegenie/internal/hint"
 	"github.com/codegenie/codegenie/internal/markdown"
 )
@@ -54,9 +52,9 @@ func (r Result) Explain(w io.Writer) error {
 		fmt.Fprintf(&sb, ", shard %s", x.shard)
 	}
 	sb.WriteString(")\n")
-	fmt.Fprintf(&sb, "%s\n", indent(x.text))
+	fmt.Fprintf(&sb, "%s\n", excerpt.Indent(x.text))
 	if x.crashFile != "" {
-		fmt.Fprintf(&sb, "  crash output: %s\n%s\n", x.crashFile, indent(indent(x.crash)))
+		fmt.Fprintf(&sb, "  crash output: %s\n%s\n", x.crashFile, excerpt.Indent(excerpt.Indent(x.crash)))
 	}
 	if x.evidence != "" {
 		fmt.Fprintf(&sb, "  evidence: %s (report.txt and report.json beside it)\n", x.evidence)
@@ -98,7 +96,7 @@ func (r Result) ExplainMarkdown(w io.Writer) error {
 }
 
 func (r Result) explain() explanation {
-	x := explanation{verdict: shownVerdict(r), scenario: quoteName(r.Scenario), test: quoteName(r.Test), pkg: quoteName(r.Package)}
+	x := explanation{verdict: shownVerdict(r), scenario: quoteName(r.Scenario), test: quoteName(r.Test), pkg: quoteName(r.ImportPath)}
 	if r.Shard != "" {
 		x.shard = quoteName(r.Shard)
 	}
@@ -117,23 +115,20 @@ func (r Result) explain() explanation {
 	for _, c := range r.Commands {
 		pc := placedCommand{where: "in the module root"}
 		switch c.Purpose {
-		case purposeCompare:
+		case hint.PurposeCompare:
 			pc.what = "compare the two runs in full"
 			pc.where = "from the directory the merge ran in"
-			c.Argv = append([]string(nil), c.Argv...)
-			for i, a := range c.Argv {
-				if a == r.Evidence {
-					c.Argv[i] = r.inFolder(a)
-				}
+			if r.Evidence != "" {
+				c.Argv = replaced(c.Argv, r.Evidence, r.inFolder(r.Evidence))
 			}
-		case purposeReproduce:
+		case hint.PurposeReproduce:
 			pc.what = "reproduce"
-		case purposeReRecord:
+		case hint.PurposeReRecord:
 			pc.what = "if the requests changed on purpose, re-record the cassettes"
 		default:
 			continue
 		}
-		if r.Folder == "" && c.Purpose == purposeCompare {
+		if r.Folder == "" && c.Purpose == hint.PurposeCompare {
 			pc.where = "in the results folder"
 		}
 		pc.line = hint.Command(c).String()
@@ -181,35 +176,4 @@ func readHead(p string, n int64) ([]byte, error) {
 	}
 	defer f.Close()
 	return io.ReadAll(io.LimitReader(f, n))
-}
-
-// shownVerdict is r's verdict as a summary shows it: FAIL for a PASS
-// that is not a pass (too few runs, say), the verdict quoted when it
-// holds anything but printable characters.
-func shownVerdict(r Result) string {
-	if r.Verdict == Pass && !r.OK() {
-		return "FAIL"
-	}
-	return quoteName(string(r.Verdict))
-}
-
-// printable returns s with every character other than a printable one, a
-// space, a tab or a newline written as a Go escape (\x1b, \u202e), so
-// that text read from a file never reaches a terminal as control bytes.
-func printable(s string) string {
-	var sb strings.Builder
-	for len(s) > 0 {
-		c, n := utf8.DecodeRuneInString(s)
-		switch {
-		case c == utf8.RuneError && n == 1:
-			fmt.Fprintf(&sb, `\x%02x`, s[0])
-		case c == '\n' || c == '\t' || c == ' ' || unicode.IsPrint(c):
-			sb.WriteRune(c)
-		default:
-			q := strconv.QuoteRuneToASCII(c)
-			sb.WriteString(q[1 : len(q)-1])
-		}
-		s = s[n:]
-	}
-	return sb.String()
 }

@@ -1,4 +1,4 @@
-package harness_test
+package gate_test
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/codegenie/codegenie/harness"
+	"github.com/codegenie/codegenie/gate"
 )
 
 // TestSummaryAgrees: the count line of a summary tallies the verdicts its
@@ -18,41 +18,41 @@ import (
 // counted as FAIL, never as PASS.
 func TestSummaryAgrees(t *testing.T) {
 	t.Parallel()
-	belowFloor := func(s string) harness.Result {
+	belowFloor := func(s string) gate.Result {
 		r := passResult(s)
-		r.Runs, r.Classes[0].Size = 3, 3
+		r.Runs, r.Classes[0].Runs = 3, 3
 		return r
 	}
-	nondet := func(s string) harness.Result {
+	nondet := func(s string) gate.Result {
 		r := passResult(s)
-		r.Verdict, r.Classes = harness.Nondeterministic, []harness.Class{{Size: 30}, {Size: 20}}
+		r.Verdict, r.Classes = gate.Nondeterministic, []gate.Class{{Runs: 30}, {Runs: 20}}
 		return r
 	}
-	crashed := func(s string) harness.Result {
+	crashed := func(s string) gate.Result {
 		r := passResult(s)
 		r.Verdict, r.Runs, r.Classes = "CRASHED", 3, nil
 		return r
 	}
-	other := func(s string) harness.Result {
+	other := func(s string) gate.Result {
 		r := passResult(s)
 		r.Verdict = "GREEN"
 		return r
 	}
 	tests := []struct {
 		name   string
-		rs     []harness.Result
+		rs     []gate.Result
 		counts string
 	}{
-		{"all-pass", []harness.Result{passResult("a"), passResult("b")}, "2 PASS"},
-		{"pass-below-floor", []harness.Result{belowFloor("a"), belowFloor("b")}, "2 FAIL"},
-		{"mixed", []harness.Result{passResult("a"), belowFloor("b"), nondet("c"), crashed("d"), other("e")},
+		{"all-pass", []gate.Result{passResult("a"), passResult("b")}, "2 PASS"},
+		{"pass-below-floor", []gate.Result{belowFloor("a"), belowFloor("b")}, "2 FAIL"},
+		{"mixed", []gate.Result{passResult("a"), belowFloor("b"), nondet("c"), crashed("d"), other("e")},
 			"1 PASS, 1 FAIL, 1 NONDETERMINISTIC, 1 CRASHED, 1 of another verdict"},
 	}
 	row := regexp.MustCompile(`^(\S+)\s+(\S+)\s+\d+/\d+\s`)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var sb strings.Builder
-			require.NoError(t, harness.WriteSummary(&sb, tt.rs))
+			require.NoError(t, gate.WriteSummary(&sb, tt.rs))
 			lines := strings.Split(strings.TrimSuffix(sb.String(), "\n"), "\n")
 			tally := map[string]int{}
 			failed := false

@@ -1,9 +1,8 @@
-package harness
+package main
 
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/codegenie/codegenie/events"
+	"github.com/codegenie/codegenie/gate"
 	"github.com/codegenie/codegenie/internal/pgtest"
 	"github.com/codegenie/codegenie/ledger/postgres"
 )
@@ -23,17 +23,19 @@ import (
 // that an append that waits forever fails the test instead of the binary.
 const guardBound = 30 * time.Second
 
-// ledgerReport is a passing report of scenario npm, as a gate appends it.
-func ledgerReport(t testing.TB) *Report {
-	t.Helper()
-	wd, err := os.Getwd()
-	require.NoError(t, err)
-	out, tape := events.Sum([]byte("out")), events.Sum([]byte("tape"))
-	return &Report{
-		Scenario: "npm", Test: "TestGate/npm", Dir: wd, Verdict: Pass, Runs: 50, Key: "k",
-		Pin: map[string]string{"cassette_id": "c1"}, OutputDigest: out, ChainDigest: tape,
-		Classes: []Class{{Size: 50, OutputDigest: out, ChainDigest: tape}},
+// ledgerResults are the merged results of a gate of scenarios npm and
+// pypi, as read from a results folder: two passing verdicts.
+func ledgerResults() []gate.Result {
+	out, tape := events.Sum([]byte("out")).String(), events.Sum([]byte("tape")).String()
+	var rs []gate.Result
+	for _, s := range []string{"npm", "pypi"} {
+		rs = append(rs, gate.Result{Outcome: gate.Outcome{
+			Scenario: s, Test: "TestGate/" + s, Package: "pkg", Verdict: gate.Pass, Runs: 50, Floor: 20, Key: "k",
+			Components: map[string]string{"cassette_id": "c1"}, OutputDigest: out, ChainDigest: tape,
+			Classes: []gate.Class{{Runs: 50, OutputDigest: out, ChainDigest: tape}},
+		}})
 	}
+	return rs
 }
 
 // appendGuarded runs appendWithin, failing the test if it has not
@@ -42,22 +44,22 @@ func ledgerReport(t testing.TB) *Report {
 func appendGuarded(t *testing.T, dsn string, bound time.Duration, release func()) error {
 	t.Helper()
 	done := make(chan error, 1)
-	go func() { done <- appendWithin(context.Background(), dsn, ledgerReport(t), bound) }()
+	go func() { done <- appendWithin(context.Background(), dsn, ledgerResults(), noEnv, bound) }()
 	select {
 	case err := <-done:
 		return err
 	case <-time.After(guardBound):
 		release()
 		<-done
-		t.Fatalf("the gate's append was still waiting after %v", guardBound)
+		t.Fatalf("the merge's append was still waiting after %v", guardBound)
 		return nil
 	}
 }
 
-// TestLedgerAppendHasADeadline: a gate whose embedded ledger's lock is
+// TestLedgerAppendHasADeadline: a merge whose embedded ledger's lock is
 // never released fails its append after the bound with an error that
-// says what happened, instead of waiting until go test's -timeout; once
-// the lock is free the append succeeds.
+// says what happened and what was not appended, instead of waiting until
+// the CI job's timeout; once the lock is free the append succeeds.
 func TestLedgerAppendHasADeadline(t *testing.T) {
 	t.Parallel()
 	dsn := filepath.Join(t.TempDir(), "ledger.jsonl")
@@ -67,7 +69,7 @@ func TestLedgerAppendHasADeadline(t *testing.T) {
 	t.Cleanup(release)
 
 	err := appendGuarded(t, dsn, 300*time.Millisecond, release)
-	require.ErrorContains(t, err, "harness: -gate.ledger: the append of scenario npm to "+dsn+" did not finish within 300ms, so its verdict is not in the ledger")
+	require.ErrorContains(t, err, "-ledger: the append of scenario npm to "+dsn+" did not finish within 300ms, so its verdict is not in the ledger, nor the 1 after it")
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 
 	release()
@@ -75,9 +77,9 @@ func TestLedgerAppendHasADeadline(t *testing.T) {
 }
 
 // TestLedgerAppendNamesTheLockHolder: with a PostgreSQL ledger whose
-// append lock another session holds in an open transaction, the gate's
+// append lock another session holds in an open transaction, the merge's
 // append fails naming that session's pid, whether the store's
-// lock_timeout or the gate's own bound ends the wait first.
+// lock_timeout or the merge's own bound ends the wait first.
 func TestLedgerAppendNamesTheLockHolder(t *testing.T) {
 	t.Parallel()
 	srv := pgtest.Start(t)
@@ -101,15 +103,15 @@ func TestLedgerAppendNamesTheLockHolder(t *testing.T) {
 	holder := fmt.Sprintf("held by backend pid %d (idle in transaction", pid)
 
 	t.Run("the store's lock_timeout", func(t *testing.T) {
-		err := appendGuarded(t, dsn+"&lock_timeout=300ms", ledgerAppendBound, release)
-		require.ErrorContains(t, err, "harness: -gate.ledger: append npm: ")
+		err := appendGuarded(t, dsn+"&lock_timeout=300ms", appendBound, release)
+		require.ErrorContains(t, err, "-ledger: append npm: ")
 		require.ErrorContains(t, err, holder)
 	})
-	t.Run("the gate's bound", func(t *testing.T) {
+	t.Run("the merge's bound", func(t *testing.T) {
 		err := appendGuarded(t, dsn+"&lock_timeout=10min", time.Second, release)
 		require.ErrorContains(t, err, "did not finish within 1s, so its verdict is not in the ledger")
 		require.ErrorContains(t, err, holder)
 	})
 	release()
-	require.NoError(t, appendGuarded(t, dsn, ledgerAppendBound, release))
+	require.NoError(t, appendGuarded(t, dsn, appendBound, release))
 }

@@ -1,4 +1,4 @@
-package harness_test
+package gate_test
 
 import (
 	"encoding/json"
@@ -7,11 +7,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/codegenie/codegenie/harness"
+	"github.com/codegenie/codegenie/gate"
 )
 
-// TestReadResultRefusesUnsafeNames: a result file whose package, test,
-// evidence or scenario a command would read as a flag, or that no ledger
+// TestReadResultRefusesUnsafeNames: a result file whose package, import
+// path, test, evidence or scenario a command would read as a flag, or that no ledger
 // store can keep, is refused where it is read, naming the field.
 func TestReadResultRefusesUnsafeNames(t *testing.T) {
 	t.Parallel()
@@ -21,6 +21,7 @@ func TestReadResultRefusesUnsafeNames(t *testing.T) {
 		{"package that is a flag", "package", "-coverprofile=../x", `package "-coverprofile=../x"`},
 		{"package outside the module", "package", "../x", `package "../x"`},
 		{"package holding a newline", "package", "p\n-o=x", `package "p\n-o=x"`},
+		{"import path that is a flag", "import_path", "-coverprofile=../x", `import_path: unsafe name: package "-coverprofile=../x"`},
 		{"test that is a flag", "test", "-test.coverprofile=x", `test "-test.coverprofile=x"`},
 		{"test holding a newline", "test", "TestGate\n-o=x", `test "TestGate\n-o=x"`},
 		{"evidence that is a flag", "evidence", "-o=x", `evidence: unsafe name: path "-o=x"`},
@@ -30,14 +31,14 @@ func TestReadResultRefusesUnsafeNames(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			r := harness.Result{Scenario: "a", Test: "TestGate/a", Package: "example.com/m",
-				Verdict: harness.Pass, Iterations: 50, Runs: 50, Floor: 20, Classes: []harness.Class{{Size: 50}}}
-			p, err := harness.WriteResult(t.TempDir(), r)
+			r := gate.Result{Outcome: gate.Outcome{Scenario: "a", Test: "TestGate/a", Package: "m", ImportPath: "example.com/m",
+				Verdict: gate.Pass, Iterations: 50, Runs: 50, Floor: 20, Classes: []gate.Class{{Runs: 50}}}}
+			p, err := r.Save(t.TempDir())
 			require.NoError(t, err)
-			_, err = harness.ReadResult(p)
+			_, err = gate.ReadResult(p)
 			require.NoError(t, err, "the unedited result reads")
 			// The hostile value is written into the file as another
-			// machine would, not through WriteResult.
+			// machine would, not through Save.
 			b, err := os.ReadFile(p)
 			require.NoError(t, err)
 			var fields map[string]any
@@ -46,8 +47,8 @@ func TestReadResultRefusesUnsafeNames(t *testing.T) {
 			b, err = json.Marshal(fields)
 			require.NoError(t, err)
 			require.NoError(t, os.WriteFile(p, b, 0o644))
-			_, err = harness.ReadResult(p)
-			require.ErrorIs(t, err, harness.ErrBadResult)
+			_, err = gate.ReadResult(p)
+			require.ErrorIs(t, err, gate.ErrBadResult)
 			require.ErrorContains(t, err, tt.want)
 		})
 	}

@@ -1,4 +1,4 @@
-package harness
+package gate
 
 import (
 	"cmp"
@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/codegenie/codegenie/internal/gateflags"
 )
 
 // Merge conditions.
@@ -40,7 +42,7 @@ func (id scenarioID) String() string {
 // Whether the merged gate passed is each result's Err.
 func MergeResults(rs []Result) ([]Result, error) {
 	for _, r := range rs {
-		if err := r.validate(); err != nil {
+		if err := r.Validate(); err != nil {
 			return nil, fmt.Errorf("%w: %w", errBadResult, err)
 		}
 	}
@@ -51,11 +53,11 @@ func MergeResults(rs []Result) ([]Result, error) {
 	}
 	all := make([]keyed, len(rs))
 	for i, r := range rs {
-		all[i] = keyed{r, scenarioID{r.Package, r.Test, r.Scenario}, r.identity().String()}
+		all[i] = keyed{r, scenarioID{r.ImportPath, r.Test, r.Scenario}, r.identity().String()}
 	}
 	slices.SortFunc(all, func(a, b keyed) int {
 		return cmp.Or(strings.Compare(a.Scenario, b.Scenario), strings.Compare(a.Test, b.Test),
-			strings.Compare(a.Package, b.Package), strings.Compare(a.ident, b.ident), cmp.Compare(a.Wall, b.Wall))
+			strings.Compare(a.ImportPath, b.ImportPath), strings.Compare(a.ident, b.ident), cmp.Compare(a.Wall, b.Wall))
 	})
 	var errs []error
 	if err := sameShardCount(rs); err != nil {
@@ -65,8 +67,8 @@ func MergeResults(rs []Result) ([]Result, error) {
 	// reached is missing because of the crash.
 	crashes := map[[2]string]Result{}
 	for _, r := range rs {
-		if r.Verdict == crashed {
-			crashes[[2]string{r.Package, r.Shard}] = r
+		if r.Verdict == Crashed {
+			crashes[[2]string{r.ImportPath, r.Shard}] = r
 		}
 	}
 	var out []Result
@@ -87,11 +89,11 @@ func MergeResults(rs []Result) ([]Result, error) {
 		case len(real) == 0:
 			owner, shard := "the shard that owns it", ""
 			if n := shardCount(all[i].Shard); n > 0 {
-				shard = fmt.Sprintf("%d/%d", shardOf(all[i].Scenario, n), n)
+				shard = fmt.Sprintf("%d/%d", gateflags.Of(all[i].Scenario, n), n)
 				owner = "shard " + shard
 			}
 			why := "did that shard run and were its results (-gate.results) included?"
-			if c, ok := crashes[[2]string{all[i].Package, shard}]; ok {
+			if c, ok := crashes[[2]string{all[i].ImportPath, shard}]; ok {
 				why = fmt.Sprintf("its test process crashed during scenario %s, %s, before it came to this one", quoteName(c.Scenario), printable(c.InProgress))
 			}
 			errs = append(errs, fmt.Errorf("%w: %s: no result from %s; %s", errMissingScenario, all[i].id, owner, why))
@@ -107,11 +109,11 @@ func MergeResults(rs []Result) ([]Result, error) {
 
 // shardCount returns n of "i/n", or 0.
 func shardCount(s string) int {
-	sh, err := parseShard(s)
+	sh, err := gateflags.ParseShard(s)
 	if err != nil {
 		return 0
 	}
-	return sh.n
+	return sh.N
 }
 
 // sameShardCount checks that every sharded result comes from a matrix of

@@ -162,7 +162,7 @@ func apply(dir string, updates []Update, at string, create func(string, string) 
 	if err != nil {
 		return nil, newErr(mpath, 0, "manifest", err)
 	}
-	opts := atomicfile.Options{CreateTemp: create}
+	opts := atomicfile.Config{CreateTemp: create}
 	if err := opts.WriteFile(filepath.Join(stage, stagedManName), data, filePerm); err != nil {
 		return nil, newErr(mpath, 0, "write", err)
 	}

@@ -21,7 +21,7 @@ const (
 	// Replay serves recorded interactions and never touches the network.
 	// It is the zero value.
 	Replay Mode = iota
-	// Record sends requests through Options.RealTransport and saves the
+	// Record sends requests through Config.RealTransport and saves the
 	// redacted interactions on Close.
 	Record
 )
@@ -36,10 +36,10 @@ func (m Mode) String() string {
 	return fmt.Sprintf("Mode(%d)", int(m))
 }
 
-// Options configures Open. The zero value replays a cassette (or records
+// Config configures Open. The zero value replays a cassette (or records
 // it, when the test flags say so), verifying it against the manifest next
 // to it if there is one, and makes unused interactions an error at Close.
-type Options struct {
+type Config struct {
 	// Mode is Replay (the default) or Record. The test flags
 	// -cassettes.record and -cassettes.record-missing turn Replay into
 	// Record for the cassettes they select.
@@ -110,7 +110,7 @@ type Options struct {
 // for concurrent use.
 type Cassette struct {
 	path    string
-	opts    Options
+	opts    Config
 	hint    string // rerecordHint
 	command string // rerecordCommand
 	mode    Mode
@@ -155,7 +155,7 @@ func (t *cassetteTransport) RoundTrip(req *http.Request) (*http.Response, error)
 // naming). In Replay mode the file must exist, parse as a go-vcr format-2
 // cassette, hold no credential, and match its manifest entry; in Record
 // mode nothing is read and the file is written on Close.
-func Open(path string, opts Options) (*Cassette, error) {
+func Open(path string, opts Config) (*Cassette, error) {
 	if !strings.HasSuffix(path, ".yaml") {
 		return nil, newErr(path, 0, "open", errors.New("cassette path must end in .yaml"))
 	}
@@ -209,7 +209,7 @@ func Open(path string, opts Options) (*Cassette, error) {
 // OpenT opens the cassette at path for the test t, as Open does, and
 // closes it when t ends. Any error fails the test. Errors name the go test
 // line that re-records the cassette from t.
-func OpenT(t testing.TB, path string, opts Options) *Cassette {
+func OpenT(t testing.TB, path string, opts Config) *Cassette {
 	t.Helper()
 	opts.testName = t.Name()
 	c, err := Open(path, opts)
@@ -276,7 +276,7 @@ func (c *Cassette) Interactions() int {
 }
 
 // Close ends the cassette. In Replay mode it reports recorded interactions
-// that were never replayed (unless Options.AllowUnused). In Record mode it
+// that were never replayed (unless Config.AllowUnused). In Record mode it
 // redacts the captured interactions, scans the serialized bytes for
 // secrets, and writes the file atomically; on any error the previous file
 // is left as it was. Closing twice returns nil.

@@ -28,7 +28,7 @@ const (
 
 func init() {
 	if testing.Testing() {
-		recordFlag = flag.String(RecordFlag, "", "re-record the cassettes whose path matches `regexp` (against Options.RealTransport, or the live API)")
+		recordFlag = flag.String(RecordFlag, "", "re-record the cassettes whose path matches `regexp` (against Config.RealTransport, or the live API)")
 		recordMissingFlag = flag.Bool(recordMissingName, false, "record the cassettes that do not exist yet; replay the others")
 	}
 }
@@ -57,7 +57,7 @@ func modeFor(path string, m Mode) (Mode, error) {
 // rerecordHint is the command errors name to re-record the cassette at
 // path: rerecordCommand, else a description of the go test command that
 // re-records it.
-func rerecordHint(path string, opts Options) string {
+func rerecordHint(path string, opts Config) string {
 	if c := rerecordCommand(path, opts); c != "" {
 		return c
 	}
@@ -65,12 +65,12 @@ func rerecordHint(path string, opts Options) string {
 }
 
 // rerecordCommand is the command that re-records the cassette at path:
-// Options.Hint, or the go test line that re-records it from the test
+// Config.Hint, or the go test line that re-records it from the test
 // that opened it (OpenT); "" when neither is known. A miss and unused
 // interactions name it only then: a caller that opened the cassette
 // with Open and no Hint tells its own (a determinism gate does, and only
 // when recording again is the answer).
-func rerecordCommand(path string, opts Options) string {
+func rerecordCommand(path string, opts Config) string {
 	if opts.Hint != "" {
 		return opts.Hint
 	}
@@ -86,7 +86,7 @@ func recordSelector(path string) string {
 }
 
 // realTransport is what recording sends requests through.
-func realTransport(opts Options) http.RoundTripper {
+func realTransport(opts Config) http.RoundTripper {
 	if opts.RealTransport != nil {
 		return opts.RealTransport
 	}

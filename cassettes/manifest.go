@@ -110,10 +110,10 @@ func verifyEntry(m *manifest.Manifest, rel, path string, p *parsed, refresh stri
 // file (*.yaml) in dir is listed, and none is past its hard maximum age
 // (an error wrapping [ErrExpired]); one past its maximum age is reported
 // to opts.Warn. It returns all problems joined, each a [*CassetteError],
-// or nil. The zero [VerifyOptions] judges ages at time.Now.
-func Verify(dir string, opts VerifyOptions) error { return verify(dir, opts) }
+// or nil. The zero [VerifyConfig] judges ages at time.Now.
+func Verify(dir string, opts VerifyConfig) error { return verify(dir, opts) }
 
-func verify(dir string, opts VerifyOptions) error {
+func verify(dir string, opts VerifyConfig) error {
 	if err := interrupted(dir); err != nil {
 		return err
 	}
@@ -125,7 +125,7 @@ func verify(dir string, opts VerifyOptions) error {
 	var errs []error
 	for _, e := range m.Cassettes {
 		path := filepath.Join(dir, filepath.FromSlash(e.File))
-		refresh := rerecordHint(path, Options{})
+		refresh := rerecordHint(path, Config{})
 		p, err := readCassette(path, refresh)
 		if err != nil {
 			errs = append(errs, err)

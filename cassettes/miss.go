@@ -18,7 +18,7 @@ import (
 // in the package documentation). It unwraps to ErrInteractionNotFound;
 // Open's transport returns it wrapped in a *CassetteError. Its message
 // ends with the command that re-records the cassette when one is known
-// (Options.Hint, or the test that opened it with OpenT).
+// (Config.Hint, or the test that opened it with OpenT).
 type MissError struct {
 	// Method and URL are the request's, the URL's credentials redacted.
 	Method string

@@ -125,7 +125,7 @@ func (r *recording) save() error {
 		if r.failed != nil {
 			why = "failed: " + maskSecrets(r.failed.Error(), c.opts.APIKey)
 		}
-		return newErr(c.path, 0, "save", fmt.Errorf("not saved: %s %s; %s. Fix the cause (Options.RealTransport, cassettes.Redirect to a local fake, the network), then record again with: %s",
+		return newErr(c.path, 0, "save", fmt.Errorf("not saved: %s %s; %s. Fix the cause (Config.RealTransport, cassettes.Redirect to a local fake, the network), then record again with: %s",
 			who, why, kept, c.hint))
 	}
 	cs := cassette.New(strings.TrimSuffix(c.path, ".yaml"))

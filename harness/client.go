@@ -73,7 +73,7 @@ func (rc *runClient) CassetteID() string { return rc.c.ID() }
 // (method, URL, body) so classes of runs can be told apart by what they
 // asked, and a miss with what it means, so the run fails even if the
 // scenario swallowed it. Inside a bubble the cassette delays the
-// response by Config.Latency (see cassettes.Options.Latency), and cuts
+// response by Config.Latency (see cassettes.Config.Latency), and cuts
 // its body into the Reads of the run's chunk plan (see Report.Chunking).
 func (rc *runClient) RoundTrip(req *http.Request) (*http.Response, error) {
 	sent, req, err := readRequest(req)

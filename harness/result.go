@@ -67,7 +67,7 @@ type Result struct {
 	// "" when none was written; report.txt and report.json are beside it.
 	Evidence string `json:"evidence,omitempty"`
 	// Commands are the commands a merge prints for a gate that did not
-	// pass, as data (Dir is empty): compare (replay diff on Evidence, run
+	// pass, as data (Dir is empty): compare (bundle diff on Evidence, run
 	// from the folder Evidence is relative to), reproduce and re-record
 	// (go test of Dir and Test, run from the module root).
 	Commands []Command `json:"commands,omitempty"`
@@ -258,7 +258,7 @@ func clipLines(s string, max int, more string) string {
 }
 
 // checkCommand returns an error unless c is one of the commands the
-// harness writes into a result of r: compare, replay diff on r's
+// harness writes into a result of r: compare, bundle diff on r's
 // evidence bundle; reproduce, go test of r's package directory and test;
 // re-record, that with the cassettes' record flag. A result file from
 // another machine names nothing else for people to run.
@@ -269,11 +269,11 @@ func (r Result) checkCommand(c Command) error {
 	a := c.Argv
 	switch c.Purpose {
 	case purposeCompare:
-		if len(a) == 7 && a[0] == "go" && a[1] == "run" && replayTool.MatchString(a[2]) && a[3] == "diff" &&
+		if len(a) == 7 && a[0] == "go" && a[1] == "run" && bundleTool.MatchString(a[2]) && a[3] == "diff" &&
 			r.Evidence != "" && a[4] == r.Evidence && a[5] == "-runs" && runPair.MatchString(a[6]) {
 			return nil
 		}
-		return errors.New("is not replay diff on the result's evidence bundle")
+		return errors.New("is not bundle diff on the result's evidence bundle")
 	case purposeReproduce, purposeReRecord:
 		if r.Test == "" || r.Dir == "" {
 			return errors.New("is given for a result that names no test and package directory")
@@ -293,8 +293,8 @@ func (r Result) checkCommand(c Command) error {
 }
 
 var (
-	// replayTool is cmd/replay as hint.Tool names it.
-	replayTool = regexp.MustCompile(`^` + regexp.QuoteMeta(hint.Module+"/cmd/replay") + `(@[A-Za-z0-9._+-]+)?$`)
+	// bundleTool is cmd/bundle as hint.Tool names it.
+	bundleTool = regexp.MustCompile(`^` + regexp.QuoteMeta(hint.Module+"/cmd/bundle") + `(@[A-Za-z0-9._+-]+)?$`)
 	// runPair is two run IDs of a bundle the harness writes (runID).
 	runPair = regexp.MustCompile(`^run-[0-9]+,run-[0-9]+$`)
 )

@@ -22,7 +22,7 @@ func failedResult(s, bundle string) harness.Result {
 	r.Explanation = "NONDETERMINISTIC " + s + ": 50 runs in 2 classes (30, 20)"
 	r.Evidence = bundle
 	r.Commands = []harness.Command{
-		{Purpose: "compare", Argv: []string{"go", "run", "github.com/codegenie/codegenie/cmd/replay", "diff", bundle, "-runs", "run-000,run-003"}},
+		{Purpose: "compare", Argv: []string{"go", "run", "github.com/codegenie/codegenie/cmd/bundle", "diff", bundle, "-runs", "run-000,run-003"}},
 		{Purpose: "reproduce", Argv: []string{"go", "test", "./pkg", "-run", "^TestGate$", "-count=1"}},
 	}
 	return r
@@ -58,7 +58,7 @@ func TestResultFolder(t *testing.T) {
 	var sb strings.Builder
 	require.NoError(t, rs[0].Explain(&sb))
 	require.Contains(t, sb.String(), "  evidence: "+bundle+" (report.txt and report.json beside it)\n")
-	require.Contains(t, sb.String(), "replay diff "+bundle+" -runs run-000,run-003\n")
+	require.Contains(t, sb.String(), "bundle diff "+bundle+" -runs run-000,run-003\n")
 	require.Equal(t, bundle, rs[0].LedgerEntry().Evidence)
 
 	// Into the folder above: relative to it; elsewhere: absolute.
@@ -99,9 +99,9 @@ func TestResultCommandsRefused(t *testing.T) {
 		}, "commands[1] (reproduce) is not go test"},
 		{"other-package", func(r *harness.Result) { r.Commands[1].Argv[2] = "./other" }, "commands[1] (reproduce) is not go test"},
 		{"other-tool", func(r *harness.Result) {
-			r.Commands[0].Argv[2] = "example.com/evil/cmd/replay"
-		}, "commands[0] (compare) is not replay diff on the result's evidence bundle"},
-		{"other-bundle", func(r *harness.Result) { r.Commands[0].Argv[4] = "/etc/passwd" }, "commands[0] (compare) is not replay diff"},
+			r.Commands[0].Argv[2] = "example.com/evil/cmd/bundle"
+		}, "commands[0] (compare) is not bundle diff on the result's evidence bundle"},
+		{"other-bundle", func(r *harness.Result) { r.Commands[0].Argv[4] = "/etc/passwd" }, "commands[0] (compare) is not bundle diff"},
 		{"dir", func(r *harness.Result) { r.Commands[1].Dir = "/tmp" }, "commands[1] (reproduce) names a directory"},
 		{"purpose", func(r *harness.Result) { r.Commands[1].Purpose = "cleanup" }, "commands[1] (cleanup) is of no purpose"},
 		{"package-dir", func(r *harness.Result) { r.Dir = "../up" }, "dir is ../up"},

@@ -152,7 +152,7 @@ func TestPropTapeMergeIgnoresInterleaving(t *testing.T) {
 		return lanes
 	})
 	record := func(lanes map[string][]int, yields map[string][]int, concurrent bool) []events.Event {
-		r := events.NewRecorder(events.Options{})
+		r := events.NewRecorder(events.Config{})
 		root, err := r.EmitAfter(0, fallback.KindRunStarted, "root")
 		if err != nil {
 			panic(err)

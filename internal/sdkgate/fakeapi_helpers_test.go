@@ -45,7 +45,7 @@ func fakeAPIRecord(t *testing.T, path string, rt http.RoundTripper, p fakeAPIPip
 	prev := f.Value.String()
 	require.NoError(t, flag.Set(cassettes.RecordFlag, regexp.QuoteMeta(filepath.Base(path))+"$"))
 	defer func() { require.NoError(t, flag.Set(cassettes.RecordFlag, prev)) }()
-	c, err := cassettes.Open(path, cassettes.Options{RealTransport: rt})
+	c, err := cassettes.Open(path, cassettes.Config{RealTransport: rt})
 	require.NoError(t, err)
 	out, err := p(t.Context(), c.Client(), nil)
 	require.NoError(t, err)

@@ -48,7 +48,7 @@ func Realistic(k Kinds, scenario, variant int) ([]events.Event, error) {
 	pkg := packages[scenario]
 	clock := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC).Add(time.Duration(variant) * time.Second)
 	id := 0
-	rec := events.NewRecorder(events.Options{
+	rec := events.NewRecorder(events.Config{
 		Clock: func() time.Time { clock = clock.Add(1733 * time.Microsecond); return clock },
 		NewID: func() string { id++; return fmt.Sprintf("audit-%d-%04d", variant, id) },
 	})

@@ -77,7 +77,7 @@ func ledgerEntry(rep *Report, getenv func(string) string) ledger.Entry {
 // digests of the largest class, the evidence file (from where the reader
 // is: relative to the directory Folder is relative to), and the test and
 // the package directory (relative to the module root) that re-run it. The
-// ledger compares these when it replays the entry; the code revision and
+// ledger compares these when it reruns the entry; the code revision and
 // the CI job are the caller's to fill in.
 func (r Result) LedgerEntry() ledger.Entry {
 	e := ledger.Entry{

@@ -1,7 +1,6 @@
 // Package ledger is the append-only, tamper-evident history of gate
 // verdicts: one entry per verdict (per scenario and path), chained by
-// hash, with the verify, audit-replay and flake-count operations that read
-// it. It keeps the claim "a pinned run key gives byte-identical outcomes"
+// hash, with the verify, rerun and flake-count operations that read it. It keeps the claim "a pinned run key gives byte-identical outcomes"
 // checkable across months and across CI runners.
 //
 // It is not a database, a scheduler or a place for evidence: entries point
@@ -17,7 +16,7 @@
 //
 //	schema         entry schema version (1)
 //	seq            1, 2, 3, ... gapless, assigned by Append
-//	kind           "verdict" (Append's default) | "replay" | "admin"
+//	kind           "verdict" (Append's default) | "replay" (a rerun) | "admin"
 //	scenario, path what was gated
 //	key            the run key; components: its named component strings
 //	verdict        "PASS" | "NONDETERMINISTIC" | "BROKEN"
@@ -29,8 +28,8 @@
 //	evidence       where the evidence bundle was written
 //	test, package  the Go test (go test -run form, subtests with /) and
 //	               the package directory relative to the module root that
-//	               produced it: what replay re-runs
-//	replays        (kind replay) the seq of the entry re-evaluated;
+//	               produced it: what a rerun runs again
+//	replays        (kind replay) the seq of the entry the rerun re-evaluated;
 //	replay         {status, moved, differs, error}: what it found; status
 //	               "same" | "diverged" | "not_comparable" | "error"
 //	admin          (kind admin) {action "retain", dropped_from,
@@ -43,7 +42,7 @@
 //
 // An entry is at most 1 MiB. Readers treat every ledger as
 // untrusted: lines and rows are read one at a time and bounded, so memory
-// stays bounded whatever a ledger holds. Replay turns an entry's package
+// stays bounded whatever a ledger holds. Rerun turns an entry's package
 // and test into go test's arguments, so Append refuses, and every reader
 // ([Store.Entries], [Store.Verify]) refuses at its seq, an entry of any
 // schema whose package is not ".", ./DIR or an import path
@@ -140,14 +139,23 @@
 // with a hostile ledger. A cut tail cannot be seen
 // from the chain alone: keep the reported head hash elsewhere to detect it.
 //
-// # Replay and flakes
+// # Reruns and flakes
 //
-// [Store.Replay] re-evaluates verdict entries through
-// [ReplayConfig.Evaluate] and compares when the key has not moved
+// [Store.Rerun] re-evaluates verdict entries through
+// [RerunConfig.Evaluate] and compares when the key has not moved
 // (verdict, output and chain digests); when it moved the entry is not
 // comparable and the moved components are named. Every re-evaluation is
-// appended as a replay entry pointing at the original; nothing is
-// modified. [Store.Flakes] tallies PASS, NONDETERMINISTIC and BROKEN
+// appended as a rerun entry pointing at the original; nothing is
+// modified.
+//
+// A rerun entry is stored with kind "replay" and the members replays and
+// replay: schema 1's names for it, which this package keeps writing (in
+// Go they are [Entry.RerunOf] and [Entry.Rerun]). Runners of different
+// versions share one ledger, and every version reads schema 1 strictly:
+// a kind or member it does not know is a problem at its seq, and the
+// PostgreSQL row states the kind in a column of its own. So a new word
+// would need a new schema version, and the stored word is only data;
+// what this package prints says rerun. [Store.Flakes] tallies PASS, NONDETERMINISTIC and BROKEN
 // verdicts per scenario and path with the first and last seq of each; a verdict it does not know and an entry of a schema it does not
 // know (both written by a newer version) are counted and reported, never
 // guessed at.

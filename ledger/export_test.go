@@ -4,7 +4,7 @@ package ledger
 const (
 	ActionRetain    = actionRetain
 	KindAdmin       = kindAdmin
-	KindReplay      = kindReplay
+	KindRerun       = kindRerun
 	KindVerdict     = kindVerdict
 	MaxMessageBytes = maxMessageBytes
 	MaxReported     = maxReported

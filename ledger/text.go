@@ -56,11 +56,11 @@ func storableEntry(e Entry) (Entry, error) {
 		}
 		e.Classes = classes
 	}
-	if e.Replay != nil {
-		o := *e.Replay
+	if e.Rerun != nil {
+		o := *e.Rerun
 		o.Status, o.Error = storable(o.Status), storable(o.Error)
 		o.Moved, o.Differs = storableAll(o.Moved), storableAll(o.Differs)
-		e.Replay = &o
+		e.Rerun = &o
 	}
 	if e.Admin != nil {
 		a := *e.Admin

@@ -72,7 +72,7 @@ func (g *goTest) runTest(ctx context.Context, pkg, test string) ([]harness.Resul
 	if err != nil {
 		return nil, err
 	}
-	tmp, err := os.MkdirTemp("", "ledger-replay-")
+	tmp, err := os.MkdirTemp("", "ledger-rerun-")
 	if err != nil {
 		return nil, err
 	}

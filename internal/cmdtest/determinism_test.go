@@ -234,7 +234,7 @@ func TestLedgerOutputDeterministic(t *testing.T) {
 		{"flakes", "good.jsonl", false, []string{"flakes"}, 0},
 		{"flakes json", "good.jsonl", false, []string{"flakes", "-json", "-since", "2"}, 0},
 		{"flakes of a damaged ledger", "bad.jsonl", false, []string{"flakes"}, 1},
-		{"replay of an empty range", "good.jsonl", false, []string{"replay", "-from", "99"}, 1},
+		{"rerun of an empty range", "good.jsonl", false, []string{"rerun", "-from", "99"}, 1},
 		{"retain", "good.jsonl", true, []string{"retain", "-before", "3", "-reason", "old"}, 0},
 		{"retain refused", "bad.jsonl", true, []string{"retain", "-before", "2", "-reason", "old"}, 1},
 		{"repair", "torn.jsonl", true, []string{"repair"}, 0},

@@ -11,7 +11,7 @@ import (
 	"slices"
 )
 
-// The statuses of a replayed entry (Outcome.Status).
+// The statuses of a rerun entry (Outcome.Status).
 const (
 	statusSame          = "same"
 	statusDiverged      = "diverged"
@@ -20,7 +20,7 @@ const (
 	statusSkipped       = "skipped"
 )
 
-// Outcome is what replaying an entry found; a replay entry records it.
+// Outcome is what rerunning an entry found; a rerun entry records it.
 type Outcome struct {
 	// Status is one of:
 	//   - "same": same key, same verdict and digests;
@@ -29,9 +29,9 @@ type Outcome struct {
 	//   - "not_comparable": the key moved, so the outcomes cannot be
 	//     compared (Moved names the components that moved);
 	//   - "error": the entry could not be re-evaluated (Error says why);
-	//   - "skipped": a replay or admin entry, which is not re-evaluated.
+	//   - "skipped": a rerun or admin entry, which is not re-evaluated.
 	//
-	// [ReplayReport] counts each; [ReplayReport.Err] fails on "diverged"
+	// [RerunReport] counts each; [RerunReport.Err] fails on "diverged"
 	// and "error".
 	Status string `json:"status"`
 	// Moved names the key components that were added, removed or changed
@@ -42,8 +42,9 @@ type Outcome struct {
 	Error   string   `json:"error,omitempty"`
 }
 
-// ReplayItem is one entry of a replay report, with both verdicts.
-type ReplayItem struct {
+// RerunItem is one entry of a rerun report, with both verdicts. Kind is
+// the entry's stored kind ("verdict", "replay" for a rerun, or "admin").
+type RerunItem struct {
 	Seq      uint64 `json:"seq"`
 	Kind     string `json:"kind"`
 	Scenario string `json:"scenario,omitempty"`
@@ -60,26 +61,26 @@ type ReplayItem struct {
 	RecordedChain   string `json:"recorded_chain_digest,omitempty"`
 	CurrentChain    string `json:"current_chain_digest,omitempty"`
 	Outcome
-	// ReplaySeq is the seq of the replay entry appended for this item.
-	ReplaySeq uint64 `json:"replay_seq,omitempty"`
+	// RerunSeq is the seq of the rerun entry appended for this item.
+	RerunSeq uint64 `json:"rerun_seq,omitempty"`
 }
 
-// ReplayReport lists every entry in the range with what replaying it
+// RerunReport lists every entry in the range with what rerunning it
 // found.
-type ReplayReport struct {
-	From          uint64       `json:"from"`
-	To            uint64       `json:"to"`
-	Items         []ReplayItem `json:"items"`
-	Same          int          `json:"same"`
-	Diverged      int          `json:"diverged"`
-	NotComparable int          `json:"not_comparable"`
-	Errors        int          `json:"errors"`
-	Skipped       int          `json:"skipped"`
+type RerunReport struct {
+	From          uint64      `json:"from"`
+	To            uint64      `json:"to"`
+	Items         []RerunItem `json:"items"`
+	Same          int         `json:"same"`
+	Diverged      int         `json:"diverged"`
+	NotComparable int         `json:"not_comparable"`
+	Errors        int         `json:"errors"`
+	Skipped       int         `json:"skipped"`
 }
 
-// ReplayConfig configures Replay.
-type ReplayConfig struct {
-	// From and To bound the seqs replayed; To 0 means up to the head.
+// RerunConfig configures Store.Rerun.
+type RerunConfig struct {
+	// From and To bound the seqs rerun; To 0 means up to the head.
 	From, To uint64
 	// Evaluate re-evaluates a recorded verdict entry now: it re-runs the
 	// gate that produced it in the current code and returns the current
@@ -87,30 +88,30 @@ type ReplayConfig struct {
 	// as an entry that is not sealed. cmd/ledger's runs the entry's Go
 	// test. It is required.
 	Evaluate func(ctx context.Context, recorded Entry) (Entry, error)
-	// Revision and CIJob are recorded in the appended replay entries.
+	// Revision and CIJob are recorded in the appended rerun entries.
 	Revision, CIJob string
 }
 
-// Errors of replay.
+// Errors of Rerun.
 var (
-	// errDiverged: a strict replay found an entry that diverged or could
+	// errDiverged: a strict rerun found an entry that diverged or could
 	// not be re-evaluated.
-	errDiverged = errors.New("ledger: replay diverged")
+	errDiverged = errors.New("ledger: rerun diverged")
 	// errEmptyRange: no entry in the range asked for.
 	errEmptyRange = errors.New("ledger: no entries in range")
 )
 
-// Replay re-evaluates each verdict entry with seq in [From, To] through
+// Rerun re-evaluates each verdict entry with seq in [From, To] through
 // Evaluate, compares when the key has not moved, and appends one
-// replay entry per evaluated entry, pointing at it; it modifies nothing.
+// rerun entry per evaluated entry, pointing at it; it modifies nothing.
 // It returns an error when the store fails or ctx ends; what it found is
 // in the report (Err).
-func (s *Store) Replay(ctx context.Context, cfg ReplayConfig) (*ReplayReport, error) {
+func (s *Store) Rerun(ctx context.Context, cfg RerunConfig) (*RerunReport, error) {
 	if cfg.From == 0 || (cfg.To != 0 && cfg.To < cfg.From) {
-		return nil, fmt.Errorf("ledger: replay range %d..%d: seqs start at 1 and from <= to", cfg.From, cfg.To)
+		return nil, fmt.Errorf("ledger: rerun range %d..%d: seqs start at 1 and from <= to", cfg.From, cfg.To)
 	}
 	if cfg.Evaluate == nil {
-		return nil, errors.New("ledger: replay: ReplayConfig.Evaluate is nil")
+		return nil, errors.New("ledger: rerun: RerunConfig.Evaluate is nil")
 	}
 	var recorded []Entry
 	if err := s.Entries(ctx, cfg.From, cfg.To, func(e Entry) error {
@@ -122,9 +123,9 @@ func (s *Store) Replay(ctx context.Context, cfg ReplayConfig) (*ReplayReport, er
 	if len(recorded) == 0 {
 		return nil, fmt.Errorf("%w %d..%d", errEmptyRange, cfg.From, cfg.To)
 	}
-	rep := &ReplayReport{From: cfg.From, To: cmp.Or(cfg.To, recorded[len(recorded)-1].Seq)}
+	rep := &RerunReport{From: cfg.From, To: cmp.Or(cfg.To, recorded[len(recorded)-1].Seq)}
 	for _, e := range recorded {
-		item, err := replayOne(ctx, s, cfg, e)
+		item, err := rerunOne(ctx, s, cfg, e)
 		if err != nil {
 			return rep, err
 		}
@@ -133,8 +134,8 @@ func (s *Store) Replay(ctx context.Context, cfg ReplayConfig) (*ReplayReport, er
 	return rep, nil
 }
 
-func replayOne(ctx context.Context, s *Store, cfg ReplayConfig, e Entry) (ReplayItem, error) {
-	item := ReplayItem{
+func rerunOne(ctx context.Context, s *Store, cfg RerunConfig, e Entry) (RerunItem, error) {
+	item := RerunItem{
 		Seq: e.Seq, Kind: e.Kind, Scenario: e.Scenario, Path: e.Path, Test: e.Test, Package: e.Package,
 		RecordedVerdict: e.Verdict, RecordedKey: e.Key, RecordedOutput: e.OutputDigest, RecordedChain: e.ChainDigest,
 	}
@@ -155,16 +156,16 @@ func replayOne(ctx context.Context, s *Store, cfg ReplayConfig, e Entry) (Replay
 	}
 	out := item.Outcome
 	rec := Entry{
-		Kind: kindReplay, Scenario: e.Scenario, Path: e.Path, Test: e.Test, Package: e.Package,
+		Kind: kindRerun, Scenario: e.Scenario, Path: e.Path, Test: e.Test, Package: e.Package,
 		Key: cur.Key, Components: cur.Components, Verdict: cur.Verdict, Classes: cur.Classes, Runs: cur.Runs,
 		OutputDigest: cur.OutputDigest, ChainDigest: cur.ChainDigest, Evidence: cur.Evidence,
-		Revision: cfg.Revision, CIJob: cfg.CIJob, Replays: e.Seq, Replay: &out,
+		Revision: cfg.Revision, CIJob: cfg.CIJob, RerunOf: e.Seq, Rerun: &out,
 	}
 	sealed, err := s.Append(ctx, rec)
 	if err != nil {
-		return item, fmt.Errorf("ledger: append the replay of entry %d: %w", e.Seq, err)
+		return item, fmt.Errorf("ledger: append the rerun of entry %d: %w", e.Seq, err)
 	}
-	item.ReplaySeq = sealed.Seq
+	item.RerunSeq = sealed.Seq
 	return item, nil
 }
 
@@ -211,7 +212,7 @@ func movedComponents(a, b map[string]string) []string {
 	return moved
 }
 
-func (r *ReplayReport) add(it ReplayItem) {
+func (r *RerunReport) add(it RerunItem) {
 	r.Items = append(r.Items, it)
 	switch it.Status {
 	case statusSame:
@@ -230,7 +231,7 @@ func (r *ReplayReport) add(it ReplayItem) {
 // Err returns nil unless an entry diverged or could not be re-evaluated;
 // then an error wrapping errDiverged that names their seqs. An entry whose
 // key moved is not a divergence: its outcomes cannot be compared.
-func (r *ReplayReport) Err() error {
+func (r *RerunReport) Err() error {
 	var seqs []uint64
 	for _, it := range r.Items {
 		if it.Status == statusDiverged || it.Status == statusError {
@@ -245,7 +246,7 @@ func (r *ReplayReport) Err() error {
 
 // Text writes the report for people: one line per entry with both
 // verdicts, then the totals.
-func (r *ReplayReport) Text(w io.Writer) error {
+func (r *RerunReport) Text(w io.Writer) error {
 	var b bytes.Buffer
 	for _, it := range r.Items {
 		fmt.Fprintf(&b, "seq %d %s", it.Seq, display(it.Scenario))
@@ -255,7 +256,7 @@ func (r *ReplayReport) Text(w io.Writer) error {
 		fmt.Fprintf(&b, ": %s", it.Status)
 		switch it.Status {
 		case statusSkipped:
-			fmt.Fprintf(&b, " (%s entry)", it.Kind)
+			fmt.Fprintf(&b, " (%s entry)", kindWord(it.Kind))
 		case statusError:
 			fmt.Fprintf(&b, " (recorded %s): %s", it.RecordedVerdict, display(it.Error))
 		case statusNotComparable:
@@ -265,8 +266,8 @@ func (r *ReplayReport) Text(w io.Writer) error {
 		default:
 			fmt.Fprintf(&b, " (recorded %s, now %s)", it.RecordedVerdict, it.CurrentVerdict)
 		}
-		if it.ReplaySeq != 0 {
-			fmt.Fprintf(&b, " [replay entry %d]", it.ReplaySeq)
+		if it.RerunSeq != 0 {
+			fmt.Fprintf(&b, " [rerun entry %d]", it.RerunSeq)
 		}
 		b.WriteByte('\n')
 	}
@@ -274,4 +275,13 @@ func (r *ReplayReport) Text(w io.Writer) error {
 		len(r.Items), r.Same, r.Diverged, r.NotComparable, r.Errors, r.Skipped)
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// kindWord is how the text names an entry's kind: a rerun by that word,
+// whatever schema 1 stores for it; any other kind as stored.
+func kindWord(kind string) string {
+	if kind == kindRerun {
+		return "rerun"
+	}
+	return display(kind)
 }

@@ -18,19 +18,19 @@ import (
 	"github.com/codegenie/codegenie/ledger"
 )
 
-// reportFormat marks a file replay -output wrote; replay replaces no
+// reportFormat marks a file rerun -output wrote; rerun replaces no
 // other file.
-const reportFormat = "codegenie-ledger-replay/1"
+const reportFormat = "codegenie-ledger-rerun/1"
 
 type reportFile struct {
 	Format string `json:"format"`
-	*ledger.ReplayReport
+	*ledger.RerunReport
 }
 
-func (a app) replay(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	f := a.flags("replay")
-	from := f.Uint64("from", 0, "first seq to replay (required)")
-	to := f.Uint64("to", 0, "last seq to replay (default: the head)")
+func (a app) rerun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	f := a.flags("rerun")
+	from := f.Uint64("from", 0, "first seq to rerun (required)")
+	to := f.Uint64("to", 0, "last seq to rerun (default: the head)")
 	strict := f.Bool("strict", false, "exit 1 when an entry diverged or could not be re-run")
 	output := f.String("output", "", "also write the report as JSON to `file`")
 	dir := f.String("dir", ".", "the module whose code re-runs the entries")
@@ -40,10 +40,10 @@ func (a app) replay(ctx context.Context, args []string, stdout, stderr io.Writer
 		return err
 	}
 	if *from == 0 {
-		return usagef("replay: give -from N (seqs start at 1)")
+		return usagef("rerun: give -from N (seqs start at 1)")
 	}
 	if *to != 0 && *to < *from {
-		return usagef("replay: -to %d is before -from %d", *to, *from)
+		return usagef("rerun: -to %d is before -from %d", *to, *from)
 	}
 	if *output != "" {
 		if err := checkReplaceable(*output); err != nil {
@@ -55,7 +55,7 @@ func (a app) replay(ctx context.Context, args []string, stdout, stderr io.Writer
 		return err
 	}
 	defer s.Close()
-	rep, err := s.Replay(ctx, ledger.ReplayConfig{
+	rep, err := s.Rerun(ctx, ledger.RerunConfig{
 		From: *from, To: *to, Evaluate: a.evaluator(*dir, stderr),
 		Revision: cmp.Or(*revision, a.revision(ctx, *dir)),
 		CIJob:    cmp.Or(*ciJob, ciinfo.CIJob(a.getenv)),
@@ -67,7 +67,7 @@ func (a app) replay(ctx context.Context, args []string, stdout, stderr io.Writer
 		return err
 	}
 	if *output != "" {
-		b, err := json.MarshalIndent(reportFile{Format: reportFormat, ReplayReport: rep}, "", "  ")
+		b, err := json.MarshalIndent(reportFile{Format: reportFormat, RerunReport: rep}, "", "  ")
 		if err != nil {
 			return err
 		}
@@ -81,7 +81,7 @@ func (a app) replay(ctx context.Context, args []string, stdout, stderr io.Writer
 	return nil
 }
 
-// checkReplaceable refuses to overwrite a file that is not a replay report.
+// checkReplaceable refuses to overwrite a file that is not a rerun report.
 func checkReplaceable(path string) error {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -94,7 +94,7 @@ func checkReplaceable(path string) error {
 		Format string `json:"format"`
 	}
 	if json.Unmarshal(b, &probe) != nil || probe.Format != reportFormat {
-		return fmt.Errorf("replay: -output %s exists and is not a replay report; give another path or remove it", path)
+		return fmt.Errorf("rerun: -output %s exists and is not a rerun report; give another path or remove it", path)
 	}
 	return nil
 }

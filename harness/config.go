@@ -72,7 +72,7 @@ type Config struct {
 	// Processes is the number of runs Check makes in child processes of
 	// the test binary, each with a perturbed environment (see the package
 	// documentation); 0 means 4, a negative value none.
-	// Iterate, which has no test binary to re-run, makes none.
+	// Iterate, which has no test binary to rerun, makes none.
 	Processes int
 	// RunTimeout bounds one run in the test process, in real time; 0
 	// means 2 minutes, a negative value no bound. Under Check the

@@ -76,7 +76,7 @@ func ledgerEntry(rep *Report, getenv func(string) string) ledger.Entry {
 // run key and its components, the verdict, the runs, the classes and the
 // digests of the largest class, the evidence file (from where the reader
 // is: relative to the directory Folder is relative to), and the test and
-// the package directory (relative to the module root) that re-run it. The
+// the package directory (relative to the module root) that rerun it. The
 // ledger compares these when it reruns the entry; the code revision and
 // the CI job are the caller's to fill in.
 func (r Result) LedgerEntry() ledger.Entry {
@@ -102,7 +102,7 @@ func (r Result) LedgerEntry() ledger.Entry {
 // the root), as the ledger and a result file take a package directory
 // (hint.CheckPackage); "" outside a module or where the directory is no
 // package path, so that the entry records no package rather than one a
-// re-run would refuse.
+// rerun would refuse.
 func moduleDir(dir string) string {
 	root, err := hint.RootOf(dir)
 	if err != nil {

@@ -28,7 +28,7 @@ const resultFormat = "codegenie-gate-result/2"
 
 // Result is one Check's verdict as the gate's result file holds it (see
 // the package documentation): what a merge of shards, a ledger and a
-// re-run need, and the first screen of a failing report, without the
+// rerun need, and the first screen of a failing report, without the
 // stacks and excerpts of the full Report. Paths in a result file are
 // relative to the folder that holds it whenever they are inside it, so a
 // folder copied elsewhere (a CI artifact) keeps working.
@@ -456,7 +456,7 @@ func readResult(path string) (Result, error) {
 		return r, fmt.Errorf("%w: %s: data after the JSON value", errBadResult, path)
 	}
 	if r.Format != resultFormat {
-		return r, fmt.Errorf("%w: %s: format %q, want %q (written by another version of the harness? re-run the gate with this one)", errBadResult, path, r.Format, resultFormat)
+		return r, fmt.Errorf("%w: %s: format %q, want %q (written by another version of the harness? rerun the gate with this one)", errBadResult, path, r.Format, resultFormat)
 	}
 	if err := r.validate(); err != nil {
 		return r, fmt.Errorf("%w: %s: %w", errBadResult, path, err)

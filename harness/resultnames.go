@@ -12,7 +12,7 @@ import (
 // machine may have written, before anything turns them into arguments or
 // paths: the package (hint.CheckPackage: ./DIR or an import path, never a
 // flag), the test (hint.CheckTestName: a Go test's name, which the ledger
-// re-runs as a -run pattern), the evidence path (hint.CheckPathWord) and
+// reruns as a -run pattern), the evidence path (hint.CheckPathWord) and
 // the scenario (valid UTF-8 without NUL, which every ledger store keeps
 // as it is). Each is checked when set; the error names the field.
 func (r Result) checkNames() error {

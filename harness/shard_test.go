@@ -136,7 +136,7 @@ func withoutFolder(rs []harness.Result) []harness.Result {
 }
 
 // TestGateLedger: with -gate.ledger every verdict of a gate is appended
-// to the ledger, skipped scenarios excepted, with what re-runs it.
+// to the ledger, skipped scenarios excepted, with what reruns it.
 func TestGateLedger(t *testing.T) {
 	dsn := filepath.Join(t.TempDir(), "ledger.jsonl")
 	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestShardSuite$", "-gate.ledger="+dsn)

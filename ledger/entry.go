@@ -84,7 +84,7 @@ type Entry struct {
 	CIJob    string `json:"ci_job,omitempty"`
 	Evidence string `json:"evidence,omitempty"`
 
-	// Test and Package say how to re-run the verdict: the Go test name
+	// Test and Package say how to rerun the verdict: the Go test name
 	// (with subtests, as go test -run matches it) and the package
 	// directory relative to the module root.
 	Test    string `json:"test,omitempty"`

@@ -82,7 +82,7 @@ type RerunReport struct {
 type RerunConfig struct {
 	// From and To bound the seqs rerun; To 0 means up to the head.
 	From, To uint64
-	// Evaluate re-evaluates a recorded verdict entry now: it re-runs the
+	// Evaluate re-evaluates a recorded verdict entry now: it reruns the
 	// gate that produced it in the current code and returns the current
 	// values (Key, Components, Verdict, Classes, Runs, digests, Evidence)
 	// as an entry that is not sealed. cmd/ledger's runs the entry's Go

@@ -140,7 +140,7 @@ func TestRerunHostileEntryChoosesNoFlag(t *testing.T) {
 			require.Equal(t, 1, code, "%s\n%s", stdout, stderr)
 			require.Contains(t, stderr, "line 1 (seq 1)")
 			require.Contains(t, stderr, tc.field+` "`)
-			require.NotContains(t, stderr, "re-running")
+			require.NotContains(t, stderr, "rerunning")
 
 			entry.Seq = 1
 			_, err := goTestEvaluator(mod, io.Discard)(context.Background(), entry)

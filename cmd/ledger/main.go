@@ -5,7 +5,7 @@
 //
 //	ledger verify [-json]                  check the whole chain and every entry's schema
 //	ledger rerun -from N [-to M] [-strict] [-output report.json] [-dir MODULE]
-//	                                       re-run each entry's gate now and compare
+//	                                       rerun each entry's gate now and compare
 //	ledger flakes [-since N] [-json]       verdict counts per scenario
 //	ledger retain -before N -reason TEXT   drop entries before N, recorded in the ledger
 //	ledger repair                          drop the torn last line a killed append left

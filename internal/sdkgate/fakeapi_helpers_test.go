@@ -36,7 +36,7 @@ type fakeAPIPipeline func(ctx context.Context, hc *http.Client, run *harness.Run
 // the cassettes package's test flag -cassettes.record selecting it, the
 // requests sent through rt (a redirect to the fake, or a transport to it),
 // and returns the pipeline's output. Every process of the test records
-// its own copy: child processes of harness.Check re-run the test, and
+// its own copy: child processes of harness.Check rerun the test, and
 // t.TempDir differs in each.
 func fakeAPIRecord(t *testing.T, path string, rt http.RoundTripper, p fakeAPIPipeline) []byte {
 	t.Helper()

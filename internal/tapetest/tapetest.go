@@ -33,7 +33,7 @@ var ErrKind = errors.New("tapetest: empty kind")
 
 // Realistic records one run shaped like the fallback pipeline's tape (its
 // payload fields and typical sizes; the prompt is large enough to be
-// stored as a replay blob), eight events under the kinds k, each the
+// stored as a bundle blob), eight events under the kinds k, each the
 // child of the previous one, through a Recorder with a fixed clock and ID
 // source so the nondeterministic fields are set. scenario picks the
 // advisory; variant changes the clock, the IDs and the completion, so two

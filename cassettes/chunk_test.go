@@ -30,9 +30,9 @@ const streamRequest = `{"model":"m","max_tokens":16,"stream":true,"messages":[{"
 // replayChunked replays the Messages request body from the cassette at
 // path once, its response cut by plan, and returns every Read (a
 // 4096-byte buffer each).
-func replayChunked(t *testing.T, path, body string, plan chunking.Plan, opts cassettes.Config) []chunkRead {
+func replayChunked(t *testing.T, path, body string, plan chunking.Plan, cfg cassettes.Config) []chunkRead {
 	t.Helper()
-	c, err := cassettes.Open(path, opts)
+	c, err := cassettes.Open(path, cfg)
 	require.NoError(t, err)
 	req, err := http.NewRequestWithContext(chunking.With(context.Background(), plan), http.MethodPost, "https://api.anthropic.com/v1/messages",
 		strings.NewReader(body))

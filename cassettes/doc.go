@@ -50,7 +50,7 @@
 // cassette) replay that recording once it has ended, and an opening while
 // it is still being recorded fails with one message naming both tests.
 //
-// [OpenT](t, path, opts) opens for a test, fails it on error and closes the
+// [OpenT](t, path, cfg) opens for a test, fails it on error and closes the
 // cassette when the test ends; its errors name the go test line that
 // re-records the cassette from that test, from the module root, with the
 // package before the flags (go test stops reading packages at the first

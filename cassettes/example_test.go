@@ -162,7 +162,7 @@ func ExampleOpenT() {
 	recorded := post(rec.Client())
 	fmt.Println(rec.Close())
 
-	c, _ := cassettes.Open(path, cassettes.Config{}) // what OpenT(t, path, opts) does, without t
+	c, _ := cassettes.Open(path, cassettes.Config{}) // what OpenT(t, path, cfg) does, without t
 	fmt.Println(post(c.Client()) == recorded, c.Close())
 	// Output:
 	// <nil>

@@ -57,8 +57,8 @@ func modeFor(path string, m Mode) (Mode, error) {
 // rerecordHint is the command errors name to re-record the cassette at
 // path: rerecordCommand, else a description of the go test command that
 // re-records it.
-func rerecordHint(path string, opts Config) string {
-	if c := rerecordCommand(path, opts); c != "" {
+func rerecordHint(path string, cfg Config) string {
+	if c := rerecordCommand(path, cfg); c != "" {
 		return c
 	}
 	return "the go test command of the test that opens " + filepath.Base(path) + ", with " + shell.Quote(recordSelector(path)) + ", in that test's package"
@@ -70,12 +70,12 @@ func rerecordHint(path string, opts Config) string {
 // interactions name it only then: a caller that opened the cassette
 // with Open and no Hint tells its own (a determinism gate does, and only
 // when recording again is the answer).
-func rerecordCommand(path string, opts Config) string {
-	if opts.Hint != "" {
-		return opts.Hint
+func rerecordCommand(path string, cfg Config) string {
+	if cfg.Hint != "" {
+		return cfg.Hint
 	}
-	if opts.testName != "" {
-		return hint.GoTest(opts.testName, false, recordSelector(path))
+	if cfg.testName != "" {
+		return hint.GoTest(cfg.testName, false, recordSelector(path))
 	}
 	return ""
 }
@@ -86,9 +86,9 @@ func recordSelector(path string) string {
 }
 
 // realTransport is what recording sends requests through.
-func realTransport(opts Config) http.RoundTripper {
-	if opts.RealTransport != nil {
-		return opts.RealTransport
+func realTransport(cfg Config) http.RoundTripper {
+	if cfg.RealTransport != nil {
+		return cfg.RealTransport
 	}
 	return http.DefaultTransport
 }

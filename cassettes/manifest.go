@@ -64,7 +64,7 @@ func readManifest(path string) (*manifest.Manifest, error) {
 // verifyManifest checks the opened cassette against its manifest entry.
 // It reports whether a manifest vouched for the cassette.
 func (c *Cassette) verifyManifest(p *parsed) (bool, error) {
-	mpath := c.opts.Manifest
+	mpath := c.cfg.Manifest
 	if err := interrupted(filepath.Dir(c.path)); err != nil {
 		return false, err
 	}
@@ -109,11 +109,11 @@ func verifyEntry(m *manifest.Manifest, rel, path string, p *parsed, refresh stri
 // and has the recorded digest and interaction count, every cassette
 // file (*.yaml) in dir is listed, and none is past its hard maximum age
 // (an error wrapping [ErrExpired]); one past its maximum age is reported
-// to opts.Warn. It returns all problems joined, each a [*CassetteError],
+// to cfg.Warn. It returns all problems joined, each a [*CassetteError],
 // or nil. The zero [VerifyConfig] judges ages at time.Now.
-func Verify(dir string, opts VerifyConfig) error { return verify(dir, opts) }
+func Verify(dir string, cfg VerifyConfig) error { return verify(dir, cfg) }
 
-func verify(dir string, opts VerifyConfig) error {
+func verify(dir string, cfg VerifyConfig) error {
 	if err := interrupted(dir); err != nil {
 		return err
 	}
@@ -148,6 +148,6 @@ func verify(dir string, opts VerifyConfig) error {
 				"%v: no entry in %s; a cassette enters the manifest when it is recorded, so re-record it, or delete the stray file", errNotInManifest, mpath)))
 		}
 	}
-	errs = append(errs, freshness(dir, m, opts)...)
+	errs = append(errs, freshness(dir, m, cfg)...)
 	return errors.Join(errs...)
 }

@@ -49,9 +49,9 @@ func TestMissMasksBeforeExcerpting(t *testing.T) {
 
 // openUnscanned opens a replay cassette whose file holds a secret on
 // purpose: the secret check is what other tests test.
-func openUnscanned(path string, opts Config) (*Cassette, error) {
-	opts.skipSecretCheck = true
-	return Open(path, opts)
+func openUnscanned(path string, cfg Config) (*Cassette, error) {
+	cfg.skipSecretCheck = true
+	return Open(path, cfg)
 }
 
 // TestSaveRefusesEveryShape: recording a response that carries any of

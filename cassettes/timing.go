@@ -242,11 +242,11 @@ func paces(timing Timing) bool {
 // any other response waits Latency(d). Without Latency: no wait, the
 // offsets as recorded.
 func (c *Cassette) latencyOf(i int) (wait time.Duration, scale float64) {
-	if c.opts.Latency == nil || !paces(c.opts.Timing) {
+	if c.cfg.Latency == nil || !paces(c.cfg.Timing) {
 		return 0, 1
 	}
 	d := min(max(c.interaction(i).Response.Duration, 0), maxOffset)
-	l := min(max(c.opts.Latency(d), 0), maxOffset)
+	l := min(max(c.cfg.Latency(d), 0), maxOffset)
 	if t := &c.p.resps[i]; len(t.offsets) > 0 && d > 0 {
 		return 0, float64(l) / float64(d)
 	}

@@ -14,9 +14,9 @@ import (
 )
 
 // tape records a small linear run whose score.classified payload is band.
-func tape(t testing.TB, band string, opts events.Config) []events.Event {
+func tape(t testing.TB, band string, cfg events.Config) []events.Event {
 	t.Helper()
-	r := events.NewRecorder(opts)
+	r := events.NewRecorder(cfg)
 	root, err := r.EmitAfter(0, kindStarted, map[string]any{"scenario": "npm-lodash"})
 	require.NoError(t, err)
 	q, err := r.EmitAfter(root, kindQueried, map[string]any{"query": "lodash prototype pollution"})

@@ -29,7 +29,7 @@ type Config struct {
 // Recorder builds one run's tape. It is safe for concurrent use; concurrent
 // work must record through a Fork so that the order is logical.
 type Recorder struct {
-	opts Config
+	cfg Config
 
 	mu     sync.Mutex
 	events []Event
@@ -37,14 +37,14 @@ type Recorder struct {
 }
 
 // NewRecorder returns an empty recorder.
-func NewRecorder(opts Config) *Recorder { return &Recorder{opts: opts} }
+func NewRecorder(cfg Config) *Recorder { return &Recorder{cfg: cfg} }
 
 func (r *Recorder) stamp(e *Event) {
-	if r.opts.Clock != nil {
-		e.EmittedAt = r.opts.Clock()
+	if r.cfg.Clock != nil {
+		e.EmittedAt = r.cfg.Clock()
 	}
-	if r.opts.NewID != nil {
-		e.AuditEventID = r.opts.NewID()
+	if r.cfg.NewID != nil {
+		e.AuditEventID = r.cfg.NewID()
 	}
 }
 

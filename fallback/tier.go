@@ -195,8 +195,8 @@ func (t *Tier) Run(ctx context.Context, adv Advisory, repo RepoContext, sel Reci
 		err := r.fail("validate", configError("Run called on a nil *Tier; build a Tier and set its fields"))
 		return Result{Events: r.rec.Events()}, err
 	}
-	opts, err := t.eventConfig(ctx)
-	r := &run{t: t, rec: events.NewRecorder(opts)}
+	cfg, err := t.eventConfig(ctx)
+	r := &run{t: t, rec: events.NewRecorder(cfg)}
 	r.res.Path = PathHappy
 	if len(prior) > 0 {
 		r.res.Path = PathRetry

@@ -162,8 +162,8 @@ func apply(dir string, updates []Update, at string, create func(string, string) 
 	if err != nil {
 		return nil, newErr(mpath, 0, "manifest", err)
 	}
-	opts := atomicfile.Options{CreateTemp: create}
-	if err := opts.WriteFile(filepath.Join(stage, stagedManName), data, filePerm); err != nil {
+	cfg := atomicfile.Config{CreateTemp: create}
+	if err := cfg.WriteFile(filepath.Join(stage, stagedManName), data, filePerm); err != nil {
 		return nil, newErr(mpath, 0, "write", err)
 	}
 	j.Moves = append(j.Moves, journalEntry{Staged: stagedManName, File: manifest.Name, Sum: events.Sum(data).String()})
@@ -173,7 +173,7 @@ func apply(dir string, updates []Update, at string, create func(string, string) 
 		return nil, newErr(stage, 0, "write", err)
 	}
 	// The commit point: once the journal exists, the apply completes.
-	if err := opts.WriteFile(filepath.Join(stage, journalName), jb, filePerm); err != nil {
+	if err := cfg.WriteFile(filepath.Join(stage, journalName), jb, filePerm); err != nil {
 		return nil, newErr(filepath.Join(stage, journalName), 0, "write", err)
 	}
 	if made, err := rollForward(dir, stage, &j); err != nil {

@@ -38,7 +38,7 @@ func TestAssignmentLog(t *testing.T) {
 	r := plainReq{method: "POST", path: "/p", body: `{"same":true}`}
 	other := plainReq{method: "POST", path: "/q", body: `{}`}
 	path := recordPlain(t, t.TempDir(), "c", srv, []plainReq{other, r, r, r})
-	c, err := Open(path, Options{})
+	c, err := Open(path, Config{})
 	require.NoError(t, err)
 	ctx := t.Context()
 	var lines []int
@@ -77,9 +77,9 @@ func TestAssignByLane(t *testing.T) {
 		{{"", 0}, {"b", 2}, {"c", 3}, {"b", 5}, {"a", 1}, {"c", 6}, {"a", 4}},
 	} {
 		for _, byLane := range []bool{true, false} {
-			c, err := Open(path, Options{})
+			c, err := Open(path, Config{})
 			require.NoError(t, err)
-			rec := events.NewRecorder(events.Options{})
+			rec := events.NewRecorder(events.Config{})
 			seq, err := rec.Emit("start", nil)
 			require.NoError(t, err)
 			f := rec.Fork(seq)
@@ -132,7 +132,7 @@ func TestRecordedLanes(t *testing.T) {
 	// sendAll sends r twice from each lane, the lanes at once, and
 	// returns what each lane got, by lane name.
 	sendAll := func(c *Cassette, byLane bool) map[string][]*assign.Request {
-		rec := events.NewRecorder(events.Options{})
+		rec := events.NewRecorder(events.Config{})
 		f := rec.Fork(0)
 		got := map[string][]*assign.Request{}
 		var wg sync.WaitGroup
@@ -162,12 +162,12 @@ func TestRecordedLanes(t *testing.T) {
 		}
 		return got
 	}
-	c, err := Open(path, Options{Mode: Record})
+	c, err := Open(path, Config{Mode: Record})
 	require.NoError(t, err)
 	sendAll(c, false)
 	require.NoError(t, c.Close())
 	require.Zero(t, leaked, "the lane is not sent to the API")
-	rc, err := Open(path, Options{AllowUnused: true})
+	rc, err := Open(path, Config{AllowUnused: true})
 	require.NoError(t, err)
 	var lanes []string
 	for i := range rc.Interactions() {
@@ -177,7 +177,7 @@ func TestRecordedLanes(t *testing.T) {
 	require.NoError(t, rc.Close())
 
 	for range 20 {
-		c, err := Open(path, Options{})
+		c, err := Open(path, Config{})
 		require.NoError(t, err)
 		got := sendAll(c, true)
 		require.NoError(t, c.Close())

@@ -85,7 +85,7 @@ func BenchmarkReplayLookup(b *testing.B) {
 			}
 		}
 		b.Run(fmt.Sprintf("cassettes/n=%d", n), func(b *testing.B) {
-			c, err := Open(name+".yaml", Options{AllowUnused: true, replayable: true})
+			c, err := Open(name+".yaml", Config{AllowUnused: true, replayable: true})
 			require.NoError(b, err)
 			run(b, c.Transport())
 		})
@@ -118,7 +118,7 @@ func BenchmarkOpen(b *testing.B) {
 			if cold {
 				emptyCaches()
 			}
-			c, err := Open(path, Options{AllowUnused: true})
+			c, err := Open(path, Config{AllowUnused: true})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -213,7 +213,7 @@ func BenchmarkOpenLarge(b *testing.B) {
 				cpu := processCPU()
 				for b.Loop() {
 					emptyCaches()
-					cs, err := Open(c.path, Options{AllowUnused: true})
+					cs, err := Open(c.path, Config{AllowUnused: true})
 					if err != nil {
 						b.Fatal(err)
 					}

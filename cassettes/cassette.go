@@ -21,7 +21,7 @@ const (
 	// Replay serves recorded interactions and never touches the network.
 	// It is the zero value.
 	Replay Mode = iota
-	// Record sends requests through Options.RealTransport and saves the
+	// Record sends requests through Config.RealTransport and saves the
 	// redacted interactions on Close.
 	Record
 )
@@ -36,10 +36,10 @@ func (m Mode) String() string {
 	return fmt.Sprintf("Mode(%d)", int(m))
 }
 
-// Options configures Open. The zero value replays a cassette (or records
+// Config configures Open. The zero value replays a cassette (or records
 // it, when the test flags say so), verifying it against the manifest next
 // to it if there is one, and makes unused interactions an error at Close.
-type Options struct {
+type Config struct {
 	// Mode is Replay (the default) or Record. The test flags
 	// -cassettes.record and -cassettes.record-missing turn Replay into
 	// Record for the cassettes they select.
@@ -110,7 +110,7 @@ type Options struct {
 // for concurrent use.
 type Cassette struct {
 	path    string
-	opts    Options
+	cfg     Config
 	hint    string // rerecordHint
 	command string // rerecordCommand
 	mode    Mode
@@ -155,24 +155,24 @@ func (t *cassetteTransport) RoundTrip(req *http.Request) (*http.Response, error)
 // naming). In Replay mode the file must exist, parse as a go-vcr format-2
 // cassette, hold no credential, and match its manifest entry; in Record
 // mode nothing is read and the file is written on Close.
-func Open(path string, opts Options) (*Cassette, error) {
+func Open(path string, cfg Config) (*Cassette, error) {
 	if !strings.HasSuffix(path, ".yaml") {
 		return nil, newErr(path, 0, "open", errors.New("cassette path must end in .yaml"))
 	}
 	if err := refreshRun.noteOpen(path); err != nil {
 		return nil, newErr(path, 0, "open", err)
 	}
-	mode, err := modeFor(path, opts.Mode)
-	if opts.ReplayOnly {
+	mode, err := modeFor(path, cfg.Mode)
+	if cfg.ReplayOnly {
 		mode, err = Replay, nil
 	}
-	if err == nil && mode == Record && opts.Mode != Record {
-		mode, err = claimRecording(path, opts.testName)
+	if err == nil && mode == Record && cfg.Mode != Record {
+		mode, err = claimRecording(path, cfg.testName)
 	}
 	if err != nil {
 		return nil, newErr(path, 0, "open", err)
 	}
-	c := &Cassette{path: path, opts: opts, mode: mode, hint: rerecordHint(path, opts), command: rerecordCommand(path, opts)}
+	c := &Cassette{path: path, cfg: cfg, mode: mode, hint: rerecordHint(path, cfg), command: rerecordCommand(path, cfg)}
 	c.tr = &cassetteTransport{c: c}
 	c.client = &http.Client{Transport: c.tr}
 	switch mode {
@@ -193,7 +193,7 @@ func Open(path string, opts Options) (*Cassette, error) {
 				return nil, err
 			}
 		}
-		if err := secretError(p, "open", opts.APIKey, c.hint, !vouched); err != nil && !opts.skipSecretCheck {
+		if err := secretError(p, "open", cfg.APIKey, c.hint, !vouched); err != nil && !cfg.skipSecretCheck {
 			return nil, err
 		}
 		c.p, c.id = p, p.digest.String()
@@ -201,7 +201,7 @@ func Open(path string, opts Options) (*Cassette, error) {
 	case Record:
 		c.rec = newRecording(c)
 	default:
-		return nil, newErr(path, 0, "open", fmt.Errorf("unknown mode %v", opts.Mode))
+		return nil, newErr(path, 0, "open", fmt.Errorf("unknown mode %v", cfg.Mode))
 	}
 	return c, nil
 }
@@ -209,10 +209,10 @@ func Open(path string, opts Options) (*Cassette, error) {
 // OpenT opens the cassette at path for the test t, as Open does, and
 // closes it when t ends. Any error fails the test. Errors name the go test
 // line that re-records the cassette from t.
-func OpenT(t testing.TB, path string, opts Options) *Cassette {
+func OpenT(t testing.TB, path string, cfg Config) *Cassette {
 	t.Helper()
-	opts.testName = t.Name()
-	c, err := Open(path, opts)
+	cfg.testName = t.Name()
+	c, err := Open(path, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +276,7 @@ func (c *Cassette) Interactions() int {
 }
 
 // Close ends the cassette. In Replay mode it reports recorded interactions
-// that were never replayed (unless Options.AllowUnused). In Record mode it
+// that were never replayed (unless Config.AllowUnused). In Record mode it
 // redacts the captured interactions, scans the serialized bytes for
 // secrets, and writes the file atomically; on any error the previous file
 // is left as it was. Closing twice returns nil.
@@ -290,7 +290,7 @@ func (c *Cassette) Close() error {
 	if c.mode == Record {
 		return c.rec.save()
 	}
-	if c.opts.AllowUnused {
+	if c.cfg.AllowUnused {
 		return nil
 	}
 	var lines []string

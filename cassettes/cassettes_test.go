@@ -29,7 +29,7 @@ func TestPlainGoVCRCassetteReplays(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(raw), "version: 2")
 
-	c, err := Open(path, Options{})
+	c, err := Open(path, Config{})
 	require.NoError(t, err)
 	require.Len(t, c.ID(), 64)
 	// Replayed in a different order: matching is by key, not position.
@@ -48,7 +48,7 @@ func TestReplayNeverDials(t *testing.T) {
 	r := plainReq{method: "POST", path: "/x", body: `{"a":1}`}
 	path := recordPlain(t, dir, "c", srv, []plainReq{r})
 	srv.Close() // anything that dialled would now fail
-	c, err := Open(path, Options{})
+	c, err := Open(path, Config{})
 	require.NoError(t, err)
 	require.Contains(t, readAll(t, do(t, c.Client(), srv.URL, r)), `"n":1`)
 	require.NoError(t, c.Close())
@@ -114,7 +114,7 @@ func TestMatching(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := Open(path, Options{AllowUnused: true})
+			c, err := Open(path, Config{AllowUnused: true})
 			require.NoError(t, err)
 			defer c.Close()
 			resp, err := send(c.Client(), srv.URL, tt.req)
@@ -137,7 +137,7 @@ func TestNonJSONBodyMatchesBytes(t *testing.T) {
 	srv := echoServer(t)
 	r := plainReq{method: "POST", path: "/p", body: "a b"}
 	path := recordPlain(t, t.TempDir(), "c", srv, []plainReq{r})
-	c, err := Open(path, Options{AllowUnused: true})
+	c, err := Open(path, Config{AllowUnused: true})
 	require.NoError(t, err)
 	_, err = send(c.Client(), srv.URL, plainReq{method: "POST", path: "/p", body: "a  b"})
 	require.ErrorIs(t, err, ErrInteractionNotFound)
@@ -148,7 +148,7 @@ func TestIdenticalRequestsReplayInOrder(t *testing.T) {
 	srv := echoServer(t)
 	r := plainReq{method: "POST", path: "/p", body: `{"same":true}`}
 	path := recordPlain(t, t.TempDir(), "c", srv, []plainReq{r, r, r})
-	c, err := Open(path, Options{})
+	c, err := Open(path, Config{})
 	require.NoError(t, err)
 	for i := 1; i <= 3; i++ {
 		require.Contains(t, readAll(t, do(t, c.Client(), srv.URL, r)), fmt.Sprintf(`"n":%d`, i))
@@ -164,7 +164,7 @@ func TestIdenticalRequestsReplayInOrder(t *testing.T) {
 	// With interactions left, the same request once too often is a miss.
 	other := plainReq{method: "POST", path: "/q", body: `{}`}
 	path = recordPlain(t, t.TempDir(), "c", srv, []plainReq{r, other})
-	c, err = Open(path, Options{AllowUnused: true})
+	c, err = Open(path, Config{AllowUnused: true})
 	require.NoError(t, err)
 	readAll(t, do(t, c.Client(), srv.URL, r))
 	_, err = send(c.Client(), srv.URL, r)
@@ -178,7 +178,7 @@ func TestMissExplainsItself(t *testing.T) {
 	recorded := plainReq{method: "POST", path: "/v1/messages", body: `{"model":"claude-x","max_tokens":100,"messages":[{"role":"user","content":"fix lodash"}]}`}
 	other := plainReq{method: "POST", path: "/v1/other", body: `{"q":1}`}
 	path := recordPlain(t, dir, "miss", srv, []plainReq{other, recorded})
-	c, err := Open(path, Options{Hint: "rerecord-this-cassette", AllowUnused: true})
+	c, err := Open(path, Config{Hint: "rerecord-this-cassette", AllowUnused: true})
 	require.NoError(t, err)
 	secret := "sk-ant-api03-" + strings.Repeat("Z", 40)
 	_, err = send(c.Client(), srv.URL, plainReq{method: "POST", path: "/v1/messages",
@@ -222,7 +222,7 @@ func TestUnusedInteractions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := Open(path, Options{AllowUnused: tt.allowUnused})
+			c, err := Open(path, Config{AllowUnused: tt.allowUnused})
 			require.NoError(t, err)
 			readAll(t, do(t, c.Client(), srv.URL, a))
 			err = c.Close()
@@ -245,7 +245,7 @@ func TestConcurrentReplays(t *testing.T) {
 		reqs[i] = plainReq{method: "POST", path: "/v1/messages", body: fmt.Sprintf(`{"i":%d}`, i%10)}
 	}
 	path := recordPlain(t, t.TempDir(), "c", srv, reqs)
-	c, err := Open(path, Options{})
+	c, err := Open(path, Config{})
 	require.NoError(t, err)
 	var wg sync.WaitGroup
 	errs := make([]error, n)
@@ -277,7 +277,7 @@ func TestSSEReplaysFrameByFrame(t *testing.T) {
 	srv := echoServer(t)
 	r := plainReq{method: "POST", path: "/stream", body: `{"stream":true}`}
 	path := recordPlain(t, t.TempDir(), "sse", srv, []plainReq{r})
-	c, err := Open(path, Options{})
+	c, err := Open(path, Config{})
 	require.NoError(t, err)
 	resp := do(t, c.Client(), srv.URL, r)
 	defer resp.Body.Close()
@@ -302,7 +302,7 @@ func TestReplayBodyStopsWhenContextDone(t *testing.T) {
 	srv := echoServer(t)
 	r := plainReq{method: "POST", path: "/stream", body: `{}`}
 	path := recordPlain(t, t.TempDir(), "sse", srv, []plainReq{r})
-	c, err := Open(path, Options{})
+	c, err := Open(path, Config{})
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	req, err := http.NewRequestWithContext(ctx, "POST", srv.URL+"/stream", strings.NewReader(`{}`))
@@ -320,7 +320,7 @@ func TestReplayBodyStopsWhenContextDone(t *testing.T) {
 func TestRecordRedactsCopyNotLiveRequest(t *testing.T) {
 	srv := echoServer(t)
 	path := filepath.Join(t.TempDir(), "rec.yaml")
-	c, err := Open(path, Options{Mode: Record, RealTransport: srv.Client().Transport, APIKey: "live-key-123"})
+	c, err := Open(path, Config{Mode: Record, RealTransport: srv.Client().Transport, APIKey: "live-key-123"})
 	require.NoError(t, err)
 	require.Empty(t, c.ID())
 	req, err := http.NewRequest("POST", srv.URL+"/v1/messages?key=live-key-123", strings.NewReader(`{"a":1}`))
@@ -356,7 +356,7 @@ func TestRecordRedactsCopyNotLiveRequest(t *testing.T) {
 	require.Equal(t, c.ID(), d)
 
 	// The saved cassette replays with a different key and SDK headers.
-	r2, err := Open(path, Options{})
+	r2, err := Open(path, Config{})
 	require.NoError(t, err)
 	req2, err := http.NewRequest("POST", srv.URL+"/v1/messages?key=other", strings.NewReader(`{"a": 1}`))
 	require.NoError(t, err)
@@ -387,7 +387,7 @@ func TestSecretRefusedAtSave(t *testing.T) {
 				return &http.Response{StatusCode: 200, Status: "200 OK", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 					Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(strings.NewReader(tt.respBody)), Request: r}, nil
 			})
-			c, err := Open(path, Options{Mode: Record, RealTransport: rt, APIKey: "my-recording-key"})
+			c, err := Open(path, Config{Mode: Record, RealTransport: rt, APIKey: "my-recording-key"})
 			require.NoError(t, err)
 			readAll(t, do(t, c.Client(), "https://api.example.com", plainReq{method: "POST", path: "/v1/messages", body: `{}`}))
 			err = c.Close()
@@ -413,7 +413,7 @@ func TestRecordWriteFailsMidway(t *testing.T) {
 	path := filepath.Join(dir, "c.yaml")
 	require.NoError(t, os.WriteFile(path, []byte("the old cassette"), 0o644))
 	before := dirSnapshot(t, dir)
-	c, err := Open(path, Options{Mode: Record, RealTransport: srv.Client().Transport, createTemp: failingCreate})
+	c, err := Open(path, Config{Mode: Record, RealTransport: srv.Client().Transport, createTemp: failingCreate})
 	require.NoError(t, err)
 	readAll(t, do(t, c.Client(), srv.URL, plainReq{method: "POST", path: "/x", body: `{}`}))
 	err = c.Close()
@@ -425,9 +425,9 @@ func TestRecordWriteFailsMidway(t *testing.T) {
 }
 
 func TestOpenRejects(t *testing.T) {
-	_, err := Open(filepath.Join(t.TempDir(), "x.json"), Options{})
+	_, err := Open(filepath.Join(t.TempDir(), "x.json"), Config{})
 	require.ErrorContains(t, err, "must end in .yaml")
-	_, err = Open(filepath.Join(t.TempDir(), "x.yaml"), Options{Mode: Mode(7)})
+	_, err = Open(filepath.Join(t.TempDir(), "x.yaml"), Config{Mode: Mode(7)})
 	require.ErrorContains(t, err, "unknown mode")
 }
 
@@ -435,7 +435,7 @@ func TestUseAfterClose(t *testing.T) {
 	srv := echoServer(t)
 	r := plainReq{method: "POST", path: "/x", body: `{}`}
 	path := recordPlain(t, t.TempDir(), "c", srv, []plainReq{r})
-	c, err := Open(path, Options{AllowUnused: true})
+	c, err := Open(path, Config{AllowUnused: true})
 	require.NoError(t, err)
 	require.NoError(t, c.Close())
 	require.NoError(t, c.Close())

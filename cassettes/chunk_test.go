@@ -30,9 +30,9 @@ const streamRequest = `{"model":"m","max_tokens":16,"stream":true,"messages":[{"
 // replayChunked replays the Messages request body from the cassette at
 // path once, its response cut by plan, and returns every Read (a
 // 4096-byte buffer each).
-func replayChunked(t *testing.T, path, body string, plan chunking.Plan, opts cassettes.Options) []chunkRead {
+func replayChunked(t *testing.T, path, body string, plan chunking.Plan, cfg cassettes.Config) []chunkRead {
 	t.Helper()
-	c, err := cassettes.Open(path, opts)
+	c, err := cassettes.Open(path, cfg)
 	require.NoError(t, err)
 	req, err := http.NewRequestWithContext(chunking.With(context.Background(), plan), http.MethodPost, "https://api.anthropic.com/v1/messages",
 		strings.NewReader(body))
@@ -103,7 +103,7 @@ func TestChunkPlansKeepTheBytes(t *testing.T) {
 	seen := map[chunking.Kind]*tally{}
 	for run := range 200 {
 		plan := chunking.ForRun(run)
-		reads := replayChunked(t, path, streamRequest, plan, cassettes.Options{Timing: cassettes.TimingOff})
+		reads := replayChunked(t, path, streamRequest, plan, cassettes.Config{Timing: cassettes.TimingOff})
 		var got strings.Builder
 		for _, r := range reads {
 			got.WriteString(r.b)
@@ -164,7 +164,7 @@ func TestChunkPlansKeepTheTiming(t *testing.T) {
 	for run := range 10 {
 		plan := chunking.ForRun(run)
 		synctest.Test(t, func(t *testing.T) {
-			reads := replayChunked(t, path, streamRequest, plan, cassettes.Options{})
+			reads := replayChunked(t, path, streamRequest, plan, cassettes.Config{})
 			off := 0
 			var prev time.Duration
 			for i, r := range reads {
@@ -187,7 +187,7 @@ func TestChunkPlansKeepTheTiming(t *testing.T) {
 func TestChunkPlansCutJSONBodies(t *testing.T) {
 	const body = `{"model":"m","max_tokens":64,"messages":[{"role":"user","content":"answer in one piece"}]}`
 	path := filepath.Join(t.TempDir(), "json.yaml")
-	rec, err := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: fakellm.New(fakellm.Config{}).Transport()})
+	rec, err := cassettes.Open(path, cassettes.Config{Mode: cassettes.Record, RealTransport: fakellm.New(fakellm.Config{}).Transport()})
 	require.NoError(t, err)
 	resp, err := rec.Client().Post("https://api.anthropic.com/v1/messages", "application/json", strings.NewReader(body))
 	require.NoError(t, err)
@@ -198,7 +198,7 @@ func TestChunkPlansCutJSONBodies(t *testing.T) {
 	require.Less(t, len(want), 4096, "one Read can hold the whole body")
 	for run := range 10 {
 		plan := chunking.ForRun(run)
-		reads := replayChunked(t, path, body, plan, cassettes.Options{})
+		reads := replayChunked(t, path, body, plan, cassettes.Config{})
 		var got strings.Builder
 		for _, r := range reads {
 			got.WriteString(r.b)

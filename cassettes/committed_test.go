@@ -17,7 +17,7 @@ import (
 // fixture tier inside a synctest bubble (so nothing can reach a socket) and
 // requires the DiffBytes a direct run against fakellm gives.
 func TestCommittedCassettesReplay(t *testing.T) {
-	require.NoError(t, cassettes.Verify("testdata", cassettes.VerifyOptions{}))
+	require.NoError(t, cassettes.Verify("testdata", cassettes.VerifyConfig{}))
 	m, err := manifest.Read(filepath.Join("testdata", manifest.Name))
 	require.NoError(t, err)
 	require.NotEmpty(t, m.Cassettes)
@@ -37,7 +37,7 @@ func TestCommittedCassettesReplay(t *testing.T) {
 			require.NoError(t, err)
 
 			synctest.Test(t, func(t *testing.T) {
-				c, err := cassettes.Open(filepath.Join("testdata", e.File), cassettes.Options{})
+				c, err := cassettes.Open(filepath.Join("testdata", e.File), cassettes.Config{})
 				require.NoError(t, err)
 				tier, err := fixtures.NewTier(fixtures.TierConfig{HTTPClient: c.Client()})
 				require.NoError(t, err)

@@ -37,7 +37,7 @@ func TestDiscardPutsBackThePrevious(t *testing.T) {
 			}
 			before := dirSnapshot(t, dir)
 			withFlags(t, `s\.yaml$`, false)
-			c, err := Open(filepath.Join(dir, "s.yaml"), Options{RealTransport: srv.Client().Transport})
+			c, err := Open(filepath.Join(dir, "s.yaml"), Config{RealTransport: srv.Client().Transport})
 			require.NoError(t, err)
 			require.Equal(t, Record, c.Mode())
 			reqB := reqA
@@ -48,7 +48,7 @@ func TestDiscardPutsBackThePrevious(t *testing.T) {
 			require.NoError(t, c.Discard())
 			require.Equal(t, before, dirSnapshot(t, dir))
 			if tt.manifest {
-				require.NoError(t, Verify(dir, VerifyOptions{}))
+				require.NoError(t, Verify(dir, VerifyConfig{}))
 			}
 			left, _ := filepath.Glob(filepath.Join(dir, stagePrefix+"*"))
 			require.Empty(t, left)
@@ -63,7 +63,7 @@ func TestDiscardRefusesAChangedFile(t *testing.T) {
 	srv := echoServer(t)
 	path := filepath.Join(t.TempDir(), "s.yaml")
 	withFlags(t, `s\.yaml$`, false)
-	c, err := Open(path, Options{RealTransport: srv.Client().Transport})
+	c, err := Open(path, Config{RealTransport: srv.Client().Transport})
 	require.NoError(t, err)
 	readAll(t, do(t, c.Client(), srv.URL, reqA))
 	require.NoError(t, c.Close())

@@ -12,7 +12,7 @@
 //
 // # Modes and the record switch
 //
-// [Open] with a zero [Options] replays. Replay never sends a request anywhere:
+// [Open] with a zero [Config] replays. Replay never sends a request anywhere:
 // there is no transport behind it, so it works inside testing/synctest
 // bubbles, and a request the cassette did not record fails with the miss
 // error below. The file must end in ".yaml" (go-vcr's naming).
@@ -24,8 +24,8 @@
 //	-cassettes.record-missing  record the cassettes that do not exist yet
 //
 // A cassette they select is opened in Record mode; plain go test always
-// replays. [Options].Mode: [Record] records unconditionally. Recording sends requests through
-// Options.RealTransport (http.DefaultTransport when nil) with go-vcr's
+// replays. [Config].Mode: [Record] records unconditionally. Recording sends requests through
+// Config.RealTransport (http.DefaultTransport when nil) with go-vcr's
 // recorder in ModeRecordOnly, and [Cassette.Close] saves. [Redirect] makes a transport
 // that sends requests for the API's root to a local fake or a proxy while
 // the cassette records the URL the client used, so it replays against the
@@ -50,13 +50,13 @@
 // cassette) replay that recording once it has ended, and an opening while
 // it is still being recorded fails with one message naming both tests.
 //
-// [OpenT](t, path, opts) opens for a test, fails it on error and closes the
+// [OpenT](t, path, cfg) opens for a test, fails it on error and closes the
 // cassette when the test ends; its errors name the go test line that
 // re-records the cassette from that test, from the module root, with the
 // package before the flags (go test stops reading packages at the first
 // flag it does not know):
 // cd MODULE && go test ./pkg -run '^TestX$' -count=1 '-cassettes.record=name\.yaml$'.
-// Options.Hint replaces that command (see Misses).
+// Config.Hint replaces that command (see Misses).
 //
 // # A refresh's test runs
 //
@@ -156,7 +156,7 @@
 // then it is servable again, so a retry after a cancelled read is served
 // the response again, as the live API would answer a retried request. By
 // default Close reports interactions never served ([ErrUnusedInteractions]);
-// Options.AllowUnused turns that off.
+// Config.AllowUnused turns that off.
 //
 // The cassette's content is parsed, checked, digested, scanned and indexed
 // once per process (cached by the blake3 of the file's bytes, so an edited
@@ -237,7 +237,7 @@
 // interactions as a request change.
 //
 // A miss, and Close's unused interactions, end with the command that
-// re-records the cassette when one is known: Options.Hint, or the go test
+// re-records the cassette when one is known: Config.Hint, or the go test
 // line of the test that opened it with [OpenT]. A cassette opened with
 // Open and no Hint names none: its caller tells its own (a determinism
 // gate names one, and only when recording again is the answer).
@@ -300,11 +300,11 @@
 // one per frame, non-decreasing, at most 24 h: the cassette stays a plain
 // go-vcr cassette, and the cassette digest covers the timing. A cassette
 // whose header does not fit its stream is an invalid cassette. Replay
-// removes the header from the response and, by [Options].Timing (a
+// removes the header from the response and, by [Config].Timing (a
 // [Timing]), paces the frames: each Read that begins frame i waits until
 // offset i after the request was replayed, or until the request's context
 // is done or the body is closed. A frame, or a response delayed by
-// Options.Latency, that is due at or after the request's deadline is not
+// Config.Latency, that is due at or after the request's deadline is not
 // delivered: the request ends with its deadline, also when the two fall at
 // the same instant of a bubble's fake clock. The default, [TimingAuto],
 // paces inside a testing/synctest
@@ -343,7 +343,7 @@
 // time-to-first-token and stall timeouts.
 //
 // Timing is part of the cassette digest. It is an input of replay
-// (Options.Latency, and frame pacing in a bubble), so a cassette whose
+// (Config.Latency, and frame pacing in a bubble), so a cassette whose
 // timing changed beyond noise replays differently, and its digest, and
 // the goldens pinned to it, should move; a duration edited by hand is
 // detected like any other edit. Keeping noise out of the file keeps it
@@ -364,7 +364,7 @@
 // redacted and user info removed from URLs. A re-record's review therefore
 // shows only what the API said differently. The recorded duration (go-vcr's
 // duration field) is kept, to a tenth of a second, measured in real time: replay
-// uses it for latency (Options.Latency). Timing measured again that is only
+// uses it for latency (Config.Latency). Timing measured again that is only
 // noise is not written (see Re-recording and timing).
 //
 // Then the serialized bytes are scanned, and so is what they mean: every
@@ -383,7 +383,7 @@
 // unescaped. Nothing is written (Close returns an error naming the line
 // and the kind of secret, never any of its bytes) if either holds any of:
 //
-//   - Options.APIKey, when it is at least 8 bytes long;
+//   - Config.APIKey, when it is at least 8 bytes long;
 //   - a credential header (Authorization, Proxy-Authorization, X-Api-Key,
 //     Api-Key, Cookie, Set-Cookie) whose value is not a placeholder (a value
 //     with no letter or digit, or one that says redacted, filtered, removed
@@ -411,10 +411,10 @@
 // every cassette; Open applies it to a cassette no manifest entry vouches
 // for (one another recorder wrote may hold an X-Api-Key header), and the
 // credential-header check to every cassette. A finding is a secret error
-// naming the file and line, never the value; Options.APIKey is looked for
+// naming the file and line, never the value; Config.APIKey is looked for
 // in the text and in what it means at every Open. The ruleset runs once
 // per cassette file content in a process. Error messages mask everything
-// these rules find, and Options.APIKey wherever it appears, in whole
+// these rules find, and Config.APIKey wherever it appears, in whole
 // bodies before any excerpt is cut from them; [Mask] does the same for
 // text a caller prints.
 //
@@ -466,13 +466,13 @@
 // writes a warning naming the command that re-records the cassette (a
 // cassette with a limit and no recorded_at is warned about too); past
 // hard_max_age, Verify fails with [ErrExpired]. Ages are judged at
-// [VerifyOptions].Now (time.Now when nil), so a Verify at any instant
+// [VerifyConfig].Now (time.Now when nil), so a Verify at any instant
 // lists the cassettes past their limits then (refresh-cassettes -expired
 // re-records them). Open never judges age, so a
 // replay's outcome never depends on the clock, and nothing re-records on
 // its own.
 //
-// Open in Replay mode verifies the cassette against Options.Manifest, or
+// Open in Replay mode verifies the cassette against Config.Manifest, or
 // manifest.json in the cassette's directory when there is one: a digest
 // that differs (a digest mismatch: the file was changed other than by
 // recording) or a missing entry is an error. The

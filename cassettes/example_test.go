@@ -21,7 +21,7 @@ import (
 func ExampleOpen() {
 	s, _ := fixtures.Lookup("npm-lodash")
 	c, err := cassettes.Open(filepath.Join("testdata", s.Name+".happy.yaml"),
-		cassettes.Options{})
+		cassettes.Config{})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -46,7 +46,7 @@ func ExampleOpen_record() {
 	dir, _ := os.MkdirTemp("", "cassettes-example-")
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "demo.happy.yaml")
-	c, _ := cassettes.Open(path, cassettes.Options{
+	c, _ := cassettes.Open(path, cassettes.Config{
 		Mode:          cassettes.Record,
 		RealTransport: fakellm.New(fakellm.Config{}).Transport(),
 		APIKey:        "sk-ant-example-key-not-real",
@@ -70,7 +70,7 @@ func ExampleOpen_record() {
 // Verify the committed cassettes against their manifest, and see a
 // hand-edited copy rejected.
 func ExampleVerify() {
-	fmt.Println(cassettes.Verify("testdata", cassettes.VerifyOptions{}))
+	fmt.Println(cassettes.Verify("testdata", cassettes.VerifyConfig{}))
 
 	dir, _ := os.MkdirTemp("", "cassettes-example-")
 	defer os.RemoveAll(dir)
@@ -81,7 +81,7 @@ func ExampleVerify() {
 		}
 		os.WriteFile(filepath.Join(dir, f), b, 0o644)
 	}
-	err := cassettes.Verify(dir, cassettes.VerifyOptions{})
+	err := cassettes.Verify(dir, cassettes.VerifyConfig{})
 	fmt.Println(errors.Is(err, cassettes.ErrDigestMismatch))
 	// Output:
 	// <nil>
@@ -92,7 +92,7 @@ func ExampleVerify() {
 func ExampleDigest() {
 	path := filepath.Join("testdata", "npm-lodash.happy.yaml")
 	id, _ := cassettes.Digest(path)
-	c, err := cassettes.Open(path, cassettes.Options{AllowUnused: true})
+	c, err := cassettes.Open(path, cassettes.Config{AllowUnused: true})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -116,7 +116,7 @@ func ExampleApply() {
 	fmt.Println(err)
 	_, err = os.Stat(filepath.Join(dir, "npm-lodash.happy.yaml"))
 	fmt.Println(err)
-	fmt.Println(cassettes.Verify(dir, cassettes.VerifyOptions{}))
+	fmt.Println(cassettes.Verify(dir, cassettes.VerifyConfig{}))
 	// Output:
 	// <nil>
 	// <nil>
@@ -126,7 +126,7 @@ func ExampleApply() {
 // Code that only holds the *http.Client discovers the cassette through
 // its transport, as the pipeline does for the run's cassette_id.
 func ExampleCassette_Transport() {
-	c, err := cassettes.Open(filepath.Join("testdata", "go-xnet.happy.yaml"), cassettes.Options{AllowUnused: true})
+	c, err := cassettes.Open(filepath.Join("testdata", "go-xnet.happy.yaml"), cassettes.Config{AllowUnused: true})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -148,7 +148,7 @@ func ExampleOpenT() {
 	path := filepath.Join(dir, "hello.yaml")
 	fake := fakellm.New(fakellm.Config{})
 	toFake, _ := cassettes.Redirect("https://api.openai.com", "http://fake.invalid", fake.Transport())
-	rec, _ := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: toFake})
+	rec, _ := cassettes.Open(path, cassettes.Config{Mode: cassettes.Record, RealTransport: toFake})
 	post := func(c *http.Client) string {
 		resp, err := c.Post("https://api.openai.com/v1/chat/completions", "application/json",
 			strings.NewReader(`{"model":"m","messages":[{"role":"user","content":"hello"}]}`))
@@ -162,7 +162,7 @@ func ExampleOpenT() {
 	recorded := post(rec.Client())
 	fmt.Println(rec.Close())
 
-	c, _ := cassettes.Open(path, cassettes.Options{}) // what OpenT(t, path, opts) does, without t
+	c, _ := cassettes.Open(path, cassettes.Config{}) // what OpenT(t, path, cfg) does, without t
 	fmt.Println(post(c.Client()) == recorded, c.Close())
 	// Output:
 	// <nil>
@@ -205,11 +205,11 @@ func ExampleMissError() {
 		}
 		return err
 	}
-	rec, _ := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: fakellm.New(fakellm.Config{}).Transport()})
+	rec, _ := cassettes.Open(path, cassettes.Config{Mode: cassettes.Record, RealTransport: fakellm.New(fakellm.Config{}).Transport()})
 	_ = ask(rec.Client(), "Summarise the advisory. Be concise.")
 	_ = rec.Close()
 
-	c, _ := cassettes.Open(path, cassettes.Options{AllowUnused: true})
+	c, _ := cassettes.Open(path, cassettes.Config{AllowUnused: true})
 	err := ask(c.Client(), "Summarise the advisory. Be brief.")
 	var miss *cassettes.MissError
 	if errors.As(err, &miss) {

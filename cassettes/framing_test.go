@@ -311,7 +311,7 @@ func (a framesAPI) RoundTrip(req *http.Request) (*http.Response, error) {
 // read whole.
 func recordOnce(t *testing.T, path string, api framesAPI) {
 	t.Helper()
-	c, err := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: api})
+	c, err := cassettes.Open(path, cassettes.Config{Mode: cassettes.Record, RealTransport: api})
 	require.NoError(t, err)
 	resp, err := c.Client().Post(api.s.url, "application/json", strings.NewReader(api.s.request))
 	require.NoError(t, err)
@@ -415,7 +415,7 @@ func TestFramingTimingInSynctest(t *testing.T) {
 				verdicts := map[string]int{}
 				for range 100 {
 					synctest.Test(t, func(t *testing.T) {
-						cs, err := cassettes.Open(path, cassettes.Options{})
+						cs, err := cassettes.Open(path, cassettes.Config{})
 						require.NoError(t, err)
 						defer cs.Close()
 						start := time.Now()
@@ -445,7 +445,7 @@ func TestFramingCancelledMidStream(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "s.yaml")
 			recordFramed(t, path, s, offsetsFrom(time.Second, 3, 10*time.Second))
 			synctest.Test(t, func(t *testing.T) {
-				cs, err := cassettes.Open(path, cassettes.Options{})
+				cs, err := cassettes.Open(path, cassettes.Config{})
 				require.NoError(t, err)
 				ctx, cancel := context.WithCancel(t.Context())
 				start := time.Now()
@@ -477,7 +477,7 @@ func TestFramingServesFramesExactly(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "s.yaml")
 			recordFramed(t, path, s, offsetsFrom(0, 0, 0))
 			for _, size := range []int{1 << 16, 7} {
-				cs, err := cassettes.Open(path, cassettes.Options{})
+				cs, err := cassettes.Open(path, cassettes.Config{})
 				require.NoError(t, err)
 				resp, err := cs.Client().Post(s.url, "application/json", strings.NewReader(s.request))
 				require.NoError(t, err)
@@ -508,7 +508,7 @@ func TestFramingServesFramesExactly(t *testing.T) {
 				}
 				require.Equal(t, s.frames, regrouped)
 			}
-			cs, err := cassettes.Open(path, cassettes.Options{})
+			cs, err := cassettes.Open(path, cassettes.Config{})
 			require.NoError(t, err)
 			text, err := streamFramed(context.Background(), cs.Client(), s, time.Minute, 0)
 			require.NoError(t, err, "decoded as the API's client decodes it")
@@ -573,7 +573,7 @@ func TestBadEventStream(t *testing.T) {
 			cs.Name = filepath.Join(dir, "bad")
 			cs.File = cs.Name + ".yaml"
 			require.NoError(t, cs.Save())
-			_, err = cassettes.Open(cs.Name+".yaml", cassettes.Options{})
+			_, err = cassettes.Open(cs.Name+".yaml", cassettes.Config{})
 			require.ErrorIs(t, err, cassettes.ErrInvalidCassette)
 			require.ErrorContains(t, err, tt.says)
 			require.ErrorContains(t, err, "bad.yaml:")
@@ -583,7 +583,7 @@ func TestBadEventStream(t *testing.T) {
 	path := filepath.Join(dir, "recorded.yaml")
 	bad := s
 	bad.frames = []string{s.frames[0], s.frames[1][:len(s.frames[1])-1] + "x"}
-	c, err := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: framesAPI{s: bad}})
+	c, err := cassettes.Open(path, cassettes.Config{Mode: cassettes.Record, RealTransport: framesAPI{s: bad}})
 	require.NoError(t, err)
 	_, err = c.Client().Post(s.url, "application/json", strings.NewReader(s.request))
 	require.ErrorContains(t, err, "of the AWS event stream: the message CRC")
@@ -615,7 +615,7 @@ func TestEmptyStreamRecords(t *testing.T) {
 			s.frames = nil
 			path := filepath.Join(t.TempDir(), "empty.yaml")
 			recordOnce(t, path, framesAPI{s: s})
-			cs, err := cassettes.Open(path, cassettes.Options{})
+			cs, err := cassettes.Open(path, cassettes.Config{})
 			require.NoError(t, err)
 			resp, err := cs.Client().Post(s.url, "application/json", strings.NewReader(s.request))
 			require.NoError(t, err)

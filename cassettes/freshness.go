@@ -15,10 +15,10 @@ import (
 // re-records on its own: the steward re-records it.
 var ErrExpired = errors.New("cassette past its hard maximum age")
 
-// VerifyOptions configures [Verify]. The zero value judges ages at
+// VerifyConfig configures [Verify]. The zero value judges ages at
 // time.Now, drops warnings, and names the go test line that re-records a
 // cassette.
-type VerifyOptions struct {
+type VerifyConfig struct {
 	// Now is the instant ages are judged at; nil means time.Now. Only
 	// freshness reads it: nothing else Verify checks depends on time.
 	Now func() time.Time
@@ -31,22 +31,22 @@ type VerifyOptions struct {
 }
 
 // freshness warns about and fails on the stale cassettes of m.
-func freshness(dir string, m *manifest.Manifest, opts VerifyOptions) []error {
+func freshness(dir string, m *manifest.Manifest, cfg VerifyConfig) []error {
 	//detvet:ignore the default of VerifyOptions.Now: a cassette's age is measured against the real date by design
 	now := time.Now
-	if opts.Now != nil {
-		now = opts.Now
+	if cfg.Now != nil {
+		now = cfg.Now
 	}
 	var errs []error
-	refresh := opts.Refresh
+	refresh := cfg.Refresh
 	if refresh == nil {
-		refresh = func(path string) string { return rerecordHint(path, Options{}) }
+		refresh = func(path string) string { return rerecordHint(path, Config{}) }
 	}
 	for _, s := range m.Stale(dir, now(), refresh) {
 		if s.Expired {
 			errs = append(errs, newErr(s.Path, 0, "verify", detailf(ErrExpired, "%v: %s", ErrExpired, s)))
-		} else if opts.Warn != nil {
-			fmt.Fprintf(opts.Warn, "warning: %s\n", s)
+		} else if cfg.Warn != nil {
+			fmt.Fprintf(cfg.Warn, "warning: %s\n", s)
 		}
 	}
 	return errs

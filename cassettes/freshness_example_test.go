@@ -24,7 +24,7 @@ func agedDir(recorded time.Time) (string, error) {
 		return dir, err
 	}
 	staged := filepath.Join(stage, "demo.yaml")
-	c, err := cassettes.Open(staged, cassettes.Options{Mode: cassettes.Record, RealTransport: fakellm.New(fakellm.Config{}).Transport()})
+	c, err := cassettes.Open(staged, cassettes.Config{Mode: cassettes.Record, RealTransport: fakellm.New(fakellm.Config{}).Transport()})
 	if err != nil {
 		return dir, err
 	}
@@ -62,7 +62,7 @@ func ExampleVerify_freshness() {
 	refresh := func(string) string { return "refresh-cassettes -expired" }
 	for _, days := range []int{10, 45, 90} {
 		var warn strings.Builder
-		err := cassettes.Verify(dir, cassettes.VerifyOptions{
+		err := cassettes.Verify(dir, cassettes.VerifyConfig{
 			Now:     func() time.Time { return recorded.Add(time.Duration(days) * 24 * time.Hour) },
 			Warn:    &warn,
 			Refresh: refresh,

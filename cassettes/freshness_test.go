@@ -49,7 +49,7 @@ func TestApplyKeepsTheRecordingTime(t *testing.T) {
 	require.Len(t, m.History, 2)
 	require.Equal(t, "2026-03-01T00:00:00Z", m.Cassettes[0].RecordedAt, "from at, an RFC 3339 time")
 	require.Equal(t, "30d", m.Cassettes[0].MaxAge)
-	require.NoError(t, Verify(dir, VerifyOptions{}))
+	require.NoError(t, Verify(dir, VerifyConfig{}))
 }
 
 // TestFreshness: past max_age a cassette is warned about with the refresh
@@ -104,7 +104,7 @@ func TestFreshness(t *testing.T) {
 			require.Equal(t, tt.expired, expired)
 
 			var warn bytes.Buffer
-			err = Verify(dir, VerifyOptions{Now: func() time.Time { return tt.now }, Warn: &warn, Refresh: refresh})
+			err = Verify(dir, VerifyConfig{Now: func() time.Time { return tt.now }, Warn: &warn, Refresh: refresh})
 			lines := strings.Split(strings.TrimSuffix(warn.String(), "\n"), "\n")
 			if warn.Len() == 0 {
 				lines = nil
@@ -134,7 +134,7 @@ func TestManifestAgesAreChecked(t *testing.T) {
 	} {
 		dir := freshDir(t, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 		editManifest(t, dir, edit)
-		err := Verify(dir, VerifyOptions{})
+		err := Verify(dir, VerifyConfig{})
 		require.ErrorIs(t, err, manifest.ErrInvalid)
 	}
 }
@@ -148,7 +148,7 @@ func TestRecordFlagTakesTheResponseDate(t *testing.T) {
 	err := Apply(dir, []Update{{File: "s.happy.yaml", Staged: stage(t, dir, "s.happy", []plainReq{reqA})}}, "")
 	require.NoError(t, err)
 	withFlags(t, `s\.happy`, false)
-	c, err := Open(filepath.Join(dir, "s.happy.yaml"), Options{RealTransport: srv.Client().Transport})
+	c, err := Open(filepath.Join(dir, "s.happy.yaml"), Config{RealTransport: srv.Client().Transport})
 	require.NoError(t, err)
 	readAll(t, do(t, c.Client(), srv.URL, reqA))
 	require.NoError(t, c.Close())

@@ -58,7 +58,7 @@ func TestReplayMissKeepsItsMessage(t *testing.T) {
 
 	for _, replayMode := range []bool{false, true} {
 		t.Run(map[bool]string{false: "outside replay mode", true: "replay mode"}[replayMode], func(t *testing.T) {
-			c, err := Open(path, Options{AllowUnused: true})
+			c, err := Open(path, Config{AllowUnused: true})
 			require.NoError(t, err)
 			defer c.Close()
 			dials := &guard.CountingDialer{}

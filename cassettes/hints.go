@@ -28,7 +28,7 @@ const (
 
 func init() {
 	if testing.Testing() {
-		recordFlag = flag.String(RecordFlag, "", "re-record the cassettes whose path matches `regexp` (against Options.RealTransport, or the live API)")
+		recordFlag = flag.String(RecordFlag, "", "re-record the cassettes whose path matches `regexp` (against Config.RealTransport, or the live API)")
 		recordMissingFlag = flag.Bool(recordMissingName, false, "record the cassettes that do not exist yet; replay the others")
 	}
 }
@@ -57,25 +57,25 @@ func modeFor(path string, m Mode) (Mode, error) {
 // rerecordHint is the command errors name to re-record the cassette at
 // path: rerecordCommand, else a description of the go test command that
 // re-records it.
-func rerecordHint(path string, opts Options) string {
-	if c := rerecordCommand(path, opts); c != "" {
+func rerecordHint(path string, cfg Config) string {
+	if c := rerecordCommand(path, cfg); c != "" {
 		return c
 	}
 	return "the go test command of the test that opens " + filepath.Base(path) + ", with " + shell.Quote(recordSelector(path)) + ", in that test's package"
 }
 
 // rerecordCommand is the command that re-records the cassette at path:
-// Options.Hint, or the go test line that re-records it from the test
+// Config.Hint, or the go test line that re-records it from the test
 // that opened it (OpenT); "" when neither is known. A miss and unused
 // interactions name it only then: a caller that opened the cassette
 // with Open and no Hint tells its own (a determinism gate does, and only
 // when recording again is the answer).
-func rerecordCommand(path string, opts Options) string {
-	if opts.Hint != "" {
-		return opts.Hint
+func rerecordCommand(path string, cfg Config) string {
+	if cfg.Hint != "" {
+		return cfg.Hint
 	}
-	if opts.testName != "" {
-		return hint.GoTest(opts.testName, false, recordSelector(path))
+	if cfg.testName != "" {
+		return hint.GoTest(cfg.testName, false, recordSelector(path))
 	}
 	return ""
 }
@@ -86,9 +86,9 @@ func recordSelector(path string) string {
 }
 
 // realTransport is what recording sends requests through.
-func realTransport(opts Options) http.RoundTripper {
-	if opts.RealTransport != nil {
-		return opts.RealTransport
+func realTransport(cfg Config) http.RoundTripper {
+	if cfg.RealTransport != nil {
+		return cfg.RealTransport
 	}
 	return http.DefaultTransport
 }

@@ -145,7 +145,7 @@ func TestApplySurvivesKills(t *testing.T) {
 	full := copyDir("full")
 	took, err := run(full, -1)
 	require.NoError(t, err)
-	require.NoError(t, Verify(full, VerifyOptions{}))
+	require.NoError(t, Verify(full, VerifyConfig{}))
 	newSnap := dirSnapshot(t, full)
 	require.NotEqual(t, oldSnap, newSnap)
 
@@ -165,7 +165,7 @@ func TestApplySurvivesKills(t *testing.T) {
 			}
 			return "mixed"
 		}
-		verr := Verify(dir, VerifyOptions{})
+		verr := Verify(dir, VerifyConfig{})
 		before := state()
 		switch {
 		case verr == nil:
@@ -179,7 +179,7 @@ func TestApplySurvivesKills(t *testing.T) {
 		require.Empty(t, gitUntracked(dir), "kill %d at %v: git sees new files", i, at)
 
 		require.NoError(t, Recover(dir), "kill %d at %v", i, at) // the next run
-		require.NoError(t, Verify(dir, VerifyOptions{}))
+		require.NoError(t, Verify(dir, VerifyConfig{}))
 		after := state()
 		require.Contains(t, []string{"old", "new"}, after)
 		if before == "interrupted" {

@@ -21,7 +21,7 @@ func TestOpenRefusesOversizedFromItsSize(t *testing.T) {
 	require.NoError(t, f.Close())
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	_, err = Open(path, Options{})
+	_, err = Open(path, Config{})
 	runtime.ReadMemStats(&after)
 	require.ErrorContains(t, err, "larger than")
 	require.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(1<<20), "bytes allocated opening it")
@@ -32,7 +32,7 @@ func TestOpenRefusesOversizedFromItsSize(t *testing.T) {
 func TestOpenRefusesNonRegularFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "dir.yaml")
 	require.NoError(t, os.Mkdir(path, 0o755))
-	_, err := Open(path, Options{})
+	_, err := Open(path, Config{})
 	require.ErrorContains(t, err, "not a regular file")
 }
 
@@ -46,7 +46,7 @@ func BenchmarkOpenInteractions(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				emptyCaches()
-				if _, err := Open(path, Options{AllowUnused: true}); err != nil {
+				if _, err := Open(path, Config{AllowUnused: true}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -65,7 +65,7 @@ func TestConcurrentOpensShareChecks(t *testing.T) {
 	errs := make(chan error, 8)
 	for i := range 8 {
 		go func() {
-			c, err := Open(path, Options{AllowUnused: true, APIKey: fmt.Sprintf("key-number-%d-of-eight", i%2)})
+			c, err := Open(path, Config{AllowUnused: true, APIKey: fmt.Sprintf("key-number-%d-of-eight", i%2)})
 			if err == nil {
 				err = c.Close()
 			}

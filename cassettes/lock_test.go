@@ -131,7 +131,7 @@ func TestConcurrentAppliesAreSerialised(t *testing.T) {
 	}
 	slices.Sort(applied)
 	require.Equal(t, applied, listed)
-	require.NoError(t, Verify(dir, VerifyOptions{}))
+	require.NoError(t, Verify(dir, VerifyConfig{}))
 	left, _ := filepath.Glob(filepath.Join(dir, stagePrefix+"*"))
 	require.Empty(t, left)
 }
@@ -165,7 +165,7 @@ func TestLockWaitIsBounded(t *testing.T) {
 	require.NoError(t, held.Unlock())
 	err = Apply(dir, []Update{{File: "s.happy.yaml", Staged: staged}}, "")
 	require.NoError(t, err)
-	require.NoError(t, Verify(dir, VerifyOptions{}))
+	require.NoError(t, Verify(dir, VerifyConfig{}))
 }
 
 // TestHeldLockAppliesItsOwnStage: while a refresh holds a directory's
@@ -193,7 +193,7 @@ func TestHeldLockAppliesItsOwnStage(t *testing.T) {
 	require.NoDirExists(t, unapplied)
 	err = Apply(dir, []Update{{File: "o.happy.yaml", Staged: other}}, "")
 	require.NoError(t, err)
-	require.NoError(t, Verify(dir, VerifyOptions{}))
+	require.NoError(t, Verify(dir, VerifyConfig{}))
 }
 
 // raceChildMain runs raceChild when the environment asks for it.

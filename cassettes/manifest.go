@@ -64,7 +64,7 @@ func readManifest(path string) (*manifest.Manifest, error) {
 // verifyManifest checks the opened cassette against its manifest entry.
 // It reports whether a manifest vouched for the cassette.
 func (c *Cassette) verifyManifest(p *parsed) (bool, error) {
-	mpath := c.opts.Manifest
+	mpath := c.cfg.Manifest
 	if err := interrupted(filepath.Dir(c.path)); err != nil {
 		return false, err
 	}
@@ -109,11 +109,11 @@ func verifyEntry(m *manifest.Manifest, rel, path string, p *parsed, refresh stri
 // and has the recorded digest and interaction count, every cassette
 // file (*.yaml) in dir is listed, and none is past its hard maximum age
 // (an error wrapping [ErrExpired]); one past its maximum age is reported
-// to opts.Warn. It returns all problems joined, each a [*CassetteError],
-// or nil. The zero [VerifyOptions] judges ages at time.Now.
-func Verify(dir string, opts VerifyOptions) error { return verify(dir, opts) }
+// to cfg.Warn. It returns all problems joined, each a [*CassetteError],
+// or nil. The zero [VerifyConfig] judges ages at time.Now.
+func Verify(dir string, cfg VerifyConfig) error { return verify(dir, cfg) }
 
-func verify(dir string, opts VerifyOptions) error {
+func verify(dir string, cfg VerifyConfig) error {
 	if err := interrupted(dir); err != nil {
 		return err
 	}
@@ -125,7 +125,7 @@ func verify(dir string, opts VerifyOptions) error {
 	var errs []error
 	for _, e := range m.Cassettes {
 		path := filepath.Join(dir, filepath.FromSlash(e.File))
-		refresh := rerecordHint(path, Options{})
+		refresh := rerecordHint(path, Config{})
 		p, err := readCassette(path, refresh)
 		if err != nil {
 			errs = append(errs, err)
@@ -148,6 +148,6 @@ func verify(dir string, opts VerifyOptions) error {
 				"%v: no entry in %s; a cassette enters the manifest when it is recorded, so re-record it, or delete the stray file", errNotInManifest, mpath)))
 		}
 	}
-	errs = append(errs, freshness(dir, m, opts)...)
+	errs = append(errs, freshness(dir, m, cfg)...)
 	return errors.Join(errs...)
 }

@@ -67,7 +67,7 @@ func TestBadInput(t *testing.T) {
 			if tt.content != nil {
 				require.NoError(t, os.WriteFile(path, []byte(*tt.content), 0o644))
 			}
-			_, err := Open(path, Options{Hint: "rerecord-scn"})
+			_, err := Open(path, Config{Hint: "rerecord-scn"})
 			require.ErrorIs(t, err, tt.wantErr)
 			var ce *CassetteError
 			require.ErrorAs(t, err, &ce)
@@ -94,10 +94,10 @@ func TestManifestLifecycle(t *testing.T) {
 	require.Len(t, m.Cassettes, 1)
 	require.True(t, m.Cassettes[0].Pinned)
 	require.Len(t, m.History, 1)
-	require.NoError(t, Verify(dir, VerifyOptions{}))
+	require.NoError(t, Verify(dir, VerifyConfig{}))
 
 	// Opening verifies the digest against the manifest next to it.
-	c, err := Open(filepath.Join(dir, "s.happy.yaml"), Options{AllowUnused: true})
+	c, err := Open(filepath.Join(dir, "s.happy.yaml"), Config{AllowUnused: true})
 	require.NoError(t, err)
 	require.Equal(t, m.Cassettes[0].Digest, c.ID())
 	require.Equal(t, m.Cassettes[0].Digest, c.Transport().(interface{ CassetteID() string }).CassetteID())
@@ -119,7 +119,7 @@ func TestManifestLifecycle(t *testing.T) {
 	require.True(t, m2.History[1].Forced)
 	require.Equal(t, m.Cassettes[0].Digest, m2.History[1].OldDigest)
 	require.NotEqual(t, m2.History[0].Chain, m2.History[1].Chain)
-	require.NoError(t, Verify(dir, VerifyOptions{}))
+	require.NoError(t, Verify(dir, VerifyConfig{}))
 }
 
 func TestVerifyDetects(t *testing.T) {
@@ -162,9 +162,9 @@ func TestVerifyDetects(t *testing.T) {
 				{File: "s.retry.yaml", Staged: stage(t, dir, "s.retry", []plainReq{reqA, reqA})},
 			}, "")
 			require.NoError(t, err)
-			require.NoError(t, Verify(dir, VerifyOptions{}))
+			require.NoError(t, Verify(dir, VerifyConfig{}))
 			tt.mutate(t, dir)
-			err = Verify(dir, VerifyOptions{})
+			err = Verify(dir, VerifyConfig{})
 			require.ErrorIs(t, err, tt.wantErr)
 			require.ErrorContains(t, err, tt.want)
 			var ce *CassetteError
@@ -181,7 +181,7 @@ func TestOpenVerifiesDigest(t *testing.T) {
 	b, err := os.ReadFile(p)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(p, []byte(strings.Replace(string(b), "200 OK", "201 Created", 1)), 0o644))
-	_, err = Open(p, Options{})
+	_, err = Open(p, Config{})
 	require.ErrorIs(t, err, errDigestMismatch)
 	require.ErrorContains(t, err, "the manifest records")
 	var ce *CassetteError
@@ -191,7 +191,7 @@ func TestOpenVerifiesDigest(t *testing.T) {
 	// A cassette the manifest does not list.
 	other := filepath.Join(dir, "o.happy.yaml")
 	require.NoError(t, os.WriteFile(other, b, 0o644))
-	_, err = Open(other, Options{})
+	_, err = Open(other, Config{})
 	require.ErrorIs(t, err, errNotInManifest)
 }
 
@@ -225,7 +225,7 @@ func TestApplyKilledMidWrite(t *testing.T) {
 	require.ErrorAs(t, err, &ce)
 	require.Equal(t, "write", ce.Op)
 	require.Equal(t, before, dirSnapshot(t, dir), "cassettes and manifest unchanged, no temp file left")
-	require.NoError(t, Verify(dir, VerifyOptions{}))
+	require.NoError(t, Verify(dir, VerifyConfig{}))
 }
 
 // TestModelOf: the manifest's model is the first one a response names,
@@ -297,10 +297,10 @@ func TestManifestParsedStrictly(t *testing.T) {
 				call func() error
 				own  bool // the error is this package's *CassetteError
 			}{
-				{"Verify", func() error { return Verify(dir, VerifyOptions{}) }, true},
+				{"Verify", func() error { return Verify(dir, VerifyConfig{}) }, true},
 				{"manifest.Read", func() error { _, err := manifest.Read(mpath); return err }, false},
 				{"Open", func() error {
-					_, err := Open(filepath.Join(dir, "s.happy.yaml"), Options{AllowUnused: true})
+					_, err := Open(filepath.Join(dir, "s.happy.yaml"), Config{AllowUnused: true})
 					return err
 				}, true},
 			} {
@@ -325,9 +325,9 @@ func TestManifestChangeSeenThroughTheCache(t *testing.T) {
 	dir := t.TempDir()
 	err := Apply(dir, []Update{{File: "s.happy.yaml", Staged: stage(t, dir, "s.happy", []plainReq{reqA})}}, "")
 	require.NoError(t, err)
-	require.NoError(t, Verify(dir, VerifyOptions{}))
+	require.NoError(t, Verify(dir, VerifyConfig{}))
 	editManifest(t, dir, func(m *manifest.Manifest) { m.History[0].Reason = "rewritten" })
-	require.ErrorIs(t, Verify(dir, VerifyOptions{}), manifest.ErrInvalid)
+	require.ErrorIs(t, Verify(dir, VerifyConfig{}), manifest.ErrInvalid)
 	m, err := manifest.Read(filepath.Join(dir, manifest.Name))
 	require.Nil(t, m)
 	require.ErrorIs(t, err, manifest.ErrInvalid)

@@ -369,7 +369,7 @@ func TestNullMemberMeansAbsent(t *testing.T) {
 	path := recordPlain(t, t.TempDir(), "null", srv, []plainReq{{method: "POST", path: "/api/chat", body: recorded}})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := Open(path, Options{AllowUnused: true, Hint: "rerecord"})
+			c, err := Open(path, Config{AllowUnused: true, Hint: "rerecord"})
 			require.NoError(t, err)
 			defer c.Close()
 			resp, err := send(c.Client(), srv.URL, plainReq{method: "POST", path: "/api/chat", body: tt.body})
@@ -395,7 +395,7 @@ func TestNullMemberMeansAbsent(t *testing.T) {
 		patch := http.Header{"Content-Type": {"application/merge-patch+json"}}
 		cleared := plainReq{method: "PATCH", path: "/v1/stores/1", body: `{"name":"a","expires_after":null}`, header: patch}
 		path := recordPlain(t, t.TempDir(), "patch", srv, []plainReq{cleared})
-		c, err := Open(path, Options{AllowUnused: true})
+		c, err := Open(path, Config{AllowUnused: true})
 		require.NoError(t, err)
 		defer c.Close()
 		_, err = send(c.Client(), srv.URL, plainReq{method: "PATCH", path: "/v1/stores/1", body: `{"name":"a"}`, header: patch})

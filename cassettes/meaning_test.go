@@ -116,14 +116,14 @@ func TestOpenRefusesKeyInMeaning(t *testing.T) {
 			dir := t.TempDir()
 			path := filepath.Join(dir, "c.yaml")
 			require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
-			_, err := Open(path, Options{APIKey: meaningKey, AllowUnused: true})
+			_, err := Open(path, Config{APIKey: meaningKey, AllowUnused: true})
 			require.ErrorIs(t, err, errSecret, "no manifest")
 			requireNoKeyBytes(t, err.Error(), meaningKey)
 			writeManifestFor(t, dir, "c.yaml")
-			_, err = Open(path, Options{APIKey: meaningKey, AllowUnused: true})
+			_, err = Open(path, Config{APIKey: meaningKey, AllowUnused: true})
 			require.ErrorIs(t, err, errSecret, "vouched for by a manifest")
 			requireNoKeyBytes(t, err.Error(), meaningKey)
-			_, err = Open(path, Options{APIKey: "another-key-entirely", AllowUnused: true})
+			_, err = Open(path, Config{APIKey: "another-key-entirely", AllowUnused: true})
 			require.NoError(t, err, "another key is not in it")
 		})
 	}
@@ -148,7 +148,7 @@ func TestSaveRefusesKeyInMeaning(t *testing.T) {
 				return &http.Response{StatusCode: 200, Status: "200 OK", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 					Header: tt.header.Clone(), Body: io.NopCloser(strings.NewReader(tt.body)), Request: r}, nil
 			})
-			c, err := Open(path, Options{Mode: Record, RealTransport: rt, APIKey: meaningKey})
+			c, err := Open(path, Config{Mode: Record, RealTransport: rt, APIKey: meaningKey})
 			require.NoError(t, err)
 			readAll(t, do(t, c.Client(), "https://api.example.com", plainReq{method: "POST", path: "/v1/messages", body: `{}`,
 				header: http.Header{"Accept-Encoding": {"gzip"}}}))
@@ -184,10 +184,10 @@ func TestCredentialHeadersThroughAliases(t *testing.T) {
 			dir := t.TempDir()
 			path := filepath.Join(dir, "c.yaml")
 			require.NoError(t, os.WriteFile(path, []byte(tt.text), 0o644))
-			_, err := Open(path, Options{AllowUnused: true})
+			_, err := Open(path, Config{AllowUnused: true})
 			require.ErrorIs(t, err, errSecret, "no manifest")
 			writeManifestFor(t, dir, "c.yaml")
-			_, vouchedErr := Open(path, Options{AllowUnused: true})
+			_, vouchedErr := Open(path, Config{AllowUnused: true})
 			for _, err := range []error{err, vouchedErr} {
 				require.ErrorIs(t, err, errSecret)
 				require.Contains(t, err.Error(), "the "+tt.header+" header")
@@ -219,7 +219,7 @@ func TestOpenRefusesUndecodableBody(t *testing.T) {
 			}
 			path := filepath.Join(t.TempDir(), "c.yaml")
 			require.NoError(t, os.WriteFile(path, []byte(marshalOne(t, h, body)), 0o644))
-			_, err := Open(path, Options{AllowUnused: true})
+			_, err := Open(path, Config{AllowUnused: true})
 			require.ErrorIs(t, err, errInvalidCassette)
 			require.Contains(t, err.Error(), "cannot be checked for secrets")
 		})
@@ -232,7 +232,7 @@ func TestOpenReadsGzipBody(t *testing.T) {
 	body := gzipped(t, `{"ok":true}`)
 	path := filepath.Join(t.TempDir(), "c.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(marshalOne(t, http.Header{"Content-Encoding": {"gzip"}}, body)), 0o644))
-	c, err := Open(path, Options{APIKey: meaningKey})
+	c, err := Open(path, Config{APIKey: meaningKey})
 	require.NoError(t, err)
 	resp := do(t, c.Client(), "https://api.example.com", plainReq{method: "POST", path: "/v1/messages", body: "{}",
 		header: http.Header{"Content-Type": {"application/json"}, "Accept-Encoding": {"gzip"}}})
@@ -256,12 +256,12 @@ func TestOpenScansMeaning(t *testing.T) {
 			dir := t.TempDir()
 			path := filepath.Join(dir, "c.yaml")
 			require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
-			_, err := Open(path, Options{AllowUnused: true})
+			_, err := Open(path, Config{AllowUnused: true})
 			require.ErrorIs(t, err, errSecret)
 			require.Contains(t, err.Error(), "what the cassette decodes to")
 			requireNoKeyBytes(t, err.Error(), token)
 			writeManifestFor(t, dir, "c.yaml")
-			require.ErrorIs(t, Verify(dir, VerifyOptions{}), errSecret)
+			require.ErrorIs(t, Verify(dir, VerifyConfig{}), errSecret)
 		})
 	}
 }
@@ -287,7 +287,7 @@ func TestCredentialLineInLargeCassette(t *testing.T) {
 	path := filepath.Join(dir, "big.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o644))
 	writeManifestFor(t, dir, "big.yaml") // so that the ruleset does not run
-	_, err := Open(path, Options{AllowUnused: true})
+	_, err := Open(path, Config{AllowUnused: true})
 	require.ErrorIs(t, err, errSecret)
 	var ce *CassetteError
 	require.ErrorAs(t, err, &ce)
@@ -302,8 +302,8 @@ func TestScanVerdictIsPerText(t *testing.T) {
 	a, b := filepath.Join(dir, "a.yaml"), filepath.Join(dir, "b.yaml")
 	require.NoError(t, os.WriteFile(a, []byte(clean), 0o644))
 	require.NoError(t, os.WriteFile(b, []byte(clean+"# ghp_Q8wE3rT6yU1iO9pA4sD7fG2hJ5kL0zX8cV3b\n"), 0o644))
-	_, err := Open(a, Options{AllowUnused: true})
+	_, err := Open(a, Config{AllowUnused: true})
 	require.NoError(t, err)
-	_, err = Open(b, Options{AllowUnused: true})
+	_, err = Open(b, Config{AllowUnused: true})
 	require.ErrorIs(t, err, errSecret)
 }

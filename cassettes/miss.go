@@ -18,7 +18,7 @@ import (
 // in the package documentation). It unwraps to ErrInteractionNotFound;
 // Open's transport returns it wrapped in a *CassetteError. Its message
 // ends with the command that re-records the cassette when one is known
-// (Options.Hint, or the test that opened it with OpenT).
+// (Config.Hint, or the test that opened it with OpenT).
 type MissError struct {
 	// Method and URL are the request's, the URL's credentials redacted.
 	Method string
@@ -171,7 +171,7 @@ func writeDiff(b *strings.Builder, diff []diffEntry) {
 // miss explains why no recorded interaction serves cr. candidates are the
 // interactions with cr's key, in file order; c.mu is held.
 func (c *Cassette) miss(cr *canonRequest, candidates []int) error {
-	key := c.opts.APIKey
+	key := c.cfg.APIKey
 	e := &MissError{Method: cr.method, URL: maskSecrets(redactURL(cr.url), key), Cassette: c.path, Nearest: -1,
 		body: cr.bodyDigest(), interactions: len(c.state), command: c.command}
 	if u, err := url.Parse(cr.url); err == nil {
@@ -255,7 +255,7 @@ func (e *MissError) add(d diffEntry, key string) {
 // whole before any edit is cut from them: an excerpt can start inside a
 // secret, where no rule would recognise it.
 func (c *Cassette) diff(e *MissError, rc, cr *canonRequest) {
-	key := c.opts.APIKey
+	key := c.cfg.APIKey
 	if rc.method != cr.method {
 		e.add(diffEntry{Field: "method", Recorded: rc.method, Requested: cr.method}, "")
 	}

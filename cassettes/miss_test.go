@@ -28,7 +28,7 @@ func TestMissIsTyped(t *testing.T) {
 	other := plainReq{method: "POST", path: "/v1/other", body: `{"q":1}`}
 	recorded := plainReq{method: "POST", path: "/v1/messages", body: `{"model":"claude-x","max_tokens":100}`}
 	path := recordPlain(t, t.TempDir(), "typed", srv, []plainReq{other, recorded})
-	c, err := Open(path, Options{AllowUnused: true})
+	c, err := Open(path, Config{AllowUnused: true})
 	require.NoError(t, err)
 	changed := recorded
 	changed.body = `{"model":"claude-y","max_tokens":100}`
@@ -67,7 +67,7 @@ func TestMissChange(t *testing.T) {
 		rec = append(rec, prompt(f, "Be concise."))
 	}
 	path := recordPlain(t, t.TempDir(), "fanout", srv, rec)
-	c, err := Open(path, Options{AllowUnused: true})
+	c, err := Open(path, Config{AllowUnused: true})
 	require.NoError(t, err)
 	var changes []string
 	for i, f := range files {
@@ -116,7 +116,7 @@ func TestMissOnCredentialEndpoint(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := Open(path, Options{AllowUnused: true, Hint: "rerecord-cmd"})
+			c, err := Open(path, Config{AllowUnused: true, Hint: "rerecord-cmd"})
 			require.NoError(t, err)
 			req, err := http.NewRequest(tt.method, tt.url, nil)
 			require.NoError(t, err)
@@ -133,7 +133,7 @@ func TestMissOnCredentialEndpoint(t *testing.T) {
 		})
 	}
 	for _, u := range []string{"https://api.anthropic.com/v1/messages", "https://bedrock-runtime.us-east-1.amazonaws.com/model/x/converse", "https://stsx.amazonaws.com/", "http://169.254.169.253/"} {
-		c, err := Open(path, Options{AllowUnused: true})
+		c, err := Open(path, Config{AllowUnused: true})
 		require.NoError(t, err)
 		_, err = c.Client().Post(u, "application/json", strings.NewReader(`{"x":1}`))
 		var me *MissError
@@ -166,7 +166,7 @@ func TestMissAPIVersion(t *testing.T) {
 				{method: "POST", path: tt.recPath, body: `{"n":2}`, header: v1},
 			}
 			path := recordPlain(t, t.TempDir(), "version", srv, rec)
-			c, err := Open(path, Options{Hint: "rerecord-cmd"})
+			c, err := Open(path, Config{Hint: "rerecord-cmd"})
 			require.NoError(t, err)
 			var changes []string
 			for _, r := range rec {
@@ -194,7 +194,7 @@ func TestMissAPIVersion(t *testing.T) {
 
 	// A body change besides the version is a request change.
 	path := recordPlain(t, t.TempDir(), "version", srv, []plainReq{{method: "POST", path: "/v1/messages", body: `{"n":1}`, header: v1}})
-	c, err := Open(path, Options{AllowUnused: true})
+	c, err := Open(path, Config{AllowUnused: true})
 	require.NoError(t, err)
 	me := missOf(t, c, srv.URL, plainReq{method: "POST", path: "/v1/messages", body: `{"n":3}`, header: v2})
 	require.False(t, me.APIVersion)
@@ -206,7 +206,7 @@ func TestMissExhaustedIsAMiss(t *testing.T) {
 	srv := echoServer(t)
 	r := plainReq{method: "POST", path: "/p", body: `{}`}
 	path := recordPlain(t, t.TempDir(), "once", srv, []plainReq{r})
-	c, err := Open(path, Options{Hint: "rerecord-cmd"})
+	c, err := Open(path, Config{Hint: "rerecord-cmd"})
 	require.NoError(t, err)
 	readAll(t, do(t, c.Client(), srv.URL, r))
 	me := missOf(t, c, srv.URL, r)

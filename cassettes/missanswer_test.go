@@ -34,7 +34,7 @@ func TestMissAnswer(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			c, err := Open(empty, Options{})
+			c, err := Open(empty, Config{})
 			require.NoError(t, err)
 			defer c.Close()
 			req, err := http.NewRequest("POST", "https://api.openai.com/v1/chat/completions", strings.NewReader(`{"model":"m"}`))

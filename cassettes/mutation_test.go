@@ -90,7 +90,7 @@ func errorsIsMiss(err error) bool {
 
 // sendMutant replays m against a fresh Open of the cassette at path.
 func sendMutant(path string, m mutant) error {
-	c, err := Open(path, Options{AllowUnused: true, skipSecretCheck: true})
+	c, err := Open(path, Config{AllowUnused: true, skipSecretCheck: true})
 	if err != nil {
 		return err
 	}
@@ -309,7 +309,7 @@ func (okAPI) RoundTrip(req *http.Request) (*http.Response, error) {
 // into a new cassette at path.
 func recordShapes(t *testing.T, path string, reqs []mutant) {
 	t.Helper()
-	c, err := Open(path, Options{Mode: Record, RealTransport: okAPI{}})
+	c, err := Open(path, Config{Mode: Record, RealTransport: okAPI{}})
 	require.NoError(t, err)
 	for _, m := range reqs {
 		req, err := http.NewRequest(m.method, m.url, bytes.NewReader(m.body))

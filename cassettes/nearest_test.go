@@ -42,7 +42,7 @@ func TestMissNamesTheNearestUnderConcurrency(t *testing.T) {
 			}
 			srv := echoServer(t)
 			path := recordPlain(t, t.TempDir(), "calls", srv, rec)
-			c, err := Open(path, Options{AllowUnused: true, Hint: "rerecord"})
+			c, err := Open(path, Config{AllowUnused: true, Hint: "rerecord"})
 			require.NoError(t, err)
 			sent := []plainReq{rec[0], tt.changed, rec[2]}
 			errs := make([]error, len(sent))

@@ -28,14 +28,14 @@ func TestSecondTestReplaysTheFirstRecording(t *testing.T) {
 	withFlags(t, `shared\.yaml$`, false)
 	var first []byte
 	t.Run("A", func(t *testing.T) {
-		c := OpenT(t, path, Options{RealTransport: srv.Client().Transport})
+		c := OpenT(t, path, Config{RealTransport: srv.Client().Transport})
 		require.Equal(t, Record, c.Mode())
 		readAll(t, do(t, c.Client(), srv.URL, reqA))
 	})
 	first, err := os.ReadFile(path)
 	require.NoError(t, err)
 	t.Run("B", func(t *testing.T) {
-		c := OpenT(t, path, Options{RealTransport: noNetwork})
+		c := OpenT(t, path, Config{RealTransport: noNetwork})
 		require.Equal(t, Replay, c.Mode())
 		require.Contains(t, readAll(t, do(t, c.Client(), srv.URL, reqA)), `"n":1`)
 	})
@@ -51,9 +51,9 @@ func TestWhileRecordingASecondOpeningFails(t *testing.T) {
 	srv := echoServer(t)
 	path := filepath.Join(t.TempDir(), "shared.yaml")
 	withFlags(t, `shared\.yaml$`, false)
-	a, err := Open(path, Options{RealTransport: srv.Client().Transport, testName: "TestA"})
+	a, err := Open(path, Config{RealTransport: srv.Client().Transport, testName: "TestA"})
 	require.NoError(t, err)
-	_, err = Open(path, Options{RealTransport: srv.Client().Transport, testName: "TestB"})
+	_, err = Open(path, Config{RealTransport: srv.Client().Transport, testName: "TestB"})
 	require.ErrorContains(t, err, "TestB opens this cassette under -cassettes.record while TestA is still recording it")
 	readAll(t, do(t, a.Client(), srv.URL, reqA))
 	require.NoError(t, a.Close())
@@ -80,7 +80,7 @@ func TestFailedRecordingKeepsTheCassette(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := Open(tt.path, Options{Mode: Record, RealTransport: noNetwork, testName: "TestX"})
+			c, err := Open(tt.path, Config{Mode: Record, RealTransport: noNetwork, testName: "TestX"})
 			require.NoError(t, err)
 			if tt.send {
 				_, err := send(c.Client(), "https://api.anthropic.com", reqA)
@@ -113,7 +113,7 @@ func onceChild(t *testing.T) {
 	}
 	rt, err := Redirect("https://api.anthropic.com", base, nil)
 	require.NoError(t, err)
-	c := OpenT(t, filepath.Join(dir, "shared.yaml"), Options{RealTransport: rt})
+	c := OpenT(t, filepath.Join(dir, "shared.yaml"), Config{RealTransport: rt})
 	t.Cleanup(http.DefaultClient.CloseIdleConnections)
 	readAll(t, do(t, c.Client(), "https://api.anthropic.com", reqA))
 }
@@ -141,7 +141,7 @@ func TestRecordOncePerProcess(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	require.Equal(t, int64(1), hits.Load(), "the cassette was recorded once")
-	c, err := Open(filepath.Join(dir, "shared.yaml"), Options{AllowUnused: true})
+	c, err := Open(filepath.Join(dir, "shared.yaml"), Config{AllowUnused: true})
 	require.NoError(t, err)
 	require.Equal(t, 1, c.Interactions())
 	require.NoError(t, c.Close())

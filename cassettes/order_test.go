@@ -51,7 +51,7 @@ func orderReqs(word string) []plainReq {
 // was sent, or all at once when perm is nil.
 func recordConcurrently(t *testing.T, path string, srv *httptest.Server, reqs []plainReq, perm []int) {
 	t.Helper()
-	c, err := Open(path, Options{Mode: Record, RealTransport: srv.Client().Transport})
+	c, err := Open(path, Config{Mode: Record, RealTransport: srv.Client().Transport})
 	require.NoError(t, err)
 	var wg sync.WaitGroup
 	if perm == nil {
@@ -123,7 +123,7 @@ func TestConcurrentRecordingIsStable(t *testing.T) {
 		require.LessOrEqual(t, len(lines), 4, "lines %v differ", lines)
 	}
 
-	c, err := Open(filepath.Join(dir, "r0.yaml"), Options{})
+	c, err := Open(filepath.Join(dir, "r0.yaml"), Config{})
 	require.NoError(t, err)
 	var wg sync.WaitGroup
 	for _, r := range reqs {

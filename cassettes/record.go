@@ -43,7 +43,7 @@ func (r *recording) recorder() (*recorder.Recorder, error) {
 		r.rec, r.err = recorder.NewWithOptions(&recorder.Options{
 			CassetteName:  strings.TrimSuffix(r.c.path, ".yaml"),
 			Mode:          recorder.ModeRecordOnly,
-			RealTransport: timedTransport{withoutLane{realTransport(r.c.opts)}},
+			RealTransport: timedTransport{withoutLane{realTransport(r.c.cfg)}},
 		})
 		if r.err == nil {
 			r.rec.AddHook(r.capture, recorder.AfterCaptureHook)
@@ -115,17 +115,17 @@ func (r *recording) save() error {
 	defer endRecording(c.path)
 	if r.failed != nil || len(r.captured) == 0 {
 		who, kept := "the recording", "no file was written"
-		if c.opts.testName != "" {
-			who = c.opts.testName + "'s recording"
+		if c.cfg.testName != "" {
+			who = c.cfg.testName + "'s recording"
 		}
 		if exists(c.path) {
 			kept = "the existing cassette is left as it was"
 		}
 		why := "captured no interaction (no request was sent through the cassette's client)"
 		if r.failed != nil {
-			why = "failed: " + maskSecrets(r.failed.Error(), c.opts.APIKey)
+			why = "failed: " + maskSecrets(r.failed.Error(), c.cfg.APIKey)
 		}
-		return newErr(c.path, 0, "save", fmt.Errorf("not saved: %s %s; %s. Fix the cause (Options.RealTransport, cassettes.Redirect to a local fake, the network), then record again with: %s",
+		return newErr(c.path, 0, "save", fmt.Errorf("not saved: %s %s; %s. Fix the cause (Config.RealTransport, cassettes.Redirect to a local fake, the network), then record again with: %s",
 			who, why, kept, c.hint))
 	}
 	cs := cassette.New(strings.TrimSuffix(c.path, ".yaml"))
@@ -143,7 +143,7 @@ func (r *recording) save() error {
 			return err
 		}
 	}
-	if f := findSecret(p, c.opts.APIKey, true); f != nil {
+	if f := findSecret(p, c.cfg.APIKey, true); f != nil {
 		return newErr(c.path, f.line, "save", detailf(errSecret,
 			"%v: %s at line %d of the serialized cassette survived redaction (the value is not shown); nothing was written. Keep credentials out of request and response bodies and headers, then re-record",
 			errSecret, f.what, f.line))
@@ -183,7 +183,7 @@ func (r *recording) write(data []byte) (err error) {
 			return newErr(s, 0, "write", err)
 		}
 		u := &undo{path: s, staged: true, cassette: previous(s), wrote: events.Sum(data)}
-		if err := writeFileAtomic(s, data, c.opts.createTemp); err != nil {
+		if err := writeFileAtomic(s, data, c.cfg.createTemp); err != nil {
 			return err
 		}
 		r.undo = u
@@ -194,9 +194,9 @@ func (r *recording) write(data []byte) (err error) {
 		return newErr(c.path, 0, "write", err)
 	}
 	_, merr := os.Stat(filepath.Join(dir, manifest.Name))
-	if c.opts.Mode != Replay || c.opts.Manifest != "" || errors.Is(merr, fs.ErrNotExist) {
+	if c.cfg.Mode != Replay || c.cfg.Manifest != "" || errors.Is(merr, fs.ErrNotExist) {
 		u := &undo{path: c.path, cassette: previous(c.path), wrote: events.Sum(data)}
-		if err := writeFileAtomic(c.path, data, c.opts.createTemp); err != nil {
+		if err := writeFileAtomic(c.path, data, c.cfg.createTemp); err != nil {
 			return err
 		}
 		r.undo = u

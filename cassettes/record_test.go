@@ -49,7 +49,7 @@ func TestRecordAgainstAFakeReplaysAtTheRealURL(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "r.yaml")
 	rt, err := Redirect("https://api.example.com", srv.URL, srv.Client().Transport)
 	require.NoError(t, err)
-	c, err := Open(path, Options{Mode: Record, RealTransport: rt})
+	c, err := Open(path, Config{Mode: Record, RealTransport: rt})
 	require.NoError(t, err)
 	r := plainReq{method: "POST", path: "/v1/messages", body: `{"a":1}`}
 	live := readAll(t, do(t, c.Client(), "https://api.example.com", r))
@@ -59,7 +59,7 @@ func TestRecordAgainstAFakeReplaysAtTheRealURL(t *testing.T) {
 	require.Contains(t, string(raw), "url: https://api.example.com/v1/messages")
 	require.NotContains(t, string(raw), strings.TrimPrefix(srv.URL, "http://"))
 
-	c, err = Open(path, Options{})
+	c, err = Open(path, Config{})
 	require.NoError(t, err)
 	require.Equal(t, live, readAll(t, do(t, c.Client(), "https://api.example.com", r)))
 	require.NoError(t, c.Close())
@@ -88,12 +88,12 @@ func TestRecordFlags(t *testing.T) {
 	dir := t.TempDir()
 	r := plainReq{method: "POST", path: "/v1/messages", body: `{"a":1}`}
 	openAndCall := func(t *testing.T, name string) (Mode, string) {
-		c := OpenT(t, filepath.Join(dir, name), Options{RealTransport: srv.Client().Transport})
+		c := OpenT(t, filepath.Join(dir, name), Config{RealTransport: srv.Client().Transport})
 		return c.Mode(), readAll(t, do(t, c.Client(), srv.URL, r))
 	}
 	t.Run("plain go test replays and never dials", func(t *testing.T) {
 		withFlags(t, "", false)
-		_, err := Open(filepath.Join(dir, "a.yaml"), Options{RealTransport: srv.Client().Transport})
+		_, err := Open(filepath.Join(dir, "a.yaml"), Config{RealTransport: srv.Client().Transport})
 		require.ErrorIs(t, err, ErrCassetteNotFound)
 		require.ErrorContains(t, err, "-cassettes.record=a\\.yaml$")
 	})
@@ -123,7 +123,7 @@ func TestRecordFlags(t *testing.T) {
 	})
 	t.Run("invalid regexp", func(t *testing.T) {
 		withFlags(t, `(`, false)
-		_, err := Open(filepath.Join(dir, "a.yaml"), Options{})
+		_, err := Open(filepath.Join(dir, "a.yaml"), Config{})
 		require.ErrorContains(t, err, "invalid -cassettes.record flag")
 	})
 }
@@ -136,11 +136,11 @@ func TestRecordFlagKeepsTheManifest(t *testing.T) {
 	err := Apply(dir, []Update{{File: "s.happy.yaml", Staged: stage(t, dir, "s.happy", []plainReq{reqA})}}, "")
 	require.NoError(t, err)
 	withFlags(t, `s\.happy`, false)
-	c, err := Open(filepath.Join(dir, "s.happy.yaml"), Options{RealTransport: srv.Client().Transport})
+	c, err := Open(filepath.Join(dir, "s.happy.yaml"), Config{RealTransport: srv.Client().Transport})
 	require.NoError(t, err)
 	readAll(t, do(t, c.Client(), srv.URL, reqA))
 	require.NoError(t, c.Close())
-	require.NoError(t, Verify(dir, VerifyOptions{}))
+	require.NoError(t, Verify(dir, VerifyConfig{}))
 	m, err := manifest.Read(filepath.Join(dir, manifest.Name))
 	require.NoError(t, err)
 	require.Len(t, m.History, 2)
@@ -152,7 +152,7 @@ func TestRecordFlagKeepsTheManifest(t *testing.T) {
 func TestOpenTHintNamesTheTest(t *testing.T) {
 	srv := echoServer(t)
 	path := recordPlain(t, t.TempDir(), "h", srv, []plainReq{reqA})
-	c := OpenT(t, path, Options{AllowUnused: true})
+	c := OpenT(t, path, Config{AllowUnused: true})
 	_, err := send(c.Client(), srv.URL, plainReq{method: "POST", path: "/other", body: `{}`})
 	require.ErrorIs(t, err, ErrInteractionNotFound)
 	require.ErrorContains(t, err, "go test ./cassettes -run '^TestOpenTHintNamesTheTest$' -count=1 '-cassettes.record=h\\.yaml$'", "the package before the flags")
@@ -176,7 +176,7 @@ func TestHeaderSemantics(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := Open(path, Options{AllowUnused: true})
+			c, err := Open(path, Config{AllowUnused: true})
 			require.NoError(t, err)
 			req := rec
 			req.header = tt.header
@@ -199,7 +199,7 @@ func TestCancelledStreamIsServedAgain(t *testing.T) {
 	srv := echoServer(t)
 	r := plainReq{method: "POST", path: "/stream", body: `{"stream":true}`}
 	path := recordPlain(t, t.TempDir(), "sse", srv, []plainReq{r})
-	c, err := Open(path, Options{})
+	c, err := Open(path, Config{})
 	require.NoError(t, err)
 
 	ctx, cancel := context.WithCancel(context.Background())

@@ -31,7 +31,7 @@ func ExampleRecorded_Frames() {
 	dir, _ := os.MkdirTemp("", "cassettes-example-")
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "stream.yaml")
-	c, _ := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: fakellm.New(fakellm.Config{}).Transport()})
+	c, _ := cassettes.Open(path, cassettes.Config{Mode: cassettes.Record, RealTransport: fakellm.New(fakellm.Config{}).Transport()})
 	resp, err := c.Client().Post("https://api.anthropic.com/v1/messages", "application/json",
 		strings.NewReader(`{"model":"m","max_tokens":16,"stream":true,"messages":[{"role":"user","content":"hi"}]}`))
 	if err != nil {
@@ -75,7 +75,7 @@ func ExampleRecorded_FrameOffsets() {
 	dir, _ := os.MkdirTemp("", "cassettes-example-")
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "slow.yaml")
-	c, _ := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: slowFake{}})
+	c, _ := cassettes.Open(path, cassettes.Config{Mode: cassettes.Record, RealTransport: slowFake{}})
 	resp, err := c.Client().Post("https://api.example.com/v1/messages", "application/json", strings.NewReader(`{}`))
 	if err != nil {
 		fmt.Println(err)
@@ -89,7 +89,7 @@ func ExampleRecorded_FrameOffsets() {
 	offs := recs[0].FrameOffsets()
 	fmt.Println(len(offs), offs[0] >= 20*time.Millisecond)
 
-	replay, _ := cassettes.Open(path, cassettes.Options{Timing: cassettes.TimingOn})
+	replay, _ := cassettes.Open(path, cassettes.Config{Timing: cassettes.TimingOn})
 	start := time.Now()
 	resp, err = replay.Client().Post("https://api.example.com/v1/messages", "application/json", strings.NewReader(`{}`))
 	if err != nil {

@@ -106,7 +106,7 @@ func TestOtherRecordersReplayThroughTheSDK(t *testing.T) {
 		`msg_01tool tool_use text:I'll check. | tool_use:get_weather{"city":"Paris"}`,
 		"msg_01think end_turn thinking:2+2 is 4. sig:EqQBCgIYAhIM | text:4",
 	}
-	c, err := cassettes.Open(othersCassette, cassettes.Options{})
+	c, err := cassettes.Open(othersCassette, cassettes.Config{})
 	require.NoError(t, err)
 	client := anthropic.NewClient(option.WithHTTPClient(c.Client()), option.WithAPIKey("sk-ant-api03-replaying-key-0123456789"))
 	for i, call := range anthropicCalls() {

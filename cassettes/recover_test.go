@@ -198,12 +198,12 @@ func TestManifestEntriesAreFileNames(t *testing.T) {
 				require.NoError(t, err)
 				m.History[0].Chain = c
 			})
-			err = Verify(dir, VerifyOptions{})
+			err = Verify(dir, VerifyConfig{})
 			require.ErrorIs(t, err, manifest.ErrInvalid)
 			require.ErrorContains(t, err, "not a cassette file name")
 			require.ErrorContains(t, err, manifest.Name+":")
 			require.NotErrorIs(t, err, errDigestMismatch)
-			_, err = Open(filepath.Join(dir, "s.happy.yaml"), Options{})
+			_, err = Open(filepath.Join(dir, "s.happy.yaml"), Config{})
 			require.ErrorIs(t, err, manifest.ErrInvalid)
 		})
 	}
@@ -244,7 +244,7 @@ func TestApplyFailingPartWaySaysWhatChanged(t *testing.T) {
 
 	require.NoError(t, os.RemoveAll(filepath.Join(dir, manifest.Name)))
 	require.NoError(t, Recover(dir))
-	require.NoError(t, Verify(dir, VerifyOptions{}))
+	require.NoError(t, Verify(dir, VerifyConfig{}))
 	m, err := manifest.Read(filepath.Join(dir, manifest.Name))
 	require.NoError(t, err)
 	require.Len(t, m.Cassettes, 2)
@@ -290,8 +290,8 @@ func TestInterruptedApplySaysWhatHappened(t *testing.T) {
 				require.Len(t, notes, 1)
 				require.NoError(t, os.Remove(notes[0]))
 			}
-			_, oerr := Open(filepath.Join(dir, "a.happy.yaml"), Options{})
-			for _, err := range []error{Verify(dir, VerifyOptions{}), oerr} {
+			_, oerr := Open(filepath.Join(dir, "a.happy.yaml"), Config{})
+			for _, err := range []error{Verify(dir, VerifyConfig{}), oerr} {
 				require.ErrorIs(t, err, ErrInterruptedApply)
 				for _, w := range tt.want {
 					require.ErrorContains(t, err, w)
@@ -300,7 +300,7 @@ func TestInterruptedApplySaysWhatHappened(t *testing.T) {
 				require.ErrorContains(t, err, recoverCommand(dir))
 			}
 			require.NoError(t, Recover(dir))
-			require.NoError(t, Verify(dir, VerifyOptions{}))
+			require.NoError(t, Verify(dir, VerifyConfig{}))
 			require.Empty(t, stages(dir), "the note goes with its staging folder")
 		})
 	}

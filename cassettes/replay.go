@@ -69,7 +69,7 @@ func (c *Cassette) replay(req *http.Request) (*http.Response, error) {
 		return answerMiss(req, c.miss(cr, candidates))
 	}
 	c.state[target].started = true
-	c.state[target].busy = !c.opts.replayable
+	c.state[target].busy = !c.cfg.replayable
 	wait, scale := c.latencyOf(target)
 	if wait > 0 {
 		c.mu.Unlock()
@@ -133,7 +133,7 @@ func (c *Cassette) responseFor(req *http.Request, i int, scale float64) *http.Re
 	t := &c.p.resps[i]
 	body := newReplayBody(req.Context(), r.Body, t.framing)
 	body.onCancel = func() { c.giveBack(i) }
-	body.pace = pacerFor(t.offsets, c.opts.Timing, scale)
+	body.pace = pacerFor(t.offsets, c.cfg.Timing, scale)
 	return &http.Response{
 		Status:           t.status,
 		StatusCode:       r.Code,

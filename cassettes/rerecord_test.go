@@ -61,7 +61,7 @@ func sseServer(t testing.TB) *httptest.Server {
 
 func recordTimed(t *testing.T, path string, srv *httptest.Server) {
 	t.Helper()
-	c, err := Open(path, Options{Mode: Record, RealTransport: srv.Client().Transport})
+	c, err := Open(path, Config{Mode: Record, RealTransport: srv.Client().Transport})
 	require.NoError(t, err)
 	for _, p := range []string{"/plain", "/stream"} {
 		readAll(t, do(t, c.Client(), srv.URL, plainReq{method: "POST", path: p, body: `{"q":1}`}))

@@ -65,7 +65,7 @@ func TestSDKRecordAndReplay(t *testing.T) {
 	path := filepath.Join(dir, "sdk.yaml")
 	fake := fakellm.New(fakellm.Config{APIKey: sdkKey, ChunkSize: 8})
 
-	rec, err := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: fake.Transport(), APIKey: sdkKey})
+	rec, err := cassettes.Open(path, cassettes.Config{Mode: cassettes.Record, RealTransport: fake.Transport(), APIKey: sdkKey})
 	require.NoError(t, err)
 	wantJSON, wantStream, wantEvents := sdkCalls(t, sdkClient(rec.Client(), sdkKey))
 	require.NoError(t, rec.Close())
@@ -79,7 +79,7 @@ func TestSDKRecordAndReplay(t *testing.T) {
 	// Replay inside a synctest bubble (no sockets), as another machine with
 	// another SDK version, OS, architecture and Go version would send it.
 	synctest.Test(t, func(t *testing.T) {
-		c, err := cassettes.Open(path, cassettes.Options{})
+		c, err := cassettes.Open(path, cassettes.Config{})
 		require.NoError(t, err)
 		client := sdkClient(c.Client(), "sk-ant-api03-some-other-key-fedcba9876543210",
 			option.WithHeader("User-Agent", "Anthropic/Go 9.9.9"),
@@ -102,14 +102,14 @@ func TestSDKMissIsTyped(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "sdk.yaml")
 	fake := fakellm.New(fakellm.Config{})
-	rec, err := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: fake.Transport(), APIKey: sdkKey})
+	rec, err := cassettes.Open(path, cassettes.Config{Mode: cassettes.Record, RealTransport: fake.Transport(), APIKey: sdkKey})
 	require.NoError(t, err)
 	client := sdkClient(rec.Client(), sdkKey)
 	_, err = client.Messages.New(context.Background(), sdkParams("one"))
 	require.NoError(t, err)
 	require.NoError(t, rec.Close())
 
-	c, err := cassettes.Open(path, cassettes.Options{AllowUnused: true})
+	c, err := cassettes.Open(path, cassettes.Config{AllowUnused: true})
 	require.NoError(t, err)
 	client = sdkClient(c.Client(), sdkKey)
 	_, err = client.Messages.New(context.Background(), sdkParams("two"))
@@ -157,7 +157,7 @@ func TestOpenAISDKRecordAndReplay(t *testing.T) {
 		return cc.Choices[0].Message.Content, acc.Choices[0].Message.Content, n
 	}
 
-	rec, err := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: fake.Transport(), APIKey: key})
+	rec, err := cassettes.Open(path, cassettes.Config{Mode: cassettes.Record, RealTransport: fake.Transport(), APIKey: key})
 	require.NoError(t, err)
 	wantJSON, wantStream, wantChunks := calls(t, client(rec.Client(), key))
 	require.NoError(t, rec.Close())
@@ -168,7 +168,7 @@ func TestOpenAISDKRecordAndReplay(t *testing.T) {
 	require.Contains(t, string(saved), "chat.completion.chunk")
 
 	synctest.Test(t, func(t *testing.T) {
-		c, err := cassettes.Open(path, cassettes.Options{})
+		c, err := cassettes.Open(path, cassettes.Config{})
 		require.NoError(t, err)
 		gotJSON, gotStream, gotChunks := calls(t, client(c.Client(), "sk-proj-another-key-fedcba9876543210",
 			openaiopt.WithHeader("User-Agent", "OpenAI/Go 9.9.9"),

@@ -34,7 +34,7 @@ func TestMissMasksBeforeExcerpting(t *testing.T) {
 			path := recordPlain(t, t.TempDir(), "c", srv, []plainReq{rec})
 			// The recorded body holds the secret: make the file acceptable
 			// to Open by keeping the check for this test's purpose out.
-			c, err := openUnscanned(path, Options{AllowUnused: true, APIKey: tt.apiKey})
+			c, err := openUnscanned(path, Config{AllowUnused: true, APIKey: tt.apiKey})
 			require.NoError(t, err)
 			_, err = send(c.Client(), srv.URL, req)
 			require.ErrorIs(t, err, ErrInteractionNotFound)
@@ -49,9 +49,9 @@ func TestMissMasksBeforeExcerpting(t *testing.T) {
 
 // openUnscanned opens a replay cassette whose file holds a secret on
 // purpose: the secret check is what other tests test.
-func openUnscanned(path string, opts Options) (*Cassette, error) {
-	opts.skipSecretCheck = true
-	return Open(path, opts)
+func openUnscanned(path string, cfg Config) (*Cassette, error) {
+	cfg.skipSecretCheck = true
+	return Open(path, cfg)
 }
 
 // TestSaveRefusesEveryShape: recording a response that carries any of
@@ -79,7 +79,7 @@ func TestSaveRefusesEveryShape(t *testing.T) {
 				return &http.Response{StatusCode: 200, Status: "200 OK", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 					Header: http.Header{"Content-Type": {"text/plain"}}, Body: io.NopCloser(strings.NewReader("config:\n" + secret + "\n")), Request: r}, nil
 			})
-			c, err := Open(path, Options{Mode: Record, RealTransport: rt})
+			c, err := Open(path, Config{Mode: Record, RealTransport: rt})
 			require.NoError(t, err)
 			readAll(t, do(t, c.Client(), "https://api.example.com", plainReq{method: "POST", path: "/v1/messages", body: `{}`}))
 			err = c.Close()
@@ -137,12 +137,12 @@ func TestOpenAndVerifyReportCredentials(t *testing.T) {
 			path := filepath.Join(dir, "s.happy.yaml")
 			require.NoError(t, os.WriteFile(path, raw, 0o644))
 			// Another recorder's cassette: no manifest.
-			_, err = Open(path, Options{})
+			_, err = Open(path, Config{})
 			require.ErrorIs(t, err, errSecret)
 			// Listed in a manifest written by hand, for Verify.
 			writeManifestFor(t, dir, "s.happy.yaml")
-			_, openErr := Open(path, Options{})
-			verifyErr := Verify(dir, VerifyOptions{})
+			_, openErr := Open(path, Config{})
+			verifyErr := Verify(dir, VerifyConfig{})
 			errs := []error{verifyErr}
 			if tt.name != "an unknown header named like a key" {
 				// Vouched for by a manifest, Open checks credential headers

@@ -49,7 +49,7 @@ func TestSignedRequestsMatchByMeaning(t *testing.T) {
 	rt, err := cassettes.Redirect("https://bedrock-runtime.us-east-1.amazonaws.com", fake.URL, nil)
 	require.NoError(t, err)
 	path := filepath.Join(t.TempDir(), "bedrock.yaml")
-	rec, err := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: rt})
+	rec, err := cassettes.Open(path, cassettes.Config{Mode: cassettes.Record, RealTransport: rt})
 	require.NoError(t, err)
 	resp, err := rec.Client().Do(signedRequest(t, body, "01"))
 	require.NoError(t, err)
@@ -62,7 +62,7 @@ func TestSignedRequestsMatchByMeaning(t *testing.T) {
 		require.NotContains(t, string(saved), s)
 	}
 
-	c, err := cassettes.Open(path, cassettes.Options{AllowUnused: true})
+	c, err := cassettes.Open(path, cassettes.Config{AllowUnused: true})
 	require.NoError(t, err)
 	defer c.Close()
 	resp, err = c.Client().Do(signedRequest(t, body, "02"))

@@ -48,7 +48,7 @@ func TestRefreshStagesRecordings(t *testing.T) {
 	dir := filepath.Join(root, "pkg", "testdata")
 	srv := numberingServer(t)
 	record := func(path string) *Cassette {
-		c, err := Open(path, Options{Mode: Record, RealTransport: srv.Client().Transport})
+		c, err := Open(path, Config{Mode: Record, RealTransport: srv.Client().Transport})
 		require.NoError(t, err)
 		readAll(t, do(t, c.Client(), srv.URL, reqA))
 		require.NoError(t, c.Close())
@@ -71,7 +71,7 @@ func TestRefreshStagesRecordings(t *testing.T) {
 	require.FileExists(t, staged)
 	require.Equal(t, before, treeSnapshot(t, root), "the module's cassette and manifest are left as they were")
 
-	r, err := Open(committed, Options{})
+	r, err := Open(committed, Config{})
 	require.NoError(t, err, "the staged copy replays though the manifest records the committed one")
 	require.Equal(t, `{"text":"answer 2"}`, readAll(t, do(t, r.Client(), srv.URL, reqA)))
 	require.NoError(t, r.Close())
@@ -79,7 +79,7 @@ func TestRefreshStagesRecordings(t *testing.T) {
 	require.NoError(t, c.Discard())
 	require.NoFileExists(t, staged)
 	require.Equal(t, before, treeSnapshot(t, root))
-	r, err = Open(committed, Options{})
+	r, err = Open(committed, Config{})
 	require.NoError(t, err)
 	require.Equal(t, `{"text":"answer 1"}`, readAll(t, do(t, r.Client(), srv.URL, reqA)), "without a staged copy, the committed one")
 	require.NoError(t, r.Close())
@@ -104,12 +104,12 @@ func TestRefreshListsOpens(t *testing.T) {
 	_, err := Redirect("https://api.anthropic.com/", srv.URL, nil)
 	require.NoError(t, err)
 
-	c, err := Open(path, Options{})
+	c, err := Open(path, Config{})
 	require.NoError(t, err)
 	readAll(t, do(t, c.Client(), srv.URL, reqA))
 	require.NoError(t, c.Close())
 	missing := filepath.Join(dir, "b.yaml")
-	_, err = Open(missing, Options{})
+	_, err = Open(missing, Config{})
 	require.ErrorIs(t, err, ErrCassetteNotFound)
 
 	f, err := os.Open(list)

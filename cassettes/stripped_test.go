@@ -60,13 +60,13 @@ func TestHeaderStrippedCassettesReplayThroughSDKs(t *testing.T) {
 	t.Run("anthropic", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "anthropic.yaml")
 		fake := fakellm.New(fakellm.Config{APIKey: sdkKey, ChunkSize: 8})
-		rec, err := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: fake.Transport(), APIKey: sdkKey})
+		rec, err := cassettes.Open(path, cassettes.Config{Mode: cassettes.Record, RealTransport: fake.Transport(), APIKey: sdkKey})
 		require.NoError(t, err)
 		wantJSON, wantStream, wantEvents := sdkCalls(t, anthropic.NewClient(option.WithHTTPClient(rec.Client())))
 		require.NoError(t, rec.Close())
 		stripHeaders(t, path)
 
-		c, err := cassettes.Open(path, cassettes.Options{})
+		c, err := cassettes.Open(path, cassettes.Config{})
 		require.NoError(t, err)
 		require.Len(t, c.Notes(), 1)
 		require.Contains(t, c.Notes()[0], "2 responses recorded without a Content-Type")
@@ -94,13 +94,13 @@ func TestHeaderStrippedCassettesReplayThroughSDKs(t *testing.T) {
 			require.NoError(t, s.Err())
 			return cc.Choices[0].Message.Content, acc.Choices[0].Message.Content
 		}
-		rec, err := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: fake.Transport(), APIKey: openaiKey})
+		rec, err := cassettes.Open(path, cassettes.Config{Mode: cassettes.Record, RealTransport: fake.Transport(), APIKey: openaiKey})
 		require.NoError(t, err)
 		wantJSON, wantStream := calls(openai.NewClient(openaiopt.WithHTTPClient(rec.Client())))
 		require.NoError(t, rec.Close())
 		stripHeaders(t, path)
 
-		c, err := cassettes.Open(path, cassettes.Options{})
+		c, err := cassettes.Open(path, cassettes.Config{})
 		require.NoError(t, err)
 		require.Len(t, c.Notes(), 1)
 		require.True(t, strings.HasSuffix(c.Notes()[0], "application/json (1), text/event-stream (1)"), c.Notes()[0])

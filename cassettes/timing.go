@@ -20,7 +20,7 @@ import (
 // It is an ordinary header, so the cassette stays a plain go-vcr cassette
 // (go-vcr replays it as a header no client reads) and the cassette digest
 // covers it; this package's replay removes it from the response and uses
-// it to pace the frames (see Options.Timing).
+// it to pace the frames (see Config.Timing).
 const frameOffsetsHeader = "X-Codegenie-Frame-Offsets"
 
 // Timing says when replay delivers the frames of a recorded stream.
@@ -235,18 +235,18 @@ func paces(timing Timing) bool {
 	return timing == TimingOn || timing == TimingAuto && inBubble()
 }
 
-// latencyOf is how Options.Latency times interaction i's response, where
+// latencyOf is how Config.Latency times interaction i's response, where
 // replay paces: the wait before the response is returned, and the factor
 // its frame offsets are scaled by. A stream whose recording measured its
 // duration waits for nothing and has its frames scaled (Latency(d)/d);
 // any other response waits Latency(d). Without Latency: no wait, the
 // offsets as recorded.
 func (c *Cassette) latencyOf(i int) (wait time.Duration, scale float64) {
-	if c.opts.Latency == nil || !paces(c.opts.Timing) {
+	if c.cfg.Latency == nil || !paces(c.cfg.Timing) {
 		return 0, 1
 	}
 	d := min(max(c.interaction(i).Response.Duration, 0), maxOffset)
-	l := min(max(c.opts.Latency(d), 0), maxOffset)
+	l := min(max(c.cfg.Latency(d), 0), maxOffset)
 	if t := &c.p.resps[i]; len(t.offsets) > 0 && d > 0 {
 		return 0, float64(l) / float64(d)
 	}

@@ -108,7 +108,7 @@ func TestStreamRecordedInBubbleKeepsRealTiming(t *testing.T) {
 	}()
 	path := filepath.Join(t.TempDir(), "paced.yaml")
 	synctest.Test(t, func(t *testing.T) {
-		c, err := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: pacedAPI{streams: streams}})
+		c, err := cassettes.Open(path, cassettes.Config{Mode: cassettes.Record, RealTransport: pacedAPI{streams: streams}})
 		require.NoError(t, err)
 		resp, err := c.Client().Post("https://api.anthropic.com/v1/messages", "application/json", strings.NewReader(`{"stream":true}`))
 		require.NoError(t, err)
@@ -156,7 +156,7 @@ func orCause(ctx context.Context, err error) error {
 }
 
 // TestStreamTimingOutsideABubble: outside a bubble replay delivers every
-// frame at once unless Options.Timing asks for wall-time pacing.
+// frame at once unless Config.Timing asks for wall-time pacing.
 func TestStreamTimingOutsideABubble(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "s.yaml")
 	recordStream(t, path, offsetsFrom(300*time.Millisecond, 0, 0))
@@ -171,7 +171,7 @@ func TestStreamTimingOutsideABubble(t *testing.T) {
 		{cassettes.TimingOn, 2 * time.Second, nil, 360 * time.Millisecond},
 		{cassettes.TimingOn, 50 * time.Millisecond, errTTFT, 50 * time.Millisecond},
 	} {
-		cs, err := cassettes.Open(path, cassettes.Options{Timing: tt.timing})
+		cs, err := cassettes.Open(path, cassettes.Config{Timing: tt.timing})
 		require.NoError(t, err)
 		start := time.Now()
 		text, err := streamText(context.Background(), cs.Client(), tt.ttft, 0)
@@ -205,7 +205,7 @@ func TestBadFrameOffsets(t *testing.T) {
 		require.NotEqual(t, string(raw), bad)
 		p := filepath.Join(dir, "bad.yaml")
 		require.NoError(t, os.WriteFile(p, []byte(bad), 0o644))
-		_, err := cassettes.Open(p, cassettes.Options{})
+		_, err := cassettes.Open(p, cassettes.Config{})
 		require.ErrorIs(t, err, cassettes.ErrInvalidCassette)
 		require.ErrorContains(t, err, tt.says)
 		require.ErrorContains(t, err, "bad.yaml:")
@@ -223,7 +223,7 @@ func setDuration(t *testing.T, path string, d time.Duration) {
 	require.NoError(t, os.WriteFile(path, re.ReplaceAll(raw, []byte("${1}"+d.String())), 0o644))
 }
 
-// TestLatencyOption: Options.Latency times a replayed response from its
+// TestLatencyOption: Config.Latency times a replayed response from its
 // recorded duration: a stream's frames arrive at their offsets scaled by
 // Latency(d)/d, any other response after Latency(d); a wait cancelled by
 // the request's context gives the interaction back.
@@ -234,7 +234,7 @@ func TestLatencyOption(t *testing.T) {
 	setDuration(t, stream, 1060*time.Millisecond)
 	double := func(d time.Duration) time.Duration { return 2 * d }
 	synctest.Test(t, func(t *testing.T) {
-		cs, err := cassettes.Open(stream, cassettes.Options{Latency: double})
+		cs, err := cassettes.Open(stream, cassettes.Config{Latency: double})
 		require.NoError(t, err)
 		start := time.Now()
 		text, err := streamText(t.Context(), cs.Client(), 3*time.Second, 0)
@@ -247,7 +247,7 @@ func TestLatencyOption(t *testing.T) {
 	plain := filepath.Join(dir, "plain.yaml")
 	recordPlain(t, plain, 12*time.Second)
 	synctest.Test(t, func(t *testing.T) {
-		cs, err := cassettes.Open(plain, cassettes.Options{Latency: double})
+		cs, err := cassettes.Open(plain, cassettes.Config{Latency: double})
 		require.NoError(t, err)
 		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 		defer cancel()
@@ -268,7 +268,7 @@ func TestLatencyOption(t *testing.T) {
 // duration is then set to d.
 func recordPlain(t *testing.T, path string, d time.Duration) {
 	t.Helper()
-	c, err := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: jsonAPI{}})
+	c, err := cassettes.Open(path, cassettes.Config{Mode: cassettes.Record, RealTransport: jsonAPI{}})
 	require.NoError(t, err)
 	resp, err := c.Client().Post("https://api.example.com/v1/answer", "application/json", strings.NewReader(`{}`))
 	require.NoError(t, err)
@@ -321,7 +321,7 @@ func TestDeadlineTiesWithLatency(t *testing.T) {
 			outcomes := map[string]int{}
 			for range 100 {
 				synctest.Test(t, func(t *testing.T) {
-					cs, err := cassettes.Open(tt.path, cassettes.Options{Latency: tt.latency})
+					cs, err := cassettes.Open(tt.path, cassettes.Config{Latency: tt.latency})
 					require.NoError(t, err)
 					ctx, cancel := context.WithTimeout(t.Context(), tt.deadline)
 					defer cancel()

@@ -17,7 +17,7 @@ const filePerm os.FileMode = 0o644
 // createTemp test seam, nil for os.CreateTemp. A failure at any point
 // leaves the previous file untouched.
 func writeFileAtomic(path string, data []byte, create func(dir, pattern string) (tempFile, error)) error {
-	if err := (atomicfile.Options{CreateTemp: create}).WriteFile(path, data, filePerm); err != nil {
+	if err := (atomicfile.Config{CreateTemp: create}).WriteFile(path, data, filePerm); err != nil {
 		return newErr(path, 0, "write", err)
 	}
 	return nil

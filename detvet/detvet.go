@@ -59,12 +59,12 @@ type Config struct {
 	Tests bool
 }
 
-// Checks reports whether cfg selects the package with the given import
+// Checks reports whether c selects the package with the given import
 // path.
-func (cfg Config) Checks(path string) bool {
+func (c Config) Checks(path string) bool {
 	path = strings.TrimSuffix(path, "_test")
-	if cfg.Packages != nil {
-		return cfg.Packages.MatchString(path)
+	if c.Packages != nil {
+		return c.Packages.MatchString(path)
 	}
 	if path == codegenieModule || strings.HasPrefix(path, codegenieModule+"/") {
 		return defaultPackages.MatchString(path)

@@ -75,7 +75,7 @@ func ExampleNew() {
 	a := detvet.New(detvet.Config{Packages: regexp.MustCompile(`^example\.com/p$`)})
 	analyze(a, exampleSrc)
 	// Output:
-	// p.go:11: [wallclock] time.Now reads the wall clock; inject a clock (events.Options.Clock, guard.RecordedClock in replay)
+	// p.go:11: [wallclock] time.Now reads the wall clock; inject a clock (events.Config.Clock, guard.RecordedClock in replay)
 	// p.go:15: [maporder] Fprintf writes to w inside a range over a map, in random order; collect the keys, sort them (slices.Sorted(maps.Keys(m))) and range over them
 }
 

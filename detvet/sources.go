@@ -15,7 +15,7 @@ type rule struct {
 }
 
 const (
-	whyClock   = "reads the wall clock; inject a clock (events.Options.Clock, guard.RecordedClock in replay)"
+	whyClock   = "reads the wall clock; inject a clock (events.Config.Clock, guard.RecordedClock in replay)"
 	whyRand    = "draws from the global random source; derive values from the run's inputs, or use a *rand.Rand seeded from them"
 	whyCrypto  = "reads operating-system entropy; inject an ID source (guard.IDSource)"
 	whyUUID    = "generates a random or time-based UUID; inject an ID source (guard.IDSource)"

@@ -14,9 +14,9 @@ import (
 )
 
 // tape records a small linear run whose score.classified payload is band.
-func tape(t testing.TB, band string, opts events.Options) []events.Event {
+func tape(t testing.TB, band string, cfg events.Config) []events.Event {
 	t.Helper()
-	r := events.NewRecorder(opts)
+	r := events.NewRecorder(cfg)
 	root, err := r.EmitAfter(0, kindStarted, map[string]any{"scenario": "npm-lodash"})
 	require.NoError(t, err)
 	q, err := r.EmitAfter(root, kindQueried, map[string]any{"query": "lodash prototype pollution"})
@@ -30,7 +30,7 @@ func tape(t testing.TB, band string, opts events.Options) []events.Event {
 
 func TestCompareEqual(t *testing.T) {
 	n := 0
-	opts := events.Options{
+	opts := events.Config{
 		Clock: func() time.Time { n++; return time.Unix(int64(n), 0) },
 		NewID: func() string { n++; return fmt.Sprint("id-", n) },
 	}
@@ -48,8 +48,8 @@ func TestCompareEqual(t *testing.T) {
 }
 
 func TestComparePayload(t *testing.T) {
-	a := tape(t, "accept", events.Options{})
-	b := tape(t, "borderline", events.Options{})
+	a := tape(t, "accept", events.Config{})
+	b := tape(t, "borderline", events.Config{})
 	d := events.Compare(a, b, events.Nondeterministic)
 	require.NotNil(t, d)
 	require.Equal(t, 3, d.Index)
@@ -83,7 +83,7 @@ func TestComparePayload(t *testing.T) {
 }
 
 func TestCompareFields(t *testing.T) {
-	base := tape(t, "accept", events.Options{})
+	base := tape(t, "accept", events.Config{})
 	mutate := func(f func(e *events.Event)) []events.Event {
 		b := append([]events.Event(nil), base...)
 		f(&b[2])
@@ -135,8 +135,8 @@ func TestCausalChainMalformed(t *testing.T) {
 }
 
 func BenchmarkCompareEqual(b *testing.B) {
-	a := tape(b, "accept", events.Options{})
-	c := tape(b, "accept", events.Options{})
+	a := tape(b, "accept", events.Config{})
+	c := tape(b, "accept", events.Config{})
 	b.ReportAllocs()
 	for b.Loop() {
 		if events.Compare(a, c, events.Nondeterministic) != nil {
@@ -147,7 +147,7 @@ func BenchmarkCompareEqual(b *testing.B) {
 
 func ExampleCompare() {
 	emit := func(band string) []events.Event {
-		r := events.NewRecorder(events.Options{})
+		r := events.NewRecorder(events.Config{})
 		root, _ := r.EmitAfter(0, kindStarted, map[string]string{"scenario": "npm"})
 		_, _ = r.EmitAfter(root, kindClassified, map[string]any{"band": band, "score": 0.7})
 		return r.Events()
@@ -172,7 +172,7 @@ func ExampleCompare() {
 }
 
 func ExampleCausalChain() {
-	r := events.NewRecorder(events.Options{})
+	r := events.NewRecorder(events.Config{})
 	root, _ := r.EmitAfter(0, kindStarted, "run")
 	q, _ := r.EmitAfter(root, kindQueried, "q")
 	_, _ = r.EmitAfter(root, kindClassified, "unrelated")

@@ -3,7 +3,7 @@
 // canonical encoding and a chain digest that gives one value per run.
 //
 // It is not a logging library and not a transport: it records in memory and
-// encodes; persisting tapes as bundles is the replay package's job.
+// encodes; persisting tapes as bundles is package bundle's job.
 //
 // # Events
 //

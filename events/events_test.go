@@ -159,7 +159,7 @@ func TestDigestText(t *testing.T) {
 }
 
 func TestRecorderParentMustExist(t *testing.T) {
-	r := events.NewRecorder(events.Options{})
+	r := events.NewRecorder(events.Config{})
 	_, err := r.EmitAfter(1, kindStarted, nil)
 	require.ErrorContains(t, err, "does not exist yet")
 	seq, err := r.EmitAfter(0, kindStarted, map[string]string{"k": "v"})
@@ -168,7 +168,7 @@ func TestRecorderParentMustExist(t *testing.T) {
 }
 
 func TestEmitChainsParentsByDefault(t *testing.T) {
-	r := events.NewRecorder(events.Options{})
+	r := events.NewRecorder(events.Config{})
 	for _, k := range []events.Kind{kindStarted, kindQueried, kindRanked} {
 		_, err := r.Emit(k, nil)
 		require.NoError(t, err)
@@ -195,7 +195,7 @@ func TestEmitChainsParentsByDefault(t *testing.T) {
 // tape, and every refusal is ErrJoined.
 func TestLaneEmitNeverLosesAnEvent(t *testing.T) {
 	for range 20 {
-		r := events.NewRecorder(events.Options{})
+		r := events.NewRecorder(events.Config{})
 		f := r.Fork(0)
 		const writers = 8
 		var wg sync.WaitGroup
@@ -230,7 +230,7 @@ func TestLaneEmitNeverLosesAnEvent(t *testing.T) {
 func TestRecorderStampsInjectedClockAndIDs(t *testing.T) {
 	at := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
 	n := 0
-	r := events.NewRecorder(events.Options{
+	r := events.NewRecorder(events.Config{
 		Clock: func() time.Time { return at },
 		NewID: func() string { n++; return fmt.Sprint("id-", n) },
 	})
@@ -244,7 +244,7 @@ func TestRecorderStampsInjectedClockAndIDs(t *testing.T) {
 // runLanes records a root, a fork with the given lanes (each emitting its
 // items) run concurrently, and a final event after the join.
 func runLanes(t require.TestingT, lanes map[string][]int, yield func()) []events.Event {
-	r := events.NewRecorder(events.Options{})
+	r := events.NewRecorder(events.Config{})
 	root, err := r.EmitAfter(0, kindStarted, "root")
 	require.NoError(t, err)
 	f := r.Fork(root)
@@ -297,7 +297,7 @@ func TestLaneOrderIgnoresInterleaving(t *testing.T) {
 }
 
 func TestJoinTwice(t *testing.T) {
-	r := events.NewRecorder(events.Options{})
+	r := events.NewRecorder(events.Config{})
 	f := r.Fork(0)
 	l := f.Lane("a")
 	require.NoError(t, l.Emit(kindRanked, 1))
@@ -334,7 +334,7 @@ func BenchmarkCanonical(b *testing.B) {
 }
 
 func TestJoinOpen(t *testing.T) {
-	r := events.NewRecorder(events.Options{})
+	r := events.NewRecorder(events.Config{})
 	seq, err := r.Emit("start", nil)
 	require.NoError(t, err)
 	joined, open := r.Fork(seq), r.Fork(seq)

@@ -10,7 +10,7 @@ import (
 )
 
 func ExampleRecorder() {
-	r := events.NewRecorder(events.Options{})
+	r := events.NewRecorder(events.Config{})
 	root, _ := r.Emit(kindStarted, map[string]string{"scenario": "npm"})
 	f := r.Fork(root)
 	var wg sync.WaitGroup
@@ -57,7 +57,7 @@ func ExampleChain() {
 // gate's report can say which lane got which recorded answer when several
 // match one request (and harness.Config.AssignByLane can fix which).
 func ExampleLane_Context() {
-	r := events.NewRecorder(events.Options{})
+	r := events.NewRecorder(events.Config{})
 	root, _ := r.Emit(kindStarted, nil)
 	f := r.Fork(root)
 	lanes := []*events.Lane{f.Lane("a"), f.Lane("b")} // every lane taken before any sends

@@ -16,9 +16,9 @@ import (
 // joined.
 var errJoined = errors.New("fork already joined")
 
-// Options configures a Recorder. The zero value records no timestamps and no
+// Config configures a Recorder. The zero value records no timestamps and no
 // IDs, which is what replay wants; production callers inject both.
-type Options struct {
+type Config struct {
 	// Clock stamps EmittedAt. If nil, EmittedAt is left zero.
 	Clock func() time.Time
 	// NewID returns a fresh ID for AuditEventID. If nil,
@@ -29,7 +29,7 @@ type Options struct {
 // Recorder builds one run's tape. It is safe for concurrent use; concurrent
 // work must record through a Fork so that the order is logical.
 type Recorder struct {
-	opts Options
+	cfg Config
 
 	mu     sync.Mutex
 	events []Event
@@ -37,14 +37,14 @@ type Recorder struct {
 }
 
 // NewRecorder returns an empty recorder.
-func NewRecorder(opts Options) *Recorder { return &Recorder{opts: opts} }
+func NewRecorder(cfg Config) *Recorder { return &Recorder{cfg: cfg} }
 
 func (r *Recorder) stamp(e *Event) {
-	if r.opts.Clock != nil {
-		e.EmittedAt = r.opts.Clock()
+	if r.cfg.Clock != nil {
+		e.EmittedAt = r.cfg.Clock()
 	}
-	if r.opts.NewID != nil {
-		e.AuditEventID = r.opts.NewID()
+	if r.cfg.NewID != nil {
+		e.AuditEventID = r.cfg.NewID()
 	}
 }
 

@@ -8,11 +8,12 @@ import (
 )
 
 // StateFold is the name of State's fold and of its JSON format, as
-// snapshots record it (replay.Folder.FoldName).
+// snapshots record it (bundle.Folder.FoldName).
 const StateFold = "codegenie/fallback.State/1"
 
-// State is the state of one Tier.Run rebuilt from its events: the fold
-// (replay.Folder) that replay runs over a bundle for this pipeline. Each
+// State is the state of one Tier.Run rebuilt from its events: this
+// pipeline's fold (bundle.Folder), which bundle.Config.FoldTo runs over a
+// run of a bundle. Each
 // step's field holds the payload of the step's latest event as recorded
 // (canonical JSON; see the package documentation for the payloads), so
 // nothing is guessed or decoded; Requests counts the LLM requests. Apply
@@ -50,7 +51,7 @@ func (s *State) FoldName() string { return StateFold }
 
 // Apply folds one event into s. Events come in log order: an event whose
 // Seq is before s.At is an error. The payload is kept, not copied:
-// payloads handed out by a replay reader are never written again.
+// payloads handed out by a bundle reader are never written again.
 func (s *State) Apply(e events.Event) error {
 	if e.Seq == 0 || e.Seq < s.At {
 		return fmt.Errorf("fallback state: event seq %d applied after seq %d", e.Seq, s.At)

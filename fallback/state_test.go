@@ -13,7 +13,7 @@ import (
 
 func stateTape(t testing.TB) []events.Event {
 	t.Helper()
-	r := events.NewRecorder(events.Options{})
+	r := events.NewRecorder(events.Config{})
 	for _, s := range []struct {
 		kind    events.Kind
 		payload any
@@ -64,7 +64,7 @@ func TestStateFold(t *testing.T) {
 }
 
 func ExampleState() {
-	r := events.NewRecorder(events.Options{})
+	r := events.NewRecorder(events.Config{})
 	_, _ = r.Emit(fallback.KindPromptBuilt, map[string]string{"user": "bump lodash"})
 	_, _ = r.Emit(fallback.KindLLMRequested, map[string]string{"request_digest": "d"})
 	_, _ = r.Emit(fallback.KindLLMResponded, map[string]string{"text": "+lodash 4.17.21"})

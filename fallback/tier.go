@@ -71,7 +71,7 @@ type Tier struct {
 	Vectors *rag.VectorCache
 	// Events configures each run's recorder (clock and ID source for the
 	// nondeterministic fields). The zero value leaves them empty.
-	Events events.Options
+	Events events.Config
 	// LiveStamps stamps each run's events with the wall clock and random
 	// IDs, as production does. Run takes them from the replay guard
 	// (guard.WallClock, guard.RandomIDSource), so a run whose context is
@@ -191,12 +191,12 @@ func (t *Tier) runKey(repo RepoContext) (key RunKey, pin Pin, emb rag.Embedder, 
 // for a dependency that panicked. Run never panics.
 func (t *Tier) Run(ctx context.Context, adv Advisory, repo RepoContext, sel RecipeSelection, prior []AttemptSummary) (Result, error) {
 	if t == nil {
-		r := &run{rec: events.NewRecorder(events.Options{})}
+		r := &run{rec: events.NewRecorder(events.Config{})}
 		err := r.fail("validate", configError("Run called on a nil *Tier; build a Tier and set its fields"))
 		return Result{Events: r.rec.Events()}, err
 	}
-	opts, err := t.eventOptions(ctx)
-	r := &run{t: t, rec: events.NewRecorder(opts)}
+	cfg, err := t.eventConfig(ctx)
+	r := &run{t: t, rec: events.NewRecorder(cfg)}
 	r.res.Path = PathHappy
 	if len(prior) > 0 {
 		r.res.Path = PathRetry
@@ -218,23 +218,23 @@ func (t *Tier) Run(ctx context.Context, adv Advisory, repo RepoContext, sel Reci
 	return r.res, err
 }
 
-// eventOptions returns the recorder options of one run: Events, or with
+// eventConfig returns the recorder Config of one run: Events, or with
 // LiveStamps the wall clock and random IDs, which the replay guard refuses
 // in replay mode.
-func (t *Tier) eventOptions(ctx context.Context) (events.Options, error) {
+func (t *Tier) eventConfig(ctx context.Context) (events.Config, error) {
 	if !t.LiveStamps {
 		return t.Events, nil
 	}
 	if t.Events.Clock != nil || t.Events.NewID != nil {
-		return events.Options{}, configError("LiveStamps is set together with Events.Clock or Events.NewID; choose one source of stamps")
+		return events.Config{}, configError("LiveStamps is set together with Events.Clock or Events.NewID; choose one source of stamps")
 	}
 	clock, err := guard.WallClock(ctx)
 	if err != nil {
-		return events.Options{}, err
+		return events.Config{}, err
 	}
 	ids, err := guard.RandomIDSource(ctx)
 	if err != nil {
-		return events.Options{}, err
+		return events.Config{}, err
 	}
-	return events.Options{Clock: clock, NewID: ids}, nil
+	return events.Config{Clock: clock, NewID: ids}, nil
 }

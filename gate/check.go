@@ -105,7 +105,7 @@ func (o Outcome) checkNames() error {
 }
 
 // CheckCommand returns an error unless c is one of the commands a gate
-// writes into a result file for o, with no directory: compare, replay
+// writes into a result file for o, with no directory: compare, bundle
 // diff on o's evidence bundle; reproduce, go test of o's package
 // directory and test; re-record, that with the cassettes' record flag.
 // An outcome from another machine names nothing else for people to run.
@@ -116,11 +116,11 @@ func (o Outcome) CheckCommand(c Command) error {
 	a := c.Argv
 	switch c.Purpose {
 	case hint.PurposeCompare:
-		if len(a) == 7 && a[0] == "go" && a[1] == "run" && replayTool.MatchString(a[2]) && a[3] == "diff" &&
+		if len(a) == 7 && a[0] == "go" && a[1] == "run" && bundleTool.MatchString(a[2]) && a[3] == "diff" &&
 			o.Evidence != "" && a[4] == o.Evidence && a[5] == "-runs" && runPair.MatchString(a[6]) {
 			return nil
 		}
-		return errors.New("is not replay diff on the result's evidence bundle")
+		return errors.New("is not bundle diff on the result's evidence bundle")
 	case hint.PurposeReproduce, hint.PurposeReRecord:
 		if o.Test == "" || o.Package == "" {
 			return errors.New("is given for a result that names no test and package directory")
@@ -153,8 +153,8 @@ func isHexDigest(s string) bool {
 const recordFlag = "cassettes.record"
 
 var (
-	// replayTool is cmd/replay as hint.Tool names it.
-	replayTool = regexp.MustCompile(`^` + regexp.QuoteMeta(hint.Module+"/cmd/replay") + `(@[A-Za-z0-9._+-]+)?$`)
+	// bundleTool is cmd/bundle as hint.Tool names it.
+	bundleTool = regexp.MustCompile(`^` + regexp.QuoteMeta(hint.Module+"/cmd/bundle") + `(@[A-Za-z0-9._+-]+)?$`)
 	// runPair is two run IDs of a bundle the harness writes.
 	runPair = regexp.MustCompile(`^run-[0-9]+,run-[0-9]+$`)
 )

@@ -6,7 +6,7 @@ import (
 
 // Command is one command a report tells people to run, as data: what it
 // is for ("reproduce": go test of the test that ran the gate; "compare":
-// replay diff of the two largest classes' runs in the evidence bundle;
+// bundle diff of the two largest classes' runs in the evidence bundle;
 // "re-record": the cassettes recorded again), its words, and the
 // directory to run it in ("" for wherever the reader is). String renders
 // it as the report prints it.

@@ -72,7 +72,7 @@
 //	causes            what a perturbation alone changed ([Causes])
 //	evidence          the evidence bundle; report.txt and report.json are
 //	                  beside it
-//	commands          [{purpose, argv}]: compare (replay diff on the
+//	commands          [{purpose, argv}]: compare (bundle diff on the
 //	                  bundle, run from the folder the evidence is relative
 //	                  to), reproduce and re-record (go test of the package
 //	                  and test, run from the module root)
@@ -103,7 +103,7 @@
 //
 // [ReadResults] reads a directory of result files (Result.Folder is that
 // directory, which relative paths resolve against); [MergeResults] merges
-// shards by the rules of deterministic federation replay (ordered by
+// shards by the rules for combining records from several sources (ordered by
 // scenario, then identity; identical results once; a different result for
 // the same scenario a conflict; a scenario without a result, because its
 // shard is missing or crashed first, an error); [WriteSummary] prints the

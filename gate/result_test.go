@@ -24,7 +24,7 @@ func failedResult(s, bundle string) gate.Result {
 	r.Explanation = "NONDETERMINISTIC " + s + ": 50 runs in 2 classes (30, 20)"
 	r.Evidence = bundle
 	r.Commands = []gate.Command{
-		{Purpose: "compare", Argv: []string{"go", "run", "github.com/codegenie/codegenie/cmd/replay", "diff", bundle, "-runs", "run-000,run-003"}},
+		{Purpose: "compare", Argv: []string{"go", "run", "github.com/codegenie/codegenie/cmd/bundle", "diff", bundle, "-runs", "run-000,run-003"}},
 		{Purpose: "reproduce", Argv: []string{"go", "test", "./pkg", "-run", "^TestGate$", "-count=1"}},
 	}
 	return r
@@ -60,7 +60,7 @@ func TestResultFolder(t *testing.T) {
 	var sb strings.Builder
 	require.NoError(t, rs[0].Explain(&sb))
 	require.Contains(t, sb.String(), "  evidence: "+bundle+" (report.txt and report.json beside it)\n")
-	require.Contains(t, sb.String(), "replay diff "+bundle+" -runs run-000,run-003\n")
+	require.Contains(t, sb.String(), "bundle diff "+bundle+" -runs run-000,run-003\n")
 	resolved := rs[0].Resolved()
 	require.Equal(t, bundle, resolved.Evidence)
 	require.Equal(t, bundle, resolved.Commands[0].Argv[4], "the compare command names the bundle as Evidence does")
@@ -104,9 +104,9 @@ func TestResultCommandsRefused(t *testing.T) {
 		}, "commands[1] (reproduce) is not go test"},
 		{"other-package", func(r *gate.Result) { r.Commands[1].Argv[2] = "./other" }, "commands[1] (reproduce) is not go test"},
 		{"other-tool", func(r *gate.Result) {
-			r.Commands[0].Argv[2] = "example.com/evil/cmd/replay"
-		}, "commands[0] (compare) is not replay diff on the result's evidence bundle"},
-		{"other-bundle", func(r *gate.Result) { r.Commands[0].Argv[4] = "/etc/passwd" }, "commands[0] (compare) is not replay diff"},
+			r.Commands[0].Argv[2] = "example.com/evil/cmd/bundle"
+		}, "commands[0] (compare) is not bundle diff on the result's evidence bundle"},
+		{"other-bundle", func(r *gate.Result) { r.Commands[0].Argv[4] = "/etc/passwd" }, "commands[0] (compare) is not bundle diff"},
 		{"dir", func(r *gate.Result) { r.Commands[1].Dir = "/tmp" }, "commands[1] (reproduce) names a directory"},
 		{"purpose", func(r *gate.Result) { r.Commands[1].Purpose = "cleanup" }, "commands[1] (cleanup) is of no purpose"},
 		{"package-dir", func(r *gate.Result) { r.Package = "../up" }, `package "../up"`},

@@ -10,7 +10,7 @@ import (
 )
 
 // WallClock returns the wall clock (time.Now) outside replay mode, in the
-// type of events.Options.Clock. In replay mode it returns a
+// type of events.Config.Clock. In replay mode it returns a
 // *ReplayModeError with Op OpWallClock: a replayed run must use the
 // recorded clock.
 func WallClock(ctx context.Context) (func() time.Time, error) {

@@ -88,7 +88,7 @@ func ExampleClockFromTape() {
 		{Seq: 2, EmittedAt: time.Date(2026, 11, 22, 1, 0, 3, 0, time.UTC)},
 	}
 	c := guard.ClockFromTape(tape)
-	r := events.NewRecorder(events.Options{Clock: c.Now})
+	r := events.NewRecorder(events.Config{Clock: c.Now})
 	_, _ = r.EmitAfter(0, kindStarted, nil)
 	_, _ = r.EmitAfter(1, kindBuilt, nil)
 	for _, e := range r.Events() {

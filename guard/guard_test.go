@@ -237,7 +237,7 @@ func TestClockFromTape(t *testing.T) {
 	t0 := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
 	n := 0
 	fake := func() time.Time { n++; return t0.Add(time.Duration(n) * time.Millisecond) }
-	run := func(opts events.Options) []events.Event {
+	run := func(opts events.Config) []events.Event {
 		r := events.NewRecorder(opts)
 		seq, err := r.EmitAfter(0, kindStarted, map[string]string{"a": "b"})
 		require.NoError(t, err)
@@ -245,9 +245,9 @@ func TestClockFromTape(t *testing.T) {
 		require.NoError(t, err)
 		return r.Events()
 	}
-	recorded := run(events.Options{Clock: fake, NewID: guard.IDSource("key")})
+	recorded := run(events.Config{Clock: fake, NewID: guard.IDSource("key")})
 	c := guard.ClockFromTape(recorded)
-	replayed := run(events.Options{Clock: c.Now, NewID: guard.IDSource("key")})
+	replayed := run(events.Config{Clock: c.Now, NewID: guard.IDSource("key")})
 	require.Equal(t, recorded, replayed, pretty.Diff(recorded, replayed))
 	require.Equal(t, events.Chain(recorded, 0), events.Chain(replayed, 0))
 	require.NoError(t, c.Err())

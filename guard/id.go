@@ -46,7 +46,7 @@ func formatUUID(u []byte, version byte) string {
 // IDSource returns an ID source that yields the IDs number 1, 2, ... of
 // the run keyed by runKey, in the format specified in the package
 // documentation: two sources for one runKey yield the same IDs in the same
-// order. Its type matches events.Options.NewID.
+// order. Its type matches events.Config.NewID.
 // It is safe for concurrent use, but concurrent callers get the sequence
 // numbers in the order they happen to call; give each lane its own source
 // (for example IDSource(runKey + "/" + lane)) when order matters.

@@ -135,7 +135,7 @@ func TestIdenticalConcurrentRequestsByLane(t *testing.T) {
 // cassette's path.
 func recordSameTwice(t *testing.T) string {
 	path := filepath.Join(t.TempDir(), "same.yaml")
-	c, err := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: &countingAPI{}})
+	c, err := cassettes.Open(path, cassettes.Config{Mode: cassettes.Record, RealTransport: &countingAPI{}})
 	require.NoError(t, err)
 	for range 2 {
 		_, err := complete(t.Context(), c.Client(), "same question")
@@ -186,7 +186,7 @@ func TestAssignmentDiff(t *testing.T) {
 func TestIdenticalRequestsRecordedByLane(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "lanes.yaml")
 	recordSwitch(t, `lanes\.yaml$`)
-	cfg := Config{Iterations: 20, Processes: -1, AssignByLane: true, Cassette: cassettes.Options{RealTransport: &countingAPI{}}}
+	cfg := Config{Iterations: 20, Processes: -1, AssignByLane: true, Cassette: cassettes.Config{RealTransport: &countingAPI{}}}
 	rep := cfg.check(t, "lanes", twoLanesFrom(path, 1), false)
 	require.Equal(t, gate.Pass, rep.Verdict, "%s", rep)
 	require.Equal(t, []string{path}, rep.Recorded)

@@ -33,7 +33,7 @@ func Check(t testing.TB, name string, s Scenario) *Report {
 // its stack. The scenario must therefore not use real network I/O (use
 // Run.Client or an in-process transport) and must not call t.Run or
 // t.Parallel. c.Processes runs are made in child processes of the test
-// binary, re-running this test alone (see the package documentation); a
+// binary, rerunning this test alone (see the package documentation); a
 // test that calls Check twice must give each call its own name. Any other
 // testing.TB (a *testing.B, say) gets Iterate's isolation and no child
 // processes.

@@ -24,7 +24,7 @@ const streamRequest = `{"model":"m","max_tokens":512,"stream":true,"messages":[{
 func recordAnthropicStream(t *testing.T) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "stream.yaml")
-	c, err := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: fakellm.New(fakellm.Config{ChunkSize: 8}).Transport()})
+	c, err := cassettes.Open(path, cassettes.Config{Mode: cassettes.Record, RealTransport: fakellm.New(fakellm.Config{ChunkSize: 8}).Transport()})
 	require.NoError(t, err)
 	resp, err := c.Client().Post("https://api.anthropic.com/v1/messages", "application/json", strings.NewReader(streamRequest))
 	require.NoError(t, err)

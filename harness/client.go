@@ -30,14 +30,14 @@ func openRunClient(r *Run, path string) (*runClient, error) {
 	o := r.rc.opened
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	opts := r.rc.Cassette
-	opts.Mode = cassettes.Replay
-	opts.RealTransport = closingTransport{next: opts.RealTransport}
+	cfg := r.rc.Cassette
+	cfg.Mode = cassettes.Replay
+	cfg.RealTransport = closingTransport{next: cfg.RealTransport}
 	_, seen := o.paths[path]
-	opts.ReplayOnly = seen
+	cfg.ReplayOnly = seen
 	rc := &runClient{run: r}
 	if r.bubble {
-		opts.Latency = func(recorded time.Duration) time.Duration {
+		cfg.Latency = func(recorded time.Duration) time.Duration {
 			rc.mu.Lock()
 			call := rc.calls
 			rc.calls++
@@ -47,8 +47,8 @@ func openRunClient(r *Run, path string) (*runClient, error) {
 	}
 	// The gate names the command that records again itself, once, and
 	// only when that is the answer; a cassette's own errors name none.
-	opts.Hint = ""
-	c, err := cassettes.Open(stablePath(path), opts)
+	cfg.Hint = ""
+	c, err := cassettes.Open(stablePath(path), cfg)
 	if err != nil {
 		if !seen {
 			// Named by the command that records it (it may not exist).
@@ -73,7 +73,7 @@ func (rc *runClient) CassetteID() string { return rc.c.ID() }
 // (method, URL, body) so classes of runs can be told apart by what they
 // asked, and a miss with what it means, so the run fails even if the
 // scenario swallowed it. Inside a bubble the cassette delays the
-// response by Config.Latency (see cassettes.Options.Latency), and cuts
+// response by Config.Latency (see cassettes.Config.Latency), and cuts
 // its body into the Reads of the run's chunk plan (see Report.Chunking).
 func (rc *runClient) RoundTrip(req *http.Request) (*http.Response, error) {
 	sent, req, err := readRequest(req)

@@ -1,10 +1,10 @@
 package harness
 
 import (
+	"github.com/codegenie/codegenie/bundle"
 	"github.com/codegenie/codegenie/events"
 	"github.com/codegenie/codegenie/internal/excerpt"
 	"github.com/codegenie/codegenie/internal/pindiff"
-	"github.com/codegenie/codegenie/replay"
 )
 
 // compare builds the comparison of the kept runs (normally the first) of
@@ -18,7 +18,7 @@ func compare(rc *resolved, a, b *group) *Divergence {
 	d.RunA, d.RunB = x.iter, y.iter
 	if a.OutputDigest != b.OutputDigest {
 		off, _ := excerpt.FirstDiff(x.output, y.output)
-		d.Output = &replay.OutputDiff{
+		d.Output = &bundle.OutputDiff{
 			Offset:   off,
 			LenA:     len(x.output),
 			LenB:     len(y.output),

@@ -74,7 +74,7 @@ type Config struct {
 	// Processes is the number of runs Check makes in child processes of
 	// the test binary, each with a perturbed environment (see the package
 	// documentation); 0 means 4, a negative value none.
-	// Iterate, which has no test binary to re-run, makes none.
+	// Iterate, which has no test binary to rerun, makes none.
 	Processes int
 	// RunTimeout bounds one run in the test process, in real time; 0
 	// means 2 minutes, a negative value no bound. Under Check the
@@ -119,8 +119,8 @@ type Config struct {
 	ConfigVars []ConfigVar
 	// Recorder configures the recorder each Run hands out (clock and ID
 	// source of the allowlisted fields). The zero value leaves them empty.
-	Recorder events.Options
-	// Cassette is the options of the cassettes Run.Client opens:
+	Recorder events.Config
+	// Cassette is the Config of the cassettes Run.Client opens:
 	// RealTransport (what the first run records through when the test flag
 	// -cassettes.record selects a cassette; see cassettes.Redirect for a
 	// local fake), APIKey, AllowUnused, Manifest and Hint (the command the
@@ -131,7 +131,7 @@ type Config struct {
 	// records and every other run replays what it recorded, and the
 	// recording is kept only when the gate then passes (otherwise the
 	// earlier cassette, or none, is put back and the report says why).
-	Cassette cassettes.Options
+	Cassette cassettes.Config
 	// Latency is the fake time a response served by a Run's client takes
 	// inside a synctest bubble, for the call-th response (0-based) of run
 	// run, given the duration the recording measured for it (0 when the

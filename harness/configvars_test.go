@@ -50,7 +50,7 @@ func TestSDKConfigurationIsHeld(t *testing.T) {
 	if _, set := os.LookupEnv("OPENAI_BASE_URL"); set && !inChild() {
 		t.Skip("OPENAI_BASE_URL is set in this environment; the test needs it unset, as in CI")
 	}
-	cas := cassettes.Options{AllowUnused: true}
+	cas := cassettes.Config{AllowUnused: true}
 	t.Run("default", func(t *testing.T) {
 		rep := Config{Iterations: 12, Floor: 10, Processes: 3, Cassette: cas}.check(t, "sdk-default", sdkLikeScenario, false)
 		require.Equal(t, gate.Pass, rep.Verdict, "%s", rep)

@@ -23,7 +23,7 @@
 //	}
 //
 // [Check], the [Run] (its [Run.Recorder], [Run.Client] and [Run.Pin]) and
-// a recorded cassette are all it takes. [Config] holds the options; its
+// a recorded cassette are all it takes. [Config] holds the settings; its
 // zero value is the default, and [Config.Iterate] is the core for code
 // outside tests. Both give a [Report] whose [Verdict] is [Pass],
 // [Nondeterministic] or [Broken]; [Report.Err] wraps [ErrNondeterministic]
@@ -194,12 +194,12 @@
 // # Evidence
 //
 // A gate that does not pass writes, under DIR/<scenario>/, each file
-// atomically: <scenario>.bundle.zst, one replay bundle (package
-// replay's multi-run format) holding the kept run of each class (its
+// atomically: <scenario>.bundle.zst, one bundle (package bundle's
+// multi-run format) holding the kept run of each class (its
 // first run, up to 16 classes) with its pins, output bytes, tape and
 // error; report.txt; and report.json. The report names the command that
 // compares the runs of the two largest classes inside that bundle
-// (replay diff BUNDLE -runs A,B), in the caller's module. DIR is
+// (bundle diff BUNDLE -runs A,B), in the caller's module. DIR is
 // Config.ArtifactDir; in Check by default -gate.evidence/<test key>,
 // else evidence/<package and test> in the -gate.results folder, else
 // t.ArtifactDir() under go test -artifacts, else

@@ -12,12 +12,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/codegenie/codegenie/bundle"
 	"github.com/codegenie/codegenie/gate"
 	"github.com/codegenie/codegenie/internal/atomicfile"
 	"github.com/codegenie/codegenie/internal/gateflags"
 	"github.com/codegenie/codegenie/internal/hint"
 	"github.com/codegenie/codegenie/internal/safename"
-	"github.com/codegenie/codegenie/replay"
 )
 
 // testEvidenceDir is where Check keeps the evidence of the test t when
@@ -141,7 +141,7 @@ func evidenceDir(rc *resolved, e env, scenario string) (string, error) {
 	return filepath.Abs(dir)
 }
 
-// writeEvidence writes the evidence of a failed gate: a replay bundle of
+// writeEvidence writes the evidence of a failed gate: a bundle of
 // the first run of each kept class, the report as JSON and as text. It
 // records the bundle in rep.Evidence and the files in rep.EvidenceFiles,
 // or why they could not be written in
@@ -171,10 +171,10 @@ func writeEvidenceFiles(dir string, rep *Report, g *grouper) error {
 		}
 		rep.Evidence = p
 		rep.EvidenceFiles = append(rep.EvidenceFiles, Evidence{What: "bundle", Path: p,
-			Note: "replay bundle of runs " + strings.Join(runs, ", ")})
+			Note: "runs " + strings.Join(runs, ", ")})
 	}
 	if d := rep.Divergence; d != nil && len(classes) >= 2 && ids[classes[0]] != "" && ids[classes[1]] != "" {
-		rep.addCommand(gate.Command(hint.ToolCommand(hint.PurposeCompare, "replay", "diff", p, "-runs", ids[classes[0]]+","+ids[classes[1]])))
+		rep.addCommand(gate.Command(hint.ToolCommand(hint.PurposeCompare, "bundle", "diff", p, "-runs", ids[classes[0]]+","+ids[classes[1]])))
 	}
 	jsPath := filepath.Join(dir, "report.json")
 	txtPath := filepath.Join(dir, "report.txt")
@@ -194,13 +194,13 @@ func writeEvidenceFiles(dir string, rep *Report, g *grouper) error {
 	return nil
 }
 
-// writeBundle writes one replay bundle (format of package replay) in dir
+// writeBundle writes one bundle (format of package bundle) in dir
 // holding the kept run of each class, largest class first in the report,
 // and returns its path and each run's ID; no bundle ("") when no run was
 // kept.
 func writeBundle(dir, scenario string, classes []*group) (string, map[*group]string, error) {
 	ids := map[*group]string{}
-	b := &replay.Bundle{Metadata: replay.Metadata{Scenario: scenario, ToolVersion: "codegenie/harness"}}
+	b := &bundle.Bundle{Metadata: bundle.Metadata{Scenario: scenario, ToolVersion: "codegenie/harness"}}
 	for _, c := range classes {
 		o := c.first
 		if o == nil {
@@ -208,16 +208,16 @@ func writeBundle(dir, scenario string, classes []*group) (string, map[*group]str
 		}
 		id := fmt.Sprintf("run-%03d", o.iter)
 		ids[c] = id
-		b.Runs = append(b.Runs, replay.Run{ID: id, Pin: o.pin, Output: o.output, Events: o.tape, Error: o.errText})
+		b.Runs = append(b.Runs, bundle.Run{ID: id, Pin: o.pin, Output: o.output, Events: o.tape, Error: o.errText})
 	}
 	if len(b.Runs) == 0 {
 		return "", ids, nil
 	}
-	p := filepath.Join(dir, safename.Of(scenario)+replay.FileExt)
+	p := filepath.Join(dir, safename.Of(scenario)+bundle.FileExt)
 	// The bundle in this directory is an earlier gate's of the same
 	// scenario: replace it.
-	if err := (replay.Options{Force: true}).WriteFile(context.Background(), p, b); err != nil {
-		return "", ids, fmt.Errorf("harness: write the replay bundle of %s: %w", scenario, err)
+	if err := (bundle.Config{Force: true}).WriteFile(context.Background(), p, b); err != nil {
+		return "", ids, fmt.Errorf("harness: write the bundle of %s: %w", scenario, err)
 	}
 	abs, err := filepath.Abs(p)
 	return abs, ids, err

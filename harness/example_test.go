@@ -102,7 +102,7 @@ func ExampleRun_Client() {
 		return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/plain"}},
 			Body: io.NopCloser(strings.NewReader("hello, world")), Request: req}, nil
 	})
-	rec, _ := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: api})
+	rec, _ := cassettes.Open(path, cassettes.Config{Mode: cassettes.Record, RealTransport: api})
 	ask := func(ctx context.Context, client *http.Client) ([]byte, error) {
 		req, _ := http.NewRequestWithContext(ctx, "POST", "https://api.example.com/v1/greet", strings.NewReader(`{"who":"world"}`))
 		req.Header.Set("Content-Type", "application/json")

@@ -49,7 +49,7 @@ func (echoAPI) RoundTrip(req *http.Request) (*http.Response, error) {
 func recordCassette(t testing.TB, dir, name string, prompts ...string) string {
 	t.Helper()
 	path := filepath.Join(dir, name+".yaml")
-	c, err := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: echoAPI{}})
+	c, err := cassettes.Open(path, cassettes.Config{Mode: cassettes.Record, RealTransport: echoAPI{}})
 	require.NoError(t, err)
 	for _, p := range prompts {
 		_, err := complete(t.Context(), c.Client(), p)

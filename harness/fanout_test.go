@@ -14,10 +14,10 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/codegenie/codegenie/bundle"
 	"github.com/codegenie/codegenie/cassettes"
 	"github.com/codegenie/codegenie/gate"
 	"github.com/codegenie/codegenie/internal/fakellm"
-	"github.com/codegenie/codegenie/replay"
 )
 
 // reviewSystem is the system prompt every request of the fan-out
@@ -45,7 +45,7 @@ func fanoutRequest(i int, system string, extra map[string]any) []byte {
 func recordFanout(t *testing.T, n int) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), fmt.Sprintf("fanout%d.yaml", n))
-	c, err := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: fakellm.New(fakellm.Config{ChunkSize: 8}).Transport()})
+	c, err := cassettes.Open(path, cassettes.Config{Mode: cassettes.Record, RealTransport: fakellm.New(fakellm.Config{ChunkSize: 8}).Transport()})
 	require.NoError(t, err)
 	for i := range n {
 		require.NoError(t, postMessages(t.Context(), c.Client(), fanoutRequest(i, reviewSystem, nil)))
@@ -164,11 +164,11 @@ func TestConcurrentMissVaries(t *testing.T) {
 	}
 }
 
-// TestReplayDiffShowsTheMisses: replay diff of the two runs a
+// TestBundleDiffShowsTheMisses: bundle diff of the two runs a
 // NONDETERMINISTIC gate compares, which missed with different requests,
 // shows what the gate showed of each: the request and how it differs
 // from its recording, field by field.
-func TestReplayDiffShowsTheMisses(t *testing.T) {
+func TestBundleDiffShowsTheMisses(t *testing.T) {
 	path := recordFanout(t, 2)
 	s := fanout(path, 2, func(run *Run, i int) []byte {
 		return fanoutRequest(i, reviewSystem, map[string]any{"metadata": map[string]any{"user_id": fmt.Sprintf("run %d", run.Index())}})
@@ -176,9 +176,9 @@ func TestReplayDiffShowsTheMisses(t *testing.T) {
 	rep := Config{Iterations: 4, Floor: 4, Processes: -1, ArtifactDir: t.TempDir()}.check(t, "fanout-diff", s, false)
 	require.Equal(t, gate.Nondeterministic, rep.Verdict, "%s", rep)
 	d := rep.Divergence
-	bundle := rep.Evidence
-	require.NotEmpty(t, bundle)
-	dr, err := replay.Options{}.Diff(t.Context(), replay.RunRef{Path: bundle, Run: fmt.Sprintf("run-%03d", d.RunA)}, replay.RunRef{Path: bundle, Run: fmt.Sprintf("run-%03d", d.RunB)})
+	evPath := rep.Evidence
+	require.NotEmpty(t, evPath)
+	dr, err := bundle.Config{}.Diff(t.Context(), bundle.RunRef{Path: evPath, Run: fmt.Sprintf("run-%03d", d.RunA)}, bundle.RunRef{Path: evPath, Run: fmt.Sprintf("run-%03d", d.RunB)})
 	require.NoError(t, err)
 	var sb strings.Builder
 	require.NoError(t, dr.Text(&sb))
@@ -186,7 +186,7 @@ func TestReplayDiffShowsTheMisses(t *testing.T) {
 	for _, c := range []gate.Class{rep.Classes[d.ClassA-1], rep.Classes[d.ClassB-1]} {
 		for l := range strings.SplitSeq(c.Message, "\n") {
 			require.Contains(t, text, l)
-			require.Contains(t, sb.String(), l, "replay diff shows the gate's line")
+			require.Contains(t, sb.String(), l, "bundle diff shows the gate's line")
 		}
 		require.Contains(t, c.Message, `body ["metadata"]: (missing) != {"user_id":"run `)
 	}

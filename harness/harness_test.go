@@ -15,11 +15,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/codegenie/codegenie/bundle"
 	"github.com/codegenie/codegenie/events"
 	"github.com/codegenie/codegenie/gate"
 	"github.com/codegenie/codegenie/harness"
 	"github.com/codegenie/codegenie/internal/hint"
-	"github.com/codegenie/codegenie/replay"
 )
 
 // linear returns a scenario whose run i emits a job.started and a
@@ -27,7 +27,7 @@ import (
 func linear(band func(i int) string, out func(i int) string) harness.Scenario {
 	var n atomic.Int64
 	return func(ctx context.Context, run *harness.Run) ([]byte, error) {
-		r := events.NewRecorder(events.Options{
+		r := events.NewRecorder(events.Config{
 			Clock: func() time.Time { return time.Unix(n.Add(1), 0) },
 			NewID: func() string { return fmt.Sprint("id-", n.Add(1)) },
 		})
@@ -117,15 +117,15 @@ func TestIterateDivergence(t *testing.T) {
 	}
 	require.Len(t, bundles, 1)
 	require.Equal(t, bundles[0], rep.Evidence, "the outcome names the bundle")
-	b, err := replay.Options{}.Load(t.Context(), bundles[0])
+	b, err := bundle.Config{}.Load(t.Context(), bundles[0])
 	require.NoError(t, err)
 	require.Len(t, b.Runs, 2)
 	require.Equal(t, "diff b", string(b.Run("run-003").Output), "the bundle holds each run's output")
-	rd, err := replay.Options{}.Diff(t.Context(), replay.RunRef{Path: bundles[0], Run: "run-000"}, replay.RunRef{Path: bundles[0], Run: "run-003"})
+	rd, err := bundle.Config{}.Diff(t.Context(), bundle.RunRef{Path: bundles[0], Run: "run-000"}, bundle.RunRef{Path: bundles[0], Run: "run-003"})
 	require.NoError(t, err)
-	require.Equal(t, d.Event, rd.Divergence, "replay's diff agrees with the gate")
+	require.Equal(t, d.Event, rd.Divergence, "the bundle's diff agrees with the gate")
 	require.NotNil(t, rd.Output, "and finds the output difference")
-	require.Equal(t, "cd "+hint.ModuleRoot()+" && "+hint.Tool("replay", "diff", bundles[0], "-runs", "run-000,run-003"), d.CompareCommand)
+	require.Equal(t, "cd "+hint.ModuleRoot()+" && "+hint.Tool("bundle", "diff", bundles[0], "-runs", "run-000,run-003"), d.CompareCommand)
 
 	js, err := json.Marshal(rep)
 	require.NoError(t, err)

@@ -34,7 +34,7 @@ type env struct {
 // verdict over at least c.Floor runs. A configuration error returns a nil
 // report.
 //
-// Outside a test there is no synctest bubble and no test binary to re-run:
+// Outside a test there is no synctest bubble and no test binary to rerun:
 // goroutines still alive after a run's context was cancelled (goleak.Find's
 // retries give them time to exit),
 // and not descended from a goroutine that existed before, are reported

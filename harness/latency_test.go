@@ -229,7 +229,7 @@ func TestStreamRecordedThroughCheck(t *testing.T) {
 	if !inChild() {
 		require.NoError(t, flag.Set(cassettes.RecordFlag, `stream\.yaml$`))
 	}
-	cfg := Config{Iterations: 20, Processes: -1, Cassette: cassettes.Options{RealTransport: redirect}}
+	cfg := Config{Iterations: 20, Processes: -1, Cassette: cassettes.Config{RealTransport: redirect}}
 	rep := cfg.check(t, "record-stream", scenario(0), false)
 	require.NoError(t, flag.Set(cassettes.RecordFlag, ""))
 	require.Equal(t, gate.Pass, rep.Verdict, "%s", rep)
@@ -300,7 +300,7 @@ func TestLatencyFromRecording(t *testing.T) {
 			return []byte(strings.Join(out, "\n")), nil
 		}
 	}
-	cfg := Config{Iterations: 20, Processes: -1, Cassette: cassettes.Options{AllowUnused: true}}
+	cfg := Config{Iterations: 20, Processes: -1, Cassette: cassettes.Config{AllowUnused: true}}
 	slow := recordTook(t, "slow", 12*time.Second, prompts...)
 	rep := cfg.check(t, "cap-slow", loop(slow), false)
 	require.Contains(t, []gate.Verdict{gate.Nondeterministic, gate.Broken}, rep.Verdict, "%s", rep)

@@ -11,8 +11,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/codegenie/codegenie/bundle"
 	"github.com/codegenie/codegenie/gate"
-	"github.com/codegenie/codegenie/replay"
 )
 
 // TestURLKeyNeverLeaves: a miss on a URL with a Gemini-style ?key= comes
@@ -48,7 +48,7 @@ func TestURLKeyNeverLeaves(t *testing.T) {
 		require.NoError(t, err)
 		texts[p] = string(b)
 	}
-	b, err := replay.Options{}.Load(t.Context(), filepath.Join(dir, "url-key", "url-key"+replay.FileExt))
+	b, err := bundle.Config{}.Load(t.Context(), filepath.Join(dir, "url-key", "url-key"+bundle.FileExt))
 	require.NoError(t, err)
 	for _, r := range b.Runs {
 		texts["bundle "+r.ID] = r.Error

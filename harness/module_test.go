@@ -167,7 +167,7 @@ func TestSummarise(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := harness.Config{Cassette: cassettes.Options{RealTransport: rt}}
+	cfg := harness.Config{Cassette: cassettes.Config{RealTransport: rt}}
 	cfg.Check(t, "summarise", func(ctx context.Context, run *harness.Run) ([]byte, error) {
 		client, err := run.Client("testdata/summarise.yaml")
 		if err != nil {
@@ -293,8 +293,8 @@ func TestAnotherModule(t *testing.T) {
 		require.NotContains(t, c, root+"/", "a command names this repository: %s", c)
 		got, code := goCmd(c)
 		require.Contains(t, []int{0, 1}, code, "%s\n%s", c, got)
-		if strings.Contains(c, "cmd/replay diff") {
-			require.Equal(t, 1, code, "replay diff finds the divergence the gate found:\n%s", got)
+		if strings.Contains(c, "cmd/bundle diff") {
+			require.Equal(t, 1, code, "bundle diff finds the divergence the gate found:\n%s", got)
 			require.Contains(t, got, "output")
 		}
 		for _, bad := range []string{"cannot find", "is not in std", "no required module", "no Go files", "not found", "unknown command", "no such file", "@latest"} {

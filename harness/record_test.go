@@ -37,7 +37,7 @@ func TestRecordSwitch(t *testing.T) {
 	require.NoError(t, err)
 	path := filepath.Join(t.TempDir(), "greet.yaml")
 	recordSwitch(t, `greet\.yaml$`)
-	cfg := Config{Iterations: 20, Processes: -1, Cassette: cassettes.Options{RealTransport: redirect}}
+	cfg := Config{Iterations: 20, Processes: -1, Cassette: cassettes.Config{RealTransport: redirect}}
 	rep := cfg.check(t, "record", func(ctx context.Context, run *Run) ([]byte, error) {
 		c, err := run.Client(path)
 		if err != nil {
@@ -76,7 +76,7 @@ func TestRecordingNotKeptWhenGateFails(t *testing.T) {
 
 	recordSwitch(t, `unkept\.yaml$`)
 	var runs atomic.Int64
-	cfg := Config{Iterations: 20, Processes: -1, Cassette: cassettes.Options{RealTransport: redirect}}
+	cfg := Config{Iterations: 20, Processes: -1, Cassette: cassettes.Config{RealTransport: redirect}}
 	rep := cfg.check(t, "unkept", func(ctx context.Context, run *Run) ([]byte, error) {
 		c, err := run.Client(path)
 		if err != nil {
@@ -115,7 +115,7 @@ func TestRecordingNotSavedIsNotClaimed(t *testing.T) {
 
 	recordSwitch(t, `refused\.yaml$`)
 	down := roundTripFunc(func(*http.Request) (*http.Response, error) { return nil, errors.New("connection refused") })
-	cfg := Config{Iterations: 20, Processes: -1, Cassette: cassettes.Options{RealTransport: down}}
+	cfg := Config{Iterations: 20, Processes: -1, Cassette: cassettes.Config{RealTransport: down}}
 	rep := cfg.check(t, "refused", func(ctx context.Context, run *Run) ([]byte, error) {
 		c, err := run.Client(path)
 		if err != nil {
@@ -138,7 +138,7 @@ func TestRecordingNotSavedIsNotClaimed(t *testing.T) {
 // recording replaces, and returns its bytes.
 func recordEarlier(t *testing.T, path string, rt http.RoundTripper) []byte {
 	t.Helper()
-	earlier, err := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: closingTransport{next: rt}})
+	earlier, err := cassettes.Open(path, cassettes.Config{Mode: cassettes.Record, RealTransport: closingTransport{next: rt}})
 	require.NoError(t, err)
 	_, err = postGreet(context.Background(), earlier.Client())
 	require.NoError(t, err)
@@ -186,7 +186,7 @@ func TestFailedRecordingShowsItsError(t *testing.T) {
 	const key = "sk-test-recording-key-0123456789abcdef"
 	path := filepath.Join(t.TempDir(), "new.yaml")
 	recordSwitch(t, `new\.yaml$`)
-	cfg := Config{Iterations: 20, Processes: -1, ArtifactDir: t.TempDir(), Cassette: cassettes.Options{APIKey: key, RealTransport: roundTripFunc(func(*http.Request) (*http.Response, error) {
+	cfg := Config{Iterations: 20, Processes: -1, ArtifactDir: t.TempDir(), Cassette: cassettes.Config{APIKey: key, RealTransport: roundTripFunc(func(*http.Request) (*http.Response, error) {
 		return nil, errors.New("the API is never reached")
 	})}}
 	rep := cfg.check(t, "failed-recording", func(ctx context.Context, run *Run) ([]byte, error) {

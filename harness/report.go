@@ -7,10 +7,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/codegenie/codegenie/bundle"
 	"github.com/codegenie/codegenie/events"
 	"github.com/codegenie/codegenie/gate"
 	"github.com/codegenie/codegenie/internal/excerpt"
-	"github.com/codegenie/codegenie/replay"
 )
 
 // Report is the result of a gate run, as data: Text and String render it
@@ -101,7 +101,7 @@ type Divergence struct {
 	RunA   int `json:"run_a"`
 	RunB   int `json:"run_b"`
 	// Output is the output-byte difference, nil when the outputs are equal.
-	Output *replay.OutputDiff `json:"output,omitempty"`
+	Output *bundle.OutputDiff `json:"output,omitempty"`
 	// Event is the first divergent event, nil when the tapes are equal.
 	Event *events.Divergence `json:"event,omitempty"`
 	// PinDiff lists the pins that differ, one "name: a != b" line each.

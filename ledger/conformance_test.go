@@ -122,7 +122,7 @@ func conformance(t *testing.T, b backend) {
 	t.Run("retention while appending", func(t *testing.T) { testRetentionUnderLoad(t, b) })
 	t.Run("mixed schemas warn", func(t *testing.T) { testMixedSchemas(t, b) })
 	t.Run("flakes", func(t *testing.T) { testFlakes(t, b) })
-	t.Run("replay", func(t *testing.T) { testReplay(t, b) })
+	t.Run("rerun", func(t *testing.T) { testRerun(t, b) })
 }
 
 func testChain(t *testing.T, b backend) {
@@ -197,7 +197,7 @@ func testInvalid(t *testing.T, b backend) {
 		{"command of another test", func(e *ledger.Entry) {
 			e.Commands = []gate.Command{{Purpose: "reproduce", Argv: []string{"go", "test", "./properties", "-run", "^TestOther$", "-count=1"}}}
 		}},
-		{"replay without target", func(e *ledger.Entry) { e.Kind = ledger.KindReplay }},
+		{"rerun without target", func(e *ledger.Entry) { e.Kind = ledger.KindRerun }},
 		{"admin without act", func(e *ledger.Entry) { e.Kind = ledger.KindAdmin }},
 		{"too large", func(e *ledger.Entry) { e.Evidence = strings.Repeat("e", ledgerdb.MaxEntryBytes) }},
 	}
@@ -362,7 +362,7 @@ func testFlakes(t *testing.T, b backend) {
 	require.Equal(t, 0, rep.Flakes[1].Verdicts[1].Count)
 }
 
-func testReplay(t *testing.T, b backend) {
+func testRerun(t *testing.T, b backend) {
 	ctx := context.Background()
 	dsn, _ := b.fresh(t)
 	s := open(t, dsn, &clock{})
@@ -383,7 +383,7 @@ func testReplay(t *testing.T, b backend) {
 		}
 		return cur, nil
 	}
-	rep, err := s.Replay(ctx, ledger.ReplayConfig{From: 1, To: 4, Evaluate: ev, Revision: "rev2"})
+	rep, err := s.Rerun(ctx, ledger.RerunConfig{From: 1, To: 4, Evaluate: ev, Revision: "rev2"})
 	require.NoError(t, err)
 	require.Equal(t, []string{ledger.StatusSame, ledger.StatusDiverged, ledger.StatusNotComparable, ledger.StatusError},
 		[]string{rep.Items[0].Status, rep.Items[1].Status, rep.Items[2].Status, rep.Items[3].Status})
@@ -395,20 +395,20 @@ func testReplay(t *testing.T, b backend) {
 	entries := all(t, s)
 	require.Len(t, entries, 8)
 	for i, e := range entries[4:] {
-		require.Equal(t, ledger.KindReplay, e.Kind)
-		require.Equal(t, uint64(i+1), e.Replays)
-		require.Equal(t, rep.Items[i].Status, e.Replay.Status)
-		require.Equal(t, e.Seq, rep.Items[i].ReplaySeq)
+		require.Equal(t, ledger.KindRerun, e.Kind)
+		require.Equal(t, uint64(i+1), e.RerunOf)
+		require.Equal(t, rep.Items[i].Status, e.Rerun.Status)
+		require.Equal(t, e.Seq, rep.Items[i].RerunSeq)
 		require.Equal(t, "rev2", e.Revision)
 	}
 	verifyOK(t, s)
 
-	// Replaying the replays skips them; flakes do not count them.
-	rep, err = s.Replay(ctx, ledger.ReplayConfig{From: 5, Evaluate: ev})
+	// Rerunning the reruns skips them; flakes do not count them.
+	rep, err = s.Rerun(ctx, ledger.RerunConfig{From: 5, Evaluate: ev})
 	require.NoError(t, err)
 	require.Equal(t, 4, rep.Skipped)
 	require.NoError(t, rep.Err())
-	_, err = s.Replay(ctx, ledger.ReplayConfig{From: 50, Evaluate: ev})
+	_, err = s.Rerun(ctx, ledger.RerunConfig{From: 50, Evaluate: ev})
 	require.ErrorIs(t, err, ledger.ErrEmptyRange)
 }
 

@@ -1,7 +1,6 @@
 // Package ledger is the append-only, tamper-evident history of gate
 // verdicts: one entry per verdict (per scenario and path), chained by
-// hash, with the verify, audit-replay and flake-count operations that read
-// it. It keeps the claim "a pinned run key gives byte-identical outcomes"
+// hash, with the verify, rerun and flake-count operations that read it. It keeps the claim "a pinned run key gives byte-identical outcomes"
 // checkable across months and across CI runners.
 //
 // It is not a database, a scheduler or a place for evidence: entries point
@@ -34,12 +33,12 @@
 //	evidence       where the evidence bundle was written (1)
 //	test, package  the Go test (go test -run form, subtests with /) and
 //	               the package directory relative to the module root that
-//	               produced it: what replay re-runs (1)
+//	               produced it: what a rerun runs again (1)
 //	import_path, iterations, process_runs, floor, events, skipped,
 //	failure, explanation, causes, commands
 //	               the rest of the gate's outcome (gate.Outcome and the
 //	               package gate documents each)
-//	replays        (kind replay) the seq of the entry re-evaluated (1);
+//	replays        (kind replay) the seq of the entry the rerun re-evaluated (1);
 //	replay         {status, moved, differs, error}: what it found; status
 //	               "same" | "diverged" | "not_comparable" | "error" (1)
 //	admin          (kind admin) {action "retain", dropped_from,
@@ -54,7 +53,7 @@
 // (ledger/testdata holds a ledger of each).
 // An entry is at most 1 MiB. Readers treat every ledger as
 // untrusted: lines and rows are read one at a time and bounded, so memory
-// stays bounded whatever a ledger holds. Replay turns an entry's package
+// stays bounded whatever a ledger holds. Rerun turns an entry's package
 // and test into go test's arguments, so Append refuses, and every reader
 // ([Store.Entries], [Store.Verify]) refuses at its seq, an entry of any
 // schema whose package is not ".", ./DIR or an import path
@@ -152,14 +151,23 @@
 // with a hostile ledger. A cut tail cannot be seen
 // from the chain alone: keep the reported head hash elsewhere to detect it.
 //
-// # Replay and flakes
+// # Reruns and flakes
 //
-// [Store.Replay] re-evaluates verdict entries through
-// [ReplayConfig.Evaluate] and compares when the key has not moved
+// [Store.Rerun] re-evaluates verdict entries through
+// [RerunConfig.Evaluate] and compares when the key has not moved
 // (verdict, output and chain digests); when it moved the entry is not
 // comparable and the moved components are named. Every re-evaluation is
-// appended as a replay entry pointing at the original; nothing is
-// modified. [Store.Flakes] tallies PASS, NONDETERMINISTIC and BROKEN
+// appended as a rerun entry pointing at the original; nothing is
+// modified.
+//
+// A rerun entry is stored with kind "replay" and the members replays and
+// replay: schema 1's names for it, which this package keeps writing (in
+// Go they are [Entry.RerunOf] and [Entry.Rerun]). Runners of different
+// versions share one ledger, and every version reads schema 1 strictly:
+// a kind or member it does not know is a problem at its seq, and the
+// PostgreSQL row states the kind in a column of its own. So a new word
+// would need a new schema version, and the stored word is only data;
+// what this package prints says rerun. [Store.Flakes] tallies PASS, NONDETERMINISTIC and BROKEN
 // verdicts per scenario and path with the first and last seq of each; a verdict it does not know and an entry of a schema it does not
 // know (both written by a newer version) are counted and reported, never
 // guessed at.

@@ -28,8 +28,10 @@ const (
 	// kindVerdict is one gate verdict for one scenario and path: the kind
 	// Append gives an entry whose Kind is empty.
 	kindVerdict = "verdict"
-	// kindReplay is the re-evaluation of an earlier entry (Entry.Replays).
-	kindReplay = "replay"
+	// kindRerun is a rerun: the re-evaluation of an earlier entry
+	// (Entry.RerunOf). Its stored word is "replay", schema 1's name for it
+	// (see the package documentation, Entries).
+	kindRerun = "replay"
 	// kindAdmin is an administrative act on the ledger itself: retention.
 	kindAdmin = "admin"
 )
@@ -50,7 +52,7 @@ type Entry struct {
 	Schema int    `json:"schema"`
 	Seq    uint64 `json:"seq"`
 	// Kind is "verdict" (one gate verdict; Append sets it when empty),
-	// "replay" (written by [Replay]) or "admin" (written by
+	// "replay" (a rerun, written by [Store.Rerun]) or "admin" (written by
 	// [Store.Retain]).
 	Kind string `json:"kind"`
 
@@ -68,10 +70,11 @@ type Entry struct {
 	Revision string `json:"revision,omitempty"`
 	CIJob    string `json:"ci_job,omitempty"`
 
-	// Replays is the seq of the entry a replay entry re-evaluated, and
-	// Replay what the re-evaluation found.
-	Replays uint64   `json:"replays,omitempty"`
-	Replay  *Outcome `json:"replay,omitempty"`
+	// RerunOf is the seq of the entry a rerun entry re-evaluated, and
+	// Rerun what the re-evaluation found. Their stored members keep schema
+	// 1's names, replays and replay.
+	RerunOf uint64   `json:"replays,omitempty"`
+	Rerun   *Outcome `json:"replay,omitempty"`
 	// Admin is the administrative act of an admin entry.
 	Admin *Admin `json:"admin,omitempty"`
 
@@ -177,17 +180,17 @@ func checkFields(e Entry) error {
 		return fmt.Errorf("%w: %s", errInvalidEntry, fmt.Sprintf(format, args...))
 	}
 	switch e.Kind {
-	case kindVerdict, kindReplay:
+	case kindVerdict, kindRerun:
 		if e.Scenario == "" {
 			return bad("%s entry without a scenario", e.Kind)
 		}
-		// A replay that could not re-evaluate has no current verdict.
-		erred := e.Kind == kindReplay && e.Replay != nil && e.Replay.Status == statusError && e.Verdict == ""
+		// A rerun that could not re-evaluate has no current verdict.
+		erred := e.Kind == kindRerun && e.Rerun != nil && e.Rerun.Status == statusError && e.Verdict == ""
 		if !validVerdict(e.Verdict) && !erred {
 			return bad("verdict %q is not PASS, NONDETERMINISTIC or BROKEN", e.Verdict)
 		}
-		if e.Kind == kindReplay && (e.Replays == 0 || e.Replay == nil) {
-			return bad("replay entry without the seq it replays or its outcome")
+		if e.Kind == kindRerun && (e.RerunOf == 0 || e.Rerun == nil) {
+			return bad("rerun entry (kind replay) without the seq it reruns or its outcome")
 		}
 	case kindAdmin:
 		if e.Admin == nil || e.Admin.Action != actionRetain {
@@ -205,7 +208,7 @@ func checkFields(e Entry) error {
 // checkNames checks the members a command turns into arguments or paths,
 // in an entry of any schema: the package (hint.CheckPackage), the test
 // (hint.CheckTestName) and the evidence path (hint.CheckPathWord), each
-// when set. Replay runs go test with the first two, so a ledger, which
+// when set. Rerun runs go test with the first two, so a ledger, which
 // readers treat as untrusted, never chooses a flag of go test.
 func checkNames(e Entry) error {
 	checks := []struct {

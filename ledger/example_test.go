@@ -92,7 +92,7 @@ func ExampleStore_Flakes() {
 	// npm             2 (seq 1..3)  1 (seq 2..2)      0
 }
 
-func ExampleStore_Replay() {
+func ExampleStore_Rerun() {
 	ctx := context.Background()
 	path, cleanup := tempLedger()
 	defer cleanup()
@@ -103,16 +103,16 @@ func ExampleStore_Replay() {
 	now := func(ctx context.Context, rec ledger.Entry) (ledger.Entry, error) {
 		return ledger.Entry{Outcome: gate.Outcome{Key: rec.Key, Verdict: "NONDETERMINISTIC"}}, nil
 	}
-	rep, err := s.Replay(ctx, ledger.ReplayConfig{From: 1, To: 1, Evaluate: now})
+	rep, err := s.Rerun(ctx, ledger.RerunConfig{From: 1, To: 1, Evaluate: now})
 	if err != nil {
 		panic(err)
 	}
 	rep.Text(os.Stdout)
 	fmt.Println(rep.Err())
 	// Output:
-	// seq 1 npm: diverged (recorded PASS, now NONDETERMINISTIC): differs in [verdict] [replay entry 2]
+	// seq 1 npm: diverged (recorded PASS, now NONDETERMINISTIC): differs in [verdict] [rerun entry 2]
 	// 1 entries: 0 same, 1 diverged, 0 not comparable, 0 errors, 0 skipped
-	// ledger: replay diverged: 1 entr(ies) at seq [1]
+	// ledger: rerun diverged: 1 entr(ies) at seq [1]
 }
 
 func ExampleStore_Entries() {

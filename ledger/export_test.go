@@ -6,7 +6,7 @@ import "github.com/codegenie/codegenie/gate"
 const (
 	ActionRetain    = actionRetain
 	KindAdmin       = kindAdmin
-	KindReplay      = kindReplay
+	KindRerun       = kindRerun
 	KindVerdict     = kindVerdict
 	MaxMessageBytes = maxMessageBytes
 	MaxReported     = maxReported

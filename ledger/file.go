@@ -345,7 +345,7 @@ func (s *fileStore) Retain(ctx context.Context, before uint64, reason string) (E
 		return Entry{}, err
 	}
 	var admin Entry
-	staged, err := atomicfile.Options{}.StageFunc(s.path, 0o644, func(w io.Writer) error {
+	staged, err := atomicfile.Config{}.StageFunc(s.path, 0o644, func(w io.Writer) error {
 		var err error
 		admin, err = s.rewrite(ctx, io.NewSectionReader(f, 0, fi.Size()), w, r, headSeq, headHash)
 		return err

@@ -60,7 +60,7 @@ func (f Flake) Flaky() bool {
 	return f.Unknown > 0 || slices.ContainsFunc(f.Verdicts, func(t Tally) bool { return t.Verdict != gate.Pass && t.Count > 0 })
 }
 
-// Flakes tallies the gate verdicts (kind verdict; replays and admin entries
+// Flakes tallies the gate verdicts (kind verdict; reruns and admin entries
 // are not verdicts of the gate) with seq >= since, per scenario and path.
 // Entries of a newer schema and verdicts it does not know are counted in
 // the report, never guessed at.

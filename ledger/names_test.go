@@ -26,7 +26,7 @@ func storeRaw(t *testing.T, b backend, dsn string, line []byte, seq uint64, prev
 // command would read as a flag, or whose test is not a Go test's name, is
 // refused by Append; sealed into either store by a writer that skips
 // Append, it is refused where it is read, whatever its schema: Entries
-// (and so Replay, which evaluates nothing) stops naming its seq and the
+// (and so Rerun, which evaluates nothing) stops naming its seq and the
 // field, and Verify reports it.
 func TestUnsafeNamesRefused(t *testing.T) {
 	tests := []struct {
@@ -80,7 +80,7 @@ func TestUnsafeNamesRefused(t *testing.T) {
 				require.ErrorContains(t, err, tc.field)
 
 				evaluated := 0
-				_, err = s.Replay(ctx, ledger.ReplayConfig{From: 1, Evaluate: func(context.Context, ledger.Entry) (ledger.Entry, error) {
+				_, err = s.Rerun(ctx, ledger.RerunConfig{From: 1, Evaluate: func(context.Context, ledger.Entry) (ledger.Entry, error) {
 					evaluated++
 					return ledger.Entry{}, nil
 				}})

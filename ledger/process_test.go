@@ -15,7 +15,7 @@ import (
 )
 
 // TestEmbeddedAcrossProcesses: appenders in separate processes (this test
-// binary re-run as a helper) serialise on the file lock.
+// binary rerun as a helper) serialise on the file lock.
 func TestEmbeddedAcrossProcesses(t *testing.T) {
 	if path := os.Getenv("LEDGER_TEST_APPEND"); path != "" {
 		n, _ := strconv.Atoi(os.Getenv("LEDGER_TEST_N"))

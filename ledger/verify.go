@@ -224,8 +224,8 @@ func (v *verifier) record(r Record) {
 	} else if err := checkFields(e); err != nil {
 		v.problem(at, r.Line, "%v", err)
 	}
-	if e.Kind == kindReplay && e.Replays >= e.Seq {
-		v.problem(at, r.Line, "replays entry %d, which is not earlier", e.Replays)
+	if e.Kind == kindRerun && e.RerunOf >= e.Seq {
+		v.problem(at, r.Line, "reruns entry %d, which is not earlier", e.RerunOf)
 	}
 	if e.Kind == kindAdmin && e.Admin != nil && e.Admin.Action == actionRetain {
 		v.retain, v.retainAt = e.Admin, e.Seq

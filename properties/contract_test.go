@@ -108,7 +108,7 @@ func (s llmSource) cassette(scenario, path string) string {
 // open opens scenario's cassette for path, fresh for one run, and returns
 // its client and Close (which fails on unused interactions).
 func (s llmSource) open(scenario, path string) (*http.Client, func() error, error) {
-	c, err := cassettes.Open(s.cassette(scenario, path), cassettes.Options{Hint: refreshHint(scenario, path)})
+	c, err := cassettes.Open(s.cassette(scenario, path), cassettes.Config{Hint: refreshHint(scenario, path)})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -229,7 +229,7 @@ func pinsOf(k fallback.RunKey) map[string]string {
 // path.
 func contractConfig(scenario, path string) harness.Config {
 	return harness.Config{Iterations: iterations, Floor: floor, Budget: budget, Allowlist: allowlist,
-		Cassette: cassettes.Options{Hint: refreshHint(scenario, path)}}
+		Cassette: cassettes.Config{Hint: refreshHint(scenario, path)}}
 }
 
 // TestContract is the determinism contract for every fixture scenario: 50 replay-only

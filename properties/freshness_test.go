@@ -25,7 +25,7 @@ var freshnessWarnings atomic.Value
 // re-records on its own.
 func checkFreshness(dir string, now time.Time) (string, error) {
 	var warn strings.Builder
-	err := cassettes.Verify(dir, cassettes.VerifyOptions{
+	err := cassettes.Verify(dir, cassettes.VerifyConfig{
 		Now:     func() time.Time { return now },
 		Warn:    &warn,
 		Refresh: func(string) string { return hint.Tool("refresh-cassettes", "-expired") },

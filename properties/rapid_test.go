@@ -152,7 +152,7 @@ func TestPropTapeMergeIgnoresInterleaving(t *testing.T) {
 		return lanes
 	})
 	record := func(lanes map[string][]int, yields map[string][]int, concurrent bool) []events.Event {
-		r := events.NewRecorder(events.Options{})
+		r := events.NewRecorder(events.Config{})
 		root, err := r.EmitAfter(0, fallback.KindRunStarted, "root")
 		if err != nil {
 			panic(err)
@@ -291,7 +291,7 @@ func TestPropPipelineDeterminism(t *testing.T) {
 // rapidCheck is rapid.Check with the failfile of a failure written under
 // t.ArtifactDir() (kept with go test -artifacts), never into the source
 // tree: only -update lets rapid write to testdata/rapid, whose committed
-// failfiles TestRapidFailfiles replays. The test runs in the artifact
+// failfiles TestRapidFailfiles runs. The test runs in the artifact
 // directory, so it must not use paths relative to the package.
 func rapidCheck(t *testing.T, prop func(*rapid.T)) {
 	t.Helper()
@@ -300,14 +300,14 @@ func rapidCheck(t *testing.T, prop func(*rapid.T)) {
 		t.Chdir(dir)
 		t.Cleanup(func() {
 			if t.Failed() {
-				t.Logf("rapid wrote its failfile under %s (go test -artifacts keeps it); to keep the case as a regression seed, copy it to properties/testdata/rapid/%s/ or rerun with -update", filepath.Join(dir, "testdata", "rapid"), t.Name())
+				t.Logf("rapid wrote its failfile under %s (go test -artifacts keeps it); to keep the case as a regression seed, copy it to properties/testdata/rapid/%s/ or run the test again with -update", filepath.Join(dir, "testdata", "rapid"), t.Name())
 			}
 		})
 	}
 	rapid.Check(t, prop)
 }
 
-// TestRapidFailfiles replays every committed rapid failfile
+// TestRapidFailfiles runs every committed rapid failfile
 // (testdata/rapid/<Test>/*.fail) against its test in a child process: the
 // committed failures are regression seeds.
 func TestRapidFailfiles(t *testing.T) {

@@ -58,28 +58,28 @@ type HashEmbedderConfig struct {
 	Seed uint64
 }
 
-// withDefaults returns cfg with zero fields replaced by the defaults.
-func (cfg HashEmbedderConfig) withDefaults() HashEmbedderConfig {
-	if cfg.Dimensions == 0 {
-		cfg.Dimensions = DefaultDimensions
+// withDefaults returns c with zero fields replaced by the defaults.
+func (c HashEmbedderConfig) withDefaults() HashEmbedderConfig {
+	if c.Dimensions == 0 {
+		c.Dimensions = DefaultDimensions
 	}
-	if cfg.NGram == 0 {
-		cfg.NGram = DefaultNGram
+	if c.NGram == 0 {
+		c.NGram = DefaultNGram
 	}
-	return cfg
+	return c
 }
 
-// Validate reports whether cfg (after defaults) is in range; the error wraps
+// Validate reports whether c (after defaults) is in range; the error wraps
 // ErrBadConfig.
-func (cfg HashEmbedderConfig) Validate() error {
-	c := cfg.withDefaults()
-	if c.Dimensions < 1 || c.Dimensions > MaxDimensions {
+func (c HashEmbedderConfig) Validate() error {
+	d := c.withDefaults()
+	if d.Dimensions < 1 || d.Dimensions > MaxDimensions {
 		return fmt.Errorf("rag: hash embedder: Dimensions = %d: %w: use 1..%d, or 0 for %d",
-			cfg.Dimensions, ErrBadConfig, MaxDimensions, DefaultDimensions)
+			c.Dimensions, ErrBadConfig, MaxDimensions, DefaultDimensions)
 	}
-	if c.NGram < 1 || c.NGram > MaxNGram {
+	if d.NGram < 1 || d.NGram > MaxNGram {
 		return fmt.Errorf("rag: hash embedder: NGram = %d: %w: use 1..%d, or 0 for %d",
-			cfg.NGram, ErrBadConfig, MaxNGram, DefaultNGram)
+			c.NGram, ErrBadConfig, MaxNGram, DefaultNGram)
 	}
 	return nil
 }

@@ -51,7 +51,7 @@ func (c Config) Recover(ctx context.Context, dirs ...string) error {
 			fmt.Fprintf(r.Log, "refresh: %s: no refresh is left unfinished; it has no manifest to verify\n", dir)
 			continue
 		}
-		if err := cassettes.Verify(dir, cassettes.VerifyOptions{Now: r.Now, Warn: r.Log}); err != nil {
+		if err := cassettes.Verify(dir, cassettes.VerifyConfig{Now: r.Now, Warn: r.Log}); err != nil {
 			errs = append(errs, fmt.Errorf("refresh: %s: no refresh is left unfinished, but the directory does not verify:\n%w", dir, err))
 			continue
 		}

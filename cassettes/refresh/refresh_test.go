@@ -83,7 +83,7 @@ func recordAt(t testing.TB, path, text string) {
 	srv := answering(t, text)
 	rt, err := cassettes.Redirect("https://api.example.com", srv.URL, srv.Client().Transport)
 	require.NoError(t, err)
-	c, err := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: rt})
+	c, err := cassettes.Open(path, cassettes.Config{Mode: cassettes.Record, RealTransport: rt})
 	require.NoError(t, err)
 	resp, err := c.Client().Post("https://api.example.com/v1/answer", "application/json", strings.NewReader(`{"q":1}`))
 	require.NoError(t, err)
@@ -210,7 +210,7 @@ func TestApply(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, "the model answers two", m.History[len(m.History)-1].Reason)
 		require.Equal(t, "2026-11-22T04:00:00Z", m.Cassettes[0].RecordedAt)
-		require.NoError(t, cassettes.Verify(filepath.Join(root, "a", "testdata"), cassettes.VerifyOptions{}))
+		require.NoError(t, cassettes.Verify(filepath.Join(root, "a", "testdata"), cassettes.VerifyConfig{}))
 	})
 	t.Run("a directory's first manifest", func(t *testing.T) {
 		root := module(t)
@@ -225,7 +225,7 @@ func TestApply(t *testing.T) {
 		m, err := manifest.Read(filepath.Join(root, "a", "testdata", manifest.Name))
 		require.NoError(t, err)
 		require.Len(t, m.Cassettes, 2)
-		require.NoError(t, cassettes.Verify(filepath.Join(root, "a", "testdata"), cassettes.VerifyOptions{}))
+		require.NoError(t, cassettes.Verify(filepath.Join(root, "a", "testdata"), cassettes.VerifyConfig{}))
 	})
 	t.Run("no change, no manifest", func(t *testing.T) {
 		root := module(t)

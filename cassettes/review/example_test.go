@@ -17,7 +17,7 @@ import (
 // recordPrompts records one Messages request per prompt into a cassette
 // at path, against the in-process fake API.
 func recordPrompts(path string, cfg fakellm.Config, prompts ...string) error {
-	c, err := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: fakellm.New(cfg).Transport()})
+	c, err := cassettes.Open(path, cassettes.Config{Mode: cassettes.Record, RealTransport: fakellm.New(cfg).Transport()})
 	if err != nil {
 		return err
 	}

@@ -361,7 +361,7 @@ func (f fakeAPI) RoundTrip(req *http.Request) (*http.Response, error) {
 // with w.
 func recordOne(t *testing.T, path, url string, p provider, w wire) {
 	t.Helper()
-	c, err := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: fakeAPI(w)})
+	c, err := cassettes.Open(path, cassettes.Config{Mode: cassettes.Record, RealTransport: fakeAPI(w)})
 	require.NoError(t, err)
 	resp, err := c.Client().Post(url, "application/json", strings.NewReader(p.request))
 	require.NoError(t, err)

@@ -46,7 +46,7 @@ type Config struct {
 	// 0 means 16 KiB. Diffs are computed on the whole texts.
 	MaxText int
 	// APIKey is the key the cassettes were recorded with (as in
-	// cassettes.Options): masked wherever it would appear in the review,
+	// cassettes.Config): masked wherever it would appear in the review,
 	// as written or escaped, besides every secret the cassettes package's
 	// rules find.
 	APIKey string

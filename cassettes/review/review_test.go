@@ -38,7 +38,7 @@ func (c call) body() string {
 // through a recording cassette at path.
 func record(t testing.TB, path string, rt http.RoundTripper, calls []call) {
 	t.Helper()
-	c, err := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: rt, APIKey: testKey})
+	c, err := cassettes.Open(path, cassettes.Config{Mode: cassettes.Record, RealTransport: rt, APIKey: testKey})
 	require.NoError(t, err)
 	for _, cl := range calls {
 		req, err := http.NewRequest("POST", "https://api.anthropic.com/v1/messages", strings.NewReader(cl.body()))

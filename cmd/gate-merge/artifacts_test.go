@@ -69,9 +69,9 @@ func TestCrash(t *testing.T) {
 // panics; the folders are moved elsewhere, as a download of the CI
 // artifacts puts them, and the user's cache is cleared. gate-merge, run
 // in the download directory, explains the failing scenario (its cause,
-// its evidence inside the moved folders, the commands), and the replay
+// its evidence inside the moved folders, the commands), and the bundle
 // diff it prints, pasted there, compares the runs of the bundle;
-// replay show and verify read the bundle too. gate-merge reports the
+// bundle show and verify read the bundle too. gate-merge reports the
 // crashed gate as a crash that names the scenario and the run in
 // progress, with the panic from the crash output.
 func TestDownloadedArtifacts(t *testing.T) {
@@ -168,8 +168,8 @@ func TestDownloadedArtifacts(t *testing.T) {
 		"the evidence folder names the package and test, no path of the runner")
 	require.Contains(t, got, "  reproduce, in the module root:\n    go test . -run '^TestFlaky$' -count=1\n")
 	diff := regexp.MustCompile(`(?m)^  compare the two runs in full, from the directory the merge ran in:\n    (.*)$`).FindStringSubmatch(got)
-	require.NotNil(t, diff, "the replay diff command:\n%s", got)
-	require.Contains(t, diff[1], "go run github.com/codegenie/codegenie/cmd/replay diff "+evidence[1]+" -runs run-")
+	require.NotNil(t, diff, "the bundle diff command:\n%s", got)
+	require.Contains(t, diff[1], "go run github.com/codegenie/codegenie/cmd/bundle diff "+evidence[1]+" -runs run-")
 	require.NotContains(t, got, work, "nothing names the runner's folders")
 	md, err := os.ReadFile(summary)
 	require.NoError(t, err)
@@ -177,17 +177,17 @@ func TestDownloadedArtifacts(t *testing.T) {
 	require.Contains(t, string(md), "```sh\n"+diff[1]+"\n```\n")
 
 	// The printed command, pasted in the download directory, compares the
-	// two runs; replay show and verify read the same bundle.
+	// two runs; bundle show and verify read the same bundle.
 	out, code = sh(download, diff[1])
 	require.Equal(t, 1, code, "the runs differ:\n%s", out)
 	require.Contains(t, out, "output")
 	for _, bad := range []string{"no such file", "cannot find", "not found"} {
 		require.NotContains(t, out, bad)
 	}
-	replay := strings.TrimSuffix(diff[1][:strings.Index(diff[1], " diff ")], " ")
+	tool := strings.TrimSuffix(diff[1][:strings.Index(diff[1], " diff ")], " ")
 	for _, sub := range []string{"verify", "show"} {
-		out, code = sh(download, replay+" "+sub+" "+evidence[1])
-		require.Zero(t, code, "replay %s on the downloaded bundle:\n%s", sub, out)
+		out, code = sh(download, tool+" "+sub+" "+evidence[1])
+		require.Zero(t, code, "bundle %s on the downloaded bundle:\n%s", sub, out)
 	}
 
 	// The crashed gate left a result: a crash, naming the scenario and the

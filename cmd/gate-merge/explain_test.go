@@ -33,7 +33,7 @@ func downloaded(t *testing.T, base string) {
 	bundle := filepath.Join(base, "gate-0", "evidence", "k", "gate-000001", "flaky", "flaky.bundle.zst")
 	flaky.Evidence = bundle
 	flaky.Commands = []gate.Command{
-		{Purpose: "compare", Argv: []string{"go", "run", "github.com/codegenie/codegenie/cmd/replay", "diff", bundle, "-runs", "run-000,run-003"}},
+		{Purpose: "compare", Argv: []string{"go", "run", "github.com/codegenie/codegenie/cmd/bundle", "diff", bundle, "-runs", "run-000,run-003"}},
 		{Purpose: "reproduce", Argv: []string{"go", "test", "./pkg", "-run", "^TestGate$/^flaky$", "-count=1"}},
 	}
 	steady := result("steady", "1/2", gate.Pass)

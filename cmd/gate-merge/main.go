@@ -25,7 +25,7 @@
 // (gate.Result.Explain): the first screen of its report (verdict, what
 // differs, cause), or for a gate whose test process died (verdict
 // CRASHED) the run in progress and the crash output; the evidence bundle
-// inside DIR; and the commands: replay diff on that bundle, runnable from
+// inside DIR; and the commands: bundle diff on that bundle, runnable from
 // the directory gate-merge ran in (where the artifacts were downloaded),
 // and the go test that reproduces it, runnable from the module root.
 // With -markdown FILE, and when $GITHUB_STEP_SUMMARY names a file

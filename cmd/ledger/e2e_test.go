@@ -55,7 +55,7 @@ var Output = map[string]string{"alpha": %q, "beta": %q, "gamma": %q}
 // TestEndToEnd: a gate run in a user's module writes three results, which
 // gate-merge appends to the ledger as three entries; the
 // pipeline then changes so that beta's output moves under the same key and
-// gamma's key moves; replay -strict exits 1 naming beta as diverged and
+// gamma's key moves; rerun -strict exits 1 naming beta as diverged and
 // gamma as not comparable because its cassette moved.
 func TestEndToEnd(t *testing.T) {
 	if testing.Short() {
@@ -103,22 +103,22 @@ func TestEndToEnd(t *testing.T) {
 		require.NotEmpty(t, e.OutputDigest)
 	}
 
-	// The same code replays clean.
+	// The same code reruns clean.
 	report := filepath.Join(t.TempDir(), "r.json")
 	code, stdout, stderr := invoke(t, app{getenv: os.Getenv, now: testApp(nil).now, evaluator: goTestEvaluator, revision: gitRevision},
-		"replay", "-ledger", ledgerPath, "-from", "1", "-to", "3", "-strict", "-dir", mod)
+		"rerun", "-ledger", ledgerPath, "-from", "1", "-to", "3", "-strict", "-dir", mod)
 	require.Equal(t, 0, code, "%s\n%s", stdout, stderr)
 	require.Contains(t, stdout, "3 same")
 
 	write("pipeline.go", pipeline([3]string{"ca", "cb", "cg2"}, [3]string{"out-a", "out-b2", "out-g"}))
 	code, stdout, stderr = invoke(t, app{getenv: os.Getenv, now: testApp(nil).now, evaluator: goTestEvaluator, revision: gitRevision},
-		"replay", "-ledger", ledgerPath, "-from", "1", "-to", "3", "-strict", "-output", report, "-dir", mod)
+		"rerun", "-ledger", ledgerPath, "-from", "1", "-to", "3", "-strict", "-output", report, "-dir", mod)
 	require.Equal(t, 1, code, "%s\n%s", stdout, stderr)
 	require.Contains(t, stderr, "at seq [2]")
 
 	b, err := os.ReadFile(report)
 	require.NoError(t, err)
-	var rep ledger.ReplayReport
+	var rep ledger.RerunReport
 	require.NoError(t, json.Unmarshal(b, &rep))
 	require.Len(t, rep.Items, 3)
 	require.Equal(t, "same", rep.Items[0].Status)
@@ -133,7 +133,7 @@ func TestEndToEnd(t *testing.T) {
 	require.Equal(t, []string{"cassette_id"}, gamma.Moved)
 	require.True(t, strings.Contains(stdout, "moved: [cassette_id]"), stdout)
 
-	// Both replays were appended (3 + 3 + 3 entries) and the chain holds.
+	// Both reruns were appended (3 + 3 + 3 entries) and the chain holds.
 	code, stdout, _ = invoke(t, testApp(nil), "verify", "-ledger", ledgerPath)
 	require.Equal(t, 0, code, stdout)
 	require.Contains(t, stdout, "9 entries")

@@ -43,7 +43,7 @@ func goTestEvaluator(dir string, stderr io.Writer) evaluateFunc {
 
 func (g *goTest) Evaluate(ctx context.Context, rec ledger.Entry) (ledger.Entry, error) {
 	if rec.Test == "" || rec.Package == "" {
-		return ledger.Entry{}, fmt.Errorf("entry %d records no test and package to re-run", rec.Seq)
+		return ledger.Entry{}, fmt.Errorf("entry %d records no test and package to rerun", rec.Seq)
 	}
 	key := rec.Package + "\x00" + rec.Test
 	results, ok := g.runs[key]
@@ -72,7 +72,7 @@ func (g *goTest) runTest(ctx context.Context, pkg, test string) ([]gate.Result, 
 	if err != nil {
 		return nil, err
 	}
-	tmp, err := os.MkdirTemp("", "ledger-replay-")
+	tmp, err := os.MkdirTemp("", "ledger-rerun-")
 	if err != nil {
 		return nil, err
 	}
@@ -81,11 +81,11 @@ func (g *goTest) runTest(ctx context.Context, pkg, test string) ([]gate.Result, 
 	// gate goes where a gate keeps it outside a results folder.
 	cmd := exec.CommandContext(ctx, run.Argv[0], append(run.Argv[1:], "-args", "-gate.results="+tmp, "-gate.evidence="+evidenceDir())...)
 	cmd.Dir = g.dir
-	//detvet:ignore the re-run go test inherits the user's environment by design, less the gate's own variables
+	//detvet:ignore the rerun go test inherits the user's environment by design, less the gate's own variables
 	cmd.Env = childEnv(os.Environ())
 	out := &tail{max: 16 << 10}
 	cmd.Stdout, cmd.Stderr = out, out
-	fmt.Fprintf(g.stderr, "ledger: re-running %s (in %s)\n", run, g.dir)
+	fmt.Fprintf(g.stderr, "ledger: rerunning %s (in %s)\n", run, g.dir)
 	runErr := cmd.Run() // a failing gate exits 1 and still writes its result
 	results, err := gate.ReadResults(tmp)
 	if err != nil {
@@ -101,7 +101,7 @@ func (g *goTest) runTest(ctx context.Context, pkg, test string) ([]gate.Result, 
 // neither -gate.results nor -gate.evidence says: codegenie/evidence in the
 // user's cache directory, else in the temporary directory.
 func evidenceDir() string {
-	//detvet:ignore the evidence of a re-run goes to the user's cache directory, as a gate's does by default
+	//detvet:ignore the evidence of a rerun goes to the user's cache directory, as a gate's does by default
 	base, err := os.UserCacheDir()
 	if err != nil {
 		//detvet:ignore the fallback when there is no cache directory, as for a gate

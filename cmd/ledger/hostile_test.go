@@ -90,13 +90,13 @@ var _ = flag.String("gate.results", "", "")
 func TestGate(t *testing.T) {}
 `
 
-// TestReplayHostileEntryChoosesNoFlag: ledger replay, run from a module
+// TestRerunHostileEntryChoosesNoFlag: ledger rerun, run from a module
 // root, of a sealed entry whose package or test is a go test flag (or a
 // name holding a newline, or a directory outside the module) refuses the
 // entry by name when it reads it, runs nothing, and leaves every file in
 // the test's temporary tree as it was; go test's evaluator refuses the
 // same entries on its own.
-func TestReplayHostileEntryChoosesNoFlag(t *testing.T) {
+func TestRerunHostileEntryChoosesNoFlag(t *testing.T) {
 	tmp := t.TempDir()
 	mod := filepath.Join(tmp, "mod")
 	victim := filepath.Join(tmp, "victim")
@@ -136,12 +136,12 @@ func TestReplayHostileEntryChoosesNoFlag(t *testing.T) {
 			before := treeSnapshot(t, tmp, ledgers)
 
 			a := app{getenv: os.Getenv, now: testApp(nil).now, evaluator: goTestEvaluator, revision: testApp(nil).revision}
-			code, stdout, stderr := invoke(t, a, "replay", "-ledger", path, "-from", "1", "-dir", mod)
-			require.Equal(t, before, treeSnapshot(t, tmp, ledgers), "replay changed a file outside the ledger\n%s", stderr)
+			code, stdout, stderr := invoke(t, a, "rerun", "-ledger", path, "-from", "1", "-dir", mod)
+			require.Equal(t, before, treeSnapshot(t, tmp, ledgers), "rerun changed a file outside the ledger\n%s", stderr)
 			require.Equal(t, 1, code, "%s\n%s", stdout, stderr)
 			require.Contains(t, stderr, "line 1 (seq 1)")
 			require.Contains(t, stderr, tc.field+` "`)
-			require.NotContains(t, stderr, "re-running")
+			require.NotContains(t, stderr, "rerunning")
 
 			entry.Seq = 1
 			_, err := goTestEvaluator(mod, io.Discard)(context.Background(), entry)

@@ -4,8 +4,8 @@
 // Usage:
 //
 //	ledger verify [-json]                  check the whole chain and every entry's schema
-//	ledger replay -from N [-to M] [-strict] [-output report.json] [-dir MODULE]
-//	                                       re-run each entry's gate now and compare
+//	ledger rerun -from N [-to M] [-strict] [-output report.json] [-dir MODULE]
+//	                                       rerun each entry's gate now and compare
 //	ledger flakes [-since N] [-json]       verdict counts per scenario
 //	ledger retain -before N -reason TEXT   drop entries before N, recorded in the ledger
 //	ledger repair                          drop the torn last line a killed append left
@@ -16,7 +16,7 @@
 // for the embedded store, or a postgres:// URL.
 //
 // Exit status: 0 on success; 1 when the ledger does not verify, a strict
-// replay diverged, or anything fails; 2 for usage errors. Messages go to
+// rerun diverged, or anything fails; 2 for usage errors. Messages go to
 // standard error, prefixed "ledger:".
 package main
 
@@ -42,15 +42,15 @@ func main() {
 
 const usage = `ledger reads and keeps the verdict ledger your module's determinism gates'
 results are appended to (gate-merge -ledger DSN RESULTS_DIR): verify its
-chain, replay entries with your module's code, count flaky scenarios. From
+chain, rerun entries with your module's code, count flaky scenarios. From
 your module's root:
 
 	go run github.com/codegenie/codegenie/cmd/ledger flakes -ledger .codegenie/ledger.jsonl
-	go run github.com/codegenie/codegenie/cmd/ledger replay -from 1 -ledger .codegenie/ledger.jsonl
+	go run github.com/codegenie/codegenie/cmd/ledger rerun -from 1 -ledger .codegenie/ledger.jsonl
 
 usage:
   ledger verify [-json]
-  ledger replay -from N [-to M] [-strict] [-output report.json] [-dir MODULE]
+  ledger rerun -from N [-to M] [-strict] [-output report.json] [-dir MODULE]
   ledger flakes [-since N] [-json]
   ledger retain -before N -reason TEXT
   ledger repair
@@ -85,18 +85,18 @@ func exitCode(err error, stderr io.Writer) int {
 }
 
 // app is the command with its seams: the environment, the clock, and how
-// replay re-evaluates an entry.
+// rerun re-evaluates an entry.
 type app struct {
 	getenv func(string) string
 	now    func() time.Time
-	// evaluator returns how replay re-evaluates an entry of the module in
-	// dir (ledger.ReplayConfig.Evaluate).
+	// evaluator returns how rerun re-evaluates an entry of the module in
+	// dir (ledger.RerunConfig.Evaluate).
 	evaluator func(dir string, stderr io.Writer) evaluateFunc
 	// revision returns the current code revision of the module in dir.
 	revision func(ctx context.Context, dir string) string
 }
 
-// evaluateFunc is ledger.ReplayConfig.Evaluate.
+// evaluateFunc is ledger.RerunConfig.Evaluate.
 type evaluateFunc = func(ctx context.Context, recorded ledger.Entry) (ledger.Entry, error)
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -110,13 +110,13 @@ func (a app) run(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return usagef("no command")
 	}
 	cmds := map[string]func(context.Context, []string, io.Writer, io.Writer) error{
-		"verify": a.verify, "replay": a.replay, "flakes": a.flakes, "retain": a.retain, "repair": a.repair, "install": a.install,
+		"verify": a.verify, "rerun": a.rerun, "flakes": a.flakes, "retain": a.retain, "repair": a.repair, "install": a.install,
 	}
 	var h *helpRequested
 	switch args[0] {
 	case "help", "-h", "-help", "--help":
 		io.WriteString(stdout, usage)
-		for _, name := range []string{"verify", "replay", "flakes", "retain", "install"} {
+		for _, name := range []string{"verify", "rerun", "flakes", "retain", "install"} {
 			if errors.As(cmds[name](ctx, []string{"-h"}, stdout, stderr), &h) {
 				h.write(stdout)
 			}

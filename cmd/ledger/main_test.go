@@ -64,8 +64,8 @@ func TestUsage(t *testing.T) {
 		{"unknown command", []string{"frob"}, `unknown command "frob"`},
 		{"no ledger", []string{"verify"}, "give -ledger DSN or set CODEGENIE_LEDGER"},
 		{"bad flag", []string{"verify", "-ledger", "x", "-nope"}, "flag provided but not defined"},
-		{"replay without from", []string{"replay", "-ledger", "x"}, "give -from N"},
-		{"replay backwards", []string{"replay", "-ledger", "x", "-from", "3", "-to", "2"}, "-to 2 is before -from 3"},
+		{"rerun without from", []string{"rerun", "-ledger", "x"}, "give -from N"},
+		{"rerun backwards", []string{"rerun", "-ledger", "x", "-from", "3", "-to", "2"}, "-to 2 is before -from 3"},
 		{"retain without reason", []string{"retain", "-ledger", "x", "-before", "3"}, "give -before N and -reason TEXT"},
 		{"install on a path", []string{"install", "-ledger", "x"}, "needs no install"},
 		{"stray argument", []string{"flakes", "-ledger", "x", "extra"}, `unexpected argument "extra"`},
@@ -120,7 +120,7 @@ func TestFlakes(t *testing.T) {
 	require.Equal(t, ledger.Tally{Verdict: "PASS", Count: 1, First: 3, Last: 3}, rep.Flakes[1].Verdicts[0])
 }
 
-func TestReplay(t *testing.T) {
+func TestRerun(t *testing.T) {
 	// npm is unchanged, go's output moved under the same key, pypi's key
 	// moved because its cassette did.
 	ev := func(_ context.Context, rec ledger.Entry) (ledger.Entry, error) {
@@ -135,15 +135,15 @@ func TestReplay(t *testing.T) {
 	}
 	path := seed(t, "npm", "go", "pypi")
 	report := filepath.Join(t.TempDir(), "r.json")
-	code, out, stderr := invoke(t, testApp(ev), "replay", "-ledger", path, "-from", "1", "-to", "3", "-strict", "-output", report)
+	code, out, stderr := invoke(t, testApp(ev), "rerun", "-ledger", path, "-from", "1", "-to", "3", "-strict", "-output", report)
 	require.Equal(t, 1, code, stderr)
-	require.Contains(t, out, "seq 2 go: diverged (recorded PASS, now PASS): differs in [output_digest] [replay entry 5]")
+	require.Contains(t, out, "seq 2 go: diverged (recorded PASS, now PASS): differs in [output_digest] [rerun entry 5]")
 	require.Contains(t, out, "seq 3 pypi: not_comparable (recorded PASS, now PASS): key k-pypi -> k2, moved: [cassette_id]")
-	require.Contains(t, stderr, "replay diverged: 1 entr(ies) at seq [2]")
+	require.Contains(t, stderr, "rerun diverged: 1 entr(ies) at seq [2]")
 
 	var rf struct {
 		Format string `json:"format"`
-		ledger.ReplayReport
+		ledger.RerunReport
 	}
 	b, err := os.ReadFile(report)
 	require.NoError(t, err)
@@ -153,21 +153,21 @@ func TestReplay(t *testing.T) {
 	require.Equal(t, "diverged", rf.Items[1].Status)
 	require.Equal(t, []string{"cassette_id"}, rf.Items[2].Moved)
 
-	// The replays were appended, nothing else changed, and the chain holds.
+	// The reruns were appended, nothing else changed, and the chain holds.
 	code, out, _ = invoke(t, testApp(nil), "verify", "-ledger", path)
 	require.Equal(t, 0, code, out)
 	require.Contains(t, out, "6 entries")
 
 	// Without -strict the same divergence exits 0.
-	code, _, _ = invoke(t, testApp(ev), "replay", "-ledger", path, "-from", "1", "-to", "3", "-output", report)
+	code, _, _ = invoke(t, testApp(ev), "rerun", "-ledger", path, "-from", "1", "-to", "3", "-output", report)
 	require.Equal(t, 0, code)
 
-	// replay never replaces a file it did not write.
+	// rerun never replaces a file it did not write.
 	other := filepath.Join(t.TempDir(), "notes.json")
 	require.NoError(t, os.WriteFile(other, []byte(`{"mine":1}`), 0o644))
-	code, _, stderr = invoke(t, testApp(ev), "replay", "-ledger", path, "-from", "1", "-output", other)
+	code, _, stderr = invoke(t, testApp(ev), "rerun", "-ledger", path, "-from", "1", "-output", other)
 	require.Equal(t, 1, code)
-	require.Contains(t, stderr, "is not a replay report")
+	require.Contains(t, stderr, "is not a rerun report")
 	b, err = os.ReadFile(other)
 	require.NoError(t, err)
 	require.Equal(t, `{"mine":1}`, string(b))

@@ -23,8 +23,8 @@ type File interface {
 	Name() string
 }
 
-// Options configures writes. The zero value writes with os.CreateTemp.
-type Options struct {
+// Config configures writes. The zero value writes with os.CreateTemp.
+type Config struct {
 	// CreateTemp creates the temporary file, as os.CreateTemp(dir,
 	// pattern) does; nil means os.CreateTemp. It is a seam for tests that
 	// inject write failures.
@@ -43,21 +43,21 @@ type Options struct {
 	noExchange bool
 }
 
-// errCrashed is what Commit returns at Options.crashAt.
+// errCrashed is what Commit returns at Config.crashAt.
 var errCrashed = errors.New("atomicfile: crashed (simulated)")
 
-func (o Options) crash(step string) bool { return o.crashAt == step }
+func (c Config) crash(step string) bool { return c.crashAt == step }
 
 // WriteFile replaces path with data, with mode perm, atomically: see the
 // package documentation for the protocol. On error the previous file at
 // path, if any, is unchanged and no temporary file is left.
 func WriteFile(path string, data []byte, perm os.FileMode) error {
-	return Options{}.WriteFile(path, data, perm)
+	return Config{}.WriteFile(path, data, perm)
 }
 
-// WriteFile is the package-level WriteFile with o's options.
-func (o Options) WriteFile(path string, data []byte, perm os.FileMode) error {
-	s, err := o.Stage(path, data, perm)
+// WriteFile is the package-level WriteFile with c's settings.
+func (c Config) WriteFile(path string, data []byte, perm os.FileMode) error {
+	s, err := c.Stage(path, data, perm)
 	if err != nil {
 		return err
 	}
@@ -67,8 +67,8 @@ func (o Options) WriteFile(path string, data []byte, perm os.FileMode) error {
 // Stage writes data to a synced temporary file beside path, with mode perm,
 // and returns it for Commit or Discard; path itself is not touched yet. On
 // error nothing is left behind.
-func (o Options) Stage(path string, data []byte, perm os.FileMode) (*Staged, error) {
-	return o.StageFunc(path, perm, func(w io.Writer) error {
+func (c Config) Stage(path string, data []byte, perm os.FileMode) (*Staged, error) {
+	return c.StageFunc(path, perm, func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
 	})
@@ -77,8 +77,8 @@ func (o Options) Stage(path string, data []byte, perm os.FileMode) (*Staged, err
 // StageFunc is Stage for data produced by a writer: fill writes the new
 // contents to w. If fill returns an error, the temporary file is removed
 // and the error is returned wrapped.
-func (o Options) StageFunc(path string, perm os.FileMode, fill func(w io.Writer) error) (*Staged, error) {
-	create := o.CreateTemp
+func (c Config) StageFunc(path string, perm os.FileMode, fill func(w io.Writer) error) (*Staged, error) {
+	create := c.CreateTemp
 	if create == nil {
 		create = osCreateTemp
 	}
@@ -102,7 +102,7 @@ func (o Options) StageFunc(path string, perm os.FileMode, fill func(w io.Writer)
 		os.Remove(name)
 		return nil, failed(op, path, err)
 	}
-	return &Staged{path: path, tmp: name, o: o}, nil
+	return &Staged{path: path, tmp: name, o: c}, nil
 }
 
 // Staged is a synced temporary file waiting to replace its target. It is
@@ -111,12 +111,12 @@ type Staged struct {
 	path, tmp string
 	done      bool
 	dir       bool // staged by StageDir
-	o         Options
+	o         Config
 }
 
 // Commit puts the staged file or directory at the target and syncs the
 // target's directory. A file is renamed over the target file (a directory
-// at the target is an error unless Options.ReplaceDir); a directory, or a
+// at the target is an error unless Config.ReplaceDir); a directory, or a
 // file replacing a directory, is exchanged with what is at the target (see
 // the package documentation).
 // If that fails, the temporary file or directory is removed and the target

@@ -44,8 +44,8 @@ func (f *faultyFile) Close() error {
 
 func (f *faultyFile) Name() string { return f.f.Name() }
 
-func failingAt(step string) Options {
-	return Options{CreateTemp: func(dir, pattern string) (File, error) {
+func failingAt(step string) Config {
+	return Config{CreateTemp: func(dir, pattern string) (File, error) {
 		if step == "create" {
 			return nil, errInjected
 		}
@@ -158,7 +158,7 @@ func TestStage(t *testing.T) {
 	path := filepath.Join(dir, "m.json")
 	require.NoError(t, os.WriteFile(path, []byte("old"), 0o644))
 
-	s, err := Options{}.Stage(path, []byte("new"), 0o644)
+	s, err := Config{}.Stage(path, []byte("new"), 0o644)
 	require.NoError(t, err)
 	snap := snapshot(t, dir)
 	require.Len(t, snap, 2, "target plus one staged file")
@@ -174,7 +174,7 @@ func TestStage(t *testing.T) {
 	require.ErrorIs(t, s.Commit(), ErrFinished)
 	require.Equal(t, map[string]string{"m.json": "old"}, snapshot(t, dir))
 
-	s, err = Options{}.Stage(path, []byte("new"), 0o644)
+	s, err = Config{}.Stage(path, []byte("new"), 0o644)
 	require.NoError(t, err)
 	require.NoError(t, s.Commit())
 	s.Discard() // no effect after Commit
@@ -186,7 +186,7 @@ func TestStageFuncFillError(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "b.zst")
 	require.NoError(t, os.WriteFile(path, []byte("old"), 0o644))
-	_, err := Options{}.StageFunc(path, 0o644, func(w io.Writer) error {
+	_, err := Config{}.StageFunc(path, 0o644, func(w io.Writer) error {
 		_, err := io.WriteString(w, "partial")
 		return errors.Join(err, errInjected)
 	})

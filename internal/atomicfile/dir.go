@@ -14,7 +14,7 @@ import (
 // with its name, then fsyncs every file and directory under it. The
 // returned Staged replaces path with it on Commit. On error nothing is
 // left behind and path is untouched.
-func (o Options) StageDir(path string, perm os.FileMode, fill func(dir string) error) (*Staged, error) {
+func (c Config) StageDir(path string, perm os.FileMode, fill func(dir string) error) (*Staged, error) {
 	if err := RemoveLeftovers(path); err != nil {
 		return nil, err
 	}
@@ -34,20 +34,20 @@ func (o Options) StageDir(path string, perm os.FileMode, fill func(dir string) e
 		os.RemoveAll(tmp)
 		return nil, failed(op, path, err)
 	}
-	return &Staged{path: path, tmp: tmp, dir: true, o: o}, nil
+	return &Staged{path: path, tmp: tmp, dir: true, o: c}, nil
 }
 
 // WriteDir replaces the directory (or file) at path with a tree that fill
 // writes into the directory it is given, atomically: see the package
 // documentation.
 func WriteDir(path string, perm os.FileMode, fill func(dir string) error) error {
-	return Options{}.WriteDir(path, perm, fill)
+	return Config{}.WriteDir(path, perm, fill)
 }
 
-// WriteDir is the package-level WriteDir with o's options: StageDir
+// WriteDir is the package-level WriteDir with c's settings: StageDir
 // followed by Commit.
-func (o Options) WriteDir(path string, perm os.FileMode, fill func(dir string) error) error {
-	s, err := o.StageDir(path, perm, fill)
+func (c Config) WriteDir(path string, perm os.FileMode, fill func(dir string) error) error {
+	s, err := c.StageDir(path, perm, fill)
 	if err != nil {
 		return err
 	}

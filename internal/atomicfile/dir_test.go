@@ -92,7 +92,7 @@ func TestWriteDirCrash(t *testing.T) {
 			root := t.TempDir()
 			p := filepath.Join(root, "run.bundle")
 			require.NoError(t, WriteDir(p, 0o755, fillWith(oldTree)))
-			o := Options{crashAt: tc.crashAt, noExchange: tc.noExchange}
+			o := Config{crashAt: tc.crashAt, noExchange: tc.noExchange}
 			err := o.WriteDir(p, 0o755, fillWith(newTree))
 			require.ErrorIs(t, err, errCrashed)
 			if tc.now == nil {
@@ -144,7 +144,7 @@ func TestStageDirFillErrorLeavesNothing(t *testing.T) {
 func TestStagedDirDiscard(t *testing.T) {
 	root := t.TempDir()
 	p := filepath.Join(root, "run.bundle")
-	s, err := Options{}.StageDir(p, 0o755, fillWith(newTree))
+	s, err := Config{}.StageDir(p, 0o755, fillWith(newTree))
 	require.NoError(t, err)
 	s.Discard()
 	require.Empty(t, snapshot(t, root))
@@ -179,6 +179,6 @@ func TestWriteFileReplacesADirectoryOnlyWhenAsked(t *testing.T) {
 	require.NoError(t, WriteDir(p, 0o755, fillWith(oldTree)))
 	require.Error(t, WriteFile(p, []byte("file"), 0o644))
 	require.Equal(t, oldTree, tree(t, p))
-	require.NoError(t, Options{ReplaceDir: true}.WriteFile(p, []byte("file"), 0o644))
+	require.NoError(t, Config{ReplaceDir: true}.WriteFile(p, []byte("file"), 0o644))
 	require.Equal(t, map[string]string{"out": "file"}, snapshot(t, root))
 }

@@ -53,14 +53,14 @@
 //
 // # Staging several files
 //
-// Options.Stage and Options.StageFunc do steps 1 to 3 and return a Staged
+// Config.Stage and Config.StageFunc do steps 1 to 3 and return a Staged
 // file; Staged.Commit does steps 4 and 5 and Staged.Discard removes the
 // temporary file instead. A caller replacing several files stages all of
 // them first, so a failure while writing leaves every target unchanged.
 //
 // # Testing failures
 //
-// Options.CreateTemp, nil by default, replaces os.CreateTemp; a test returns
+// Config.CreateTemp, nil by default, replaces os.CreateTemp; a test returns
 // a File whose Write, Sync or Close fails to simulate a full disk or a
 // process killed mid-write. The seam is a parameter, not package state, so
 // tests can run in parallel.

@@ -34,13 +34,13 @@ type brokenFile struct{ *os.File }
 
 func (brokenFile) Write([]byte) (int, error) { return 0, errors.New("disk full") }
 
-func ExampleOptions_WriteFile() {
+func ExampleConfig_WriteFile() {
 	dir, _ := os.MkdirTemp("", "atomicfile")
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "cassette.yaml")
 	_ = os.WriteFile(path, []byte("old\n"), 0o644)
 
-	opts := atomicfile.Options{CreateTemp: func(dir, pattern string) (atomicfile.File, error) {
+	opts := atomicfile.Config{CreateTemp: func(dir, pattern string) (atomicfile.File, error) {
 		f, err := os.CreateTemp(dir, pattern)
 		return brokenFile{f}, err
 	}}
@@ -54,14 +54,14 @@ func ExampleOptions_WriteFile() {
 	// 1 file: old
 }
 
-func ExampleOptions_Stage() {
+func ExampleConfig_Stage() {
 	dir, _ := os.MkdirTemp("", "atomicfile")
 	defer os.RemoveAll(dir)
 	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
 
 	// Stage both files before replacing either, so a failure while
 	// writing leaves both unchanged.
-	var opts atomicfile.Options
+	var opts atomicfile.Config
 	sa, err := opts.Stage(a, []byte(`{"a":1}`), 0o644)
 	if err != nil {
 		fmt.Println(err)
@@ -83,12 +83,12 @@ func ExampleOptions_Stage() {
 	// {"a":1} {"b":2}
 }
 
-func ExampleOptions_StageFunc() {
+func ExampleConfig_StageFunc() {
 	dir, _ := os.MkdirTemp("", "atomicfile")
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "list.txt")
 
-	s, err := atomicfile.Options{}.StageFunc(path, 0o644, func(w io.Writer) error {
+	s, err := atomicfile.Config{}.StageFunc(path, 0o644, func(w io.Writer) error {
 		for i := range 3 {
 			if _, err := fmt.Fprintf(w, "line %d\n", i); err != nil {
 				return err
@@ -116,7 +116,7 @@ func ExampleStaged_Commit() {
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "manifest.json")
 
-	s, _ := atomicfile.Options{}.Stage(path, []byte("{}\n"), 0o644)
+	s, _ := atomicfile.Config{}.Stage(path, []byte("{}\n"), 0o644)
 	fmt.Println(s.Commit())
 	fmt.Println(errors.Is(s.Commit(), atomicfile.ErrFinished))
 	// Output:
@@ -130,7 +130,7 @@ func ExampleStaged_Discard() {
 	path := filepath.Join(dir, "manifest.json")
 	_ = os.WriteFile(path, []byte("old\n"), 0o644)
 
-	s, _ := atomicfile.Options{}.Stage(path, []byte("new\n"), 0o644)
+	s, _ := atomicfile.Config{}.Stage(path, []byte("new\n"), 0o644)
 	s.Discard()
 	ents, _ := os.ReadDir(dir)
 	b, _ := os.ReadFile(path)
@@ -160,12 +160,12 @@ func ExampleWriteDir() {
 	// 1 entry
 }
 
-func ExampleOptions_StageDir() {
+func ExampleConfig_StageDir() {
 	dir, _ := os.MkdirTemp("", "atomicfile")
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "run.bundle")
 
-	s, err := atomicfile.Options{}.StageDir(path, 0o755, func(tmp string) error {
+	s, err := atomicfile.Config{}.StageDir(path, 0o755, func(tmp string) error {
 		return os.WriteFile(filepath.Join(tmp, "events.log"), []byte("log\n"), 0o644)
 	})
 	if err != nil {

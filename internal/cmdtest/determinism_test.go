@@ -13,10 +13,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/codegenie/codegenie/bundle"
 	"github.com/codegenie/codegenie/events"
 	"github.com/codegenie/codegenie/gate"
 	"github.com/codegenie/codegenie/ledger"
-	"github.com/codegenie/codegenie/replay"
 )
 
 // output is what one process printed and how it ended.
@@ -60,7 +60,7 @@ func sameEveryTime(t *testing.T, n int, dir, name string, args ...string) output
 func pinnedBundle(t *testing.T, dir, name string) string {
 	t.Helper()
 	tape := func(text string) []events.Event {
-		rec := events.NewRecorder(events.Options{})
+		rec := events.NewRecorder(events.Config{})
 		_, err := rec.Emit("prompt.built", map[string]string{"user": "bump lodash"})
 		require.NoError(t, err)
 		_, err = rec.Emit("llm.responded", map[string]string{"text": text})
@@ -70,28 +70,28 @@ func pinnedBundle(t *testing.T, dir, name string) string {
 	pin := func(v string) map[string]string {
 		return map[string]string{"cassette_id": "c-" + v, "model": "m-" + v, "prompt": "p-" + v, "store": "same"}
 	}
-	b := &replay.Bundle{
-		Metadata: replay.Metadata{Scenario: "lodash", ToolVersion: "v1", GoVersion: "go1.26.0"},
-		Runs: []replay.Run{
+	b := &bundle.Bundle{
+		Metadata: bundle.Metadata{Scenario: "lodash", ToolVersion: "v1", GoVersion: "go1.26.0"},
+		Runs: []bundle.Run{
 			{ID: "run-a", Pin: pin("1"), Output: []byte("diff a\n"), Events: tape("a")},
 			{ID: "run-b", Pin: pin("2"), Output: []byte("diff b\n"), Events: tape("b")},
 		},
 	}
 	p := filepath.Join(dir, name)
-	require.NoError(t, replay.Options{}.WriteFile(context.Background(), p, b))
+	require.NoError(t, bundle.Config{}.WriteFile(context.Background(), p, b))
 	return p
 }
 
-// TestReplayDiffDeterministic: replay diff of runs that differ in three
+// TestBundleDiffDeterministic: bundle diff of runs that differ in three
 // pins prints the same bytes in 20 processes, as text and as JSON.
-func TestReplayDiffDeterministic(t *testing.T) {
+func TestBundleDiffDeterministic(t *testing.T) {
 	dir := t.TempDir()
 	pinnedBundle(t, dir, "runs.bundle.zst")
 	for _, args := range [][]string{
 		{"diff", "runs.bundle.zst", "-runs", "run-a,run-b"},
 		{"diff", "runs.bundle.zst", "-runs", "run-a,run-b", "-json"},
 	} {
-		out := sameEveryTime(t, 20, dir, "replay", args...)
+		out := sameEveryTime(t, 20, dir, "bundle", args...)
 		require.Equal(t, 1, out.code, "the runs diverge: %+v", out)
 		for _, pin := range []string{"cassette_id", "model", "prompt"} {
 			require.Contains(t, out.stdout, pin)
@@ -114,12 +114,13 @@ func TestOutputDeterministic(t *testing.T) {
 		dir  string
 		args []string
 	}{
-		{"replay", dir, []string{"verify", "runs.bundle.zst"}},
-		{"replay", dir, []string{"show", "runs.bundle.zst", "-payload"}},
-		{"replay", dir, []string{"diff", "runs.bundle.zst", "-runs", "run-a,run-b"}},
-		{"replay", dir, []string{"diff", "runs.bundle.zst", "runs.bundle.zst"}},
-		{"replay", dir, []string{"merge", "merged.bundle.zst", "runs.bundle.zst", "runs.bundle.zst"}},
-		{"replay", dir, []string{"nope"}},
+		{"bundle", dir, []string{"verify", "runs.bundle.zst"}},
+		{"bundle", dir, []string{"show", "runs.bundle.zst", "-payload"}},
+		{"bundle", dir, []string{"diff", "runs.bundle.zst", "-runs", "run-a,run-b"}},
+		{"bundle", dir, []string{"diff", "runs.bundle.zst", "runs.bundle.zst"}},
+		{"bundle", dir, []string{"merge", "merged.bundle.zst", "runs.bundle.zst", "runs.bundle.zst"}},
+		{"bundle", dir, []string{"state", "runs.bundle.zst", "-run", "run-a"}},
+		{"bundle", dir, []string{"nope"}},
 		{"gate-merge", dir, results},
 		{"gate-merge", dir, []string{"-h"}},
 		{"refresh-cassettes", root, []string{"-dry-run", "-pkg", "./fixtures", "-run", "^TestCassettes$"}},
@@ -234,7 +235,7 @@ func TestLedgerOutputDeterministic(t *testing.T) {
 		{"flakes", "good.jsonl", false, []string{"flakes"}, 0},
 		{"flakes json", "good.jsonl", false, []string{"flakes", "-json", "-since", "2"}, 0},
 		{"flakes of a damaged ledger", "bad.jsonl", false, []string{"flakes"}, 1},
-		{"replay of an empty range", "good.jsonl", false, []string{"replay", "-from", "99"}, 1},
+		{"rerun of an empty range", "good.jsonl", false, []string{"rerun", "-from", "99"}, 1},
 		{"retain", "good.jsonl", true, []string{"retain", "-before", "3", "-reason", "old"}, 0},
 		{"retain refused", "bad.jsonl", true, []string{"retain", "-before", "2", "-reason", "old"}, 1},
 		{"repair", "torn.jsonl", true, []string{"repair"}, 0},

@@ -10,7 +10,7 @@ import (
 )
 
 // commands are the module's commands, each built into bin.
-var commands = []string{"replay", "gate-merge", "refresh-cassettes", "ledger", "detvet"}
+var commands = []string{"bundle", "gate-merge", "refresh-cassettes", "ledger", "detvet"}
 
 // bin is the directory holding the built commands.
 var bin string

@@ -12,8 +12,8 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/codegenie/codegenie/bundle"
 	"github.com/codegenie/codegenie/events"
-	"github.com/codegenie/codegenie/replay"
 )
 
 // TestScripts runs testdata/script/*.txtar: one script per command, its
@@ -65,13 +65,13 @@ func cmdMkbundle(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 2 {
 		ts.Fatalf("usage: mkbundle OUT RUN=TEXT...")
 	}
-	b := &replay.Bundle{Metadata: replay.Metadata{Scenario: "lodash", ToolVersion: "v1", GoVersion: "go1.26.0"}}
+	b := &bundle.Bundle{Metadata: bundle.Metadata{Scenario: "lodash", ToolVersion: "v1", GoVersion: "go1.26.0"}}
 	for _, spec := range args[1:] {
 		id, text, ok := strings.Cut(spec, "=")
 		if !ok {
 			ts.Fatalf("mkbundle: %q is not RUN=TEXT", spec)
 		}
-		rec := events.NewRecorder(events.Options{})
+		rec := events.NewRecorder(events.Config{})
 		for _, step := range []struct {
 			kind    events.Kind
 			payload any
@@ -79,12 +79,12 @@ func cmdMkbundle(ts *testscript.TestScript, neg bool, args []string) {
 			_, err := rec.Emit(step.kind, step.payload)
 			ts.Check(err)
 		}
-		b.Runs = append(b.Runs, replay.Run{ID: id, Pin: map[string]string{"model": text}, Output: []byte(text + "\n"), Events: rec.Events()})
+		b.Runs = append(b.Runs, bundle.Run{ID: id, Pin: map[string]string{"model": text}, Output: []byte(text + "\n"), Events: rec.Events()})
 	}
 	out := ts.MkAbs(args[0])
 	if strings.HasSuffix(out, ".zst") {
-		ts.Check(replay.Options{}.WriteFile(context.Background(), out, b))
+		ts.Check(bundle.Config{}.WriteFile(context.Background(), out, b))
 	} else {
-		ts.Check(replay.Options{}.Write(context.Background(), out, b))
+		ts.Check(bundle.Config{}.Write(context.Background(), out, b))
 	}
 }

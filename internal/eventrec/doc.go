@@ -2,7 +2,7 @@
 // digest over records. It knows no Go type of the events package: the
 // events package builds its chain digest on it, and internal/tape converts
 // between events.Event and records for the packages that store or send
-// tapes (replay bundles, the harness child protocol).
+// tapes (bundles, the harness child protocol).
 //
 // # Record
 //

@@ -18,7 +18,7 @@ type Command struct {
 // The purposes of the commands a gate's report and result file name.
 const (
 	PurposeReproduce = "reproduce" // go test of the test that ran the gate
-	PurposeCompare   = "compare"   // replay diff of the two largest classes' runs in the evidence bundle
+	PurposeCompare   = "compare"   // bundle diff of the two largest classes' runs in the evidence bundle
 	PurposeReRecord  = "re-record" // the reproduce command with the cassettes' record flag
 )
 

@@ -2,7 +2,7 @@
 // people to run, so that each one runs where the reader is: in the module
 // whose test failed, which is usually not this repository.
 //
-// Tool names one of codegenie's own commands (cmd/replay, cmd/ledger, ...)
+// Tool names one of codegenie's own commands (cmd/bundle, cmd/ledger, ...)
 // in a form the go command resolves from the caller's module: the module's
 // own package path inside this repository or where go.mod replaces the
 // module, the path at the required version otherwise. GoTest names the go

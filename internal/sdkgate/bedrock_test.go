@@ -257,7 +257,7 @@ func TestBedrockReplayIgnoresSignatures(t *testing.T) {
 	for k, v := range recorded {
 		t.Setenv(k, v)
 	}
-	rec, err := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: rt})
+	rec, err := cassettes.Open(path, cassettes.Config{Mode: cassettes.Record, RealTransport: rt})
 	require.NoError(t, err)
 	atRecord := &bedrockHeaders{next: rec.Client().Transport}
 	text, err := bedrockConverse(t.Context(), atRecord, "Summarise: lodash 4.17.20.", 0)
@@ -274,7 +274,7 @@ func TestBedrockReplayIgnoresSignatures(t *testing.T) {
 	t.Setenv("HOME", filepath.Join(t.TempDir(), "nowhere"))
 	atReplay := &bedrockHeaders{}
 	synctest.Test(t, func(t *testing.T) {
-		c, err := cassettes.Open(path, cassettes.Options{})
+		c, err := cassettes.Open(path, cassettes.Config{})
 		require.NoError(t, err)
 		atReplay.next = c.Client().Transport
 		got, err := bedrockConverse(t.Context(), atReplay, "Summarise: lodash 4.17.20.", 0)

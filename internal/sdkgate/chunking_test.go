@@ -35,7 +35,7 @@ const (
 func recordSDK(t *testing.T, key string, calls func(ctx context.Context, hc *http.Client, key string) (string, error)) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "sdk.yaml")
-	c, err := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: fakellm.New(fakellm.Config{APIKey: key, ChunkSize: 4}).Transport(), APIKey: key})
+	c, err := cassettes.Open(path, cassettes.Config{Mode: cassettes.Record, RealTransport: fakellm.New(fakellm.Config{APIKey: key, ChunkSize: 4}).Transport(), APIKey: key})
 	require.NoError(t, err)
 	_, err = calls(t.Context(), c.Client(), key)
 	require.NoError(t, err)

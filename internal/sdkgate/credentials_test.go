@@ -34,7 +34,7 @@ func TestBedrockWithoutCredentials(t *testing.T) {
 	cassette := filepath.Join(t.TempDir(), "bedrock.yaml")
 	require.NoError(t, os.WriteFile(cassette, []byte("---\nversion: 2\ninteractions: []\n"), 0o644))
 	cfg := harness.Config{Iterations: 20, Floor: 20, Processes: -1, ArtifactDir: t.TempDir(), ReproCommand: "go test ./summarise -run '^TestSummarise$' -count=1",
-		Cassette: cassettes.Options{AllowUnused: true}}
+		Cassette: cassettes.Config{AllowUnused: true}}
 	rep, err := cfg.Iterate(t.Context(), "bedrock-no-credentials", func(ctx context.Context, run *harness.Run) ([]byte, error) {
 		hc, err := run.Client(cassette)
 		if err != nil {

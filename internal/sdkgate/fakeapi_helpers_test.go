@@ -37,7 +37,7 @@ type fakeAPIPipeline func(ctx context.Context, hc *http.Client, run *harness.Run
 // the cassettes package's test flag -cassettes.record selecting it, the
 // requests sent through rt (a redirect to the fake, or a transport to it),
 // and returns the pipeline's output. Every process of the test records
-// its own copy: child processes of harness.Check re-run the test, and
+// its own copy: child processes of harness.Check rerun the test, and
 // t.TempDir differs in each.
 func fakeAPIRecord(t *testing.T, path string, rt http.RoundTripper, p fakeAPIPipeline) []byte {
 	t.Helper()
@@ -46,7 +46,7 @@ func fakeAPIRecord(t *testing.T, path string, rt http.RoundTripper, p fakeAPIPip
 	prev := f.Value.String()
 	require.NoError(t, flag.Set(cassettes.RecordFlag, regexp.QuoteMeta(filepath.Base(path))+"$"))
 	defer func() { require.NoError(t, flag.Set(cassettes.RecordFlag, prev)) }()
-	c, err := cassettes.Open(path, cassettes.Options{RealTransport: rt})
+	c, err := cassettes.Open(path, cassettes.Config{RealTransport: rt})
 	require.NoError(t, err)
 	out, err := p(t.Context(), c.Client(), nil)
 	require.NoError(t, err)

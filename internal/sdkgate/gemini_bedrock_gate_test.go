@@ -136,7 +136,7 @@ func cloudRequirePassed(t *testing.T, rep *harness.Report, cassette string, secr
 	}
 	// Opened without a manifest to vouch for it, the cassette is scanned
 	// for secrets again.
-	c, err := cassettes.Open(cassette, cassettes.Options{AllowUnused: true})
+	c, err := cassettes.Open(cassette, cassettes.Config{AllowUnused: true})
 	require.NoError(t, err)
 	require.NoError(t, c.Close())
 }

@@ -172,7 +172,7 @@ func TestGeminiKeyRedacted(t *testing.T) {
 		require.Equal(t, http.StatusOK, resp.StatusCode, "%s", b)
 		return res.Text(), string(b)
 	}
-	rec, err := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: rt, APIKey: geminiKey})
+	rec, err := cassettes.Open(path, cassettes.Config{Mode: cassettes.Record, RealTransport: rt, APIKey: geminiKey})
 	require.NoError(t, err)
 	sdkText, restBody := ask(rec.Client(), geminiKey)
 	require.NoError(t, rec.Close())
@@ -182,7 +182,7 @@ func TestGeminiKeyRedacted(t *testing.T) {
 	require.Contains(t, string(saved), "key=REDACTED")
 	require.Regexp(t, `X-Goog-Api-Key:\s+- REDACTED`, string(saved))
 
-	c, err := cassettes.Open(path, cassettes.Options{})
+	c, err := cassettes.Open(path, cassettes.Config{})
 	require.NoError(t, err)
 	gotText, gotBody := ask(c.Client(), "AIzaSyD-anotherDummyKeyForTheReplay0123")
 	require.Equal(t, sdkText, gotText)

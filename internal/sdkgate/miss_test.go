@@ -154,7 +154,7 @@ func TestMissIsOneAttempt(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				c, err := cassettes.Open(empty, cassettes.Options{})
+				c, err := cassettes.Open(empty, cassettes.Config{})
 				require.NoError(t, err)
 				counter := &attemptCounter{next: c.Client().Transport}
 				start := time.Now()

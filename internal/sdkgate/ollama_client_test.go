@@ -60,13 +60,13 @@ func TestOllamaClientReplaysRawRecordings(t *testing.T) {
 			if tt.options != nil {
 				req["options"] = tt.options
 			}
-			rec, err := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: srv.Client().Transport})
+			rec, err := cassettes.Open(path, cassettes.Config{Mode: cassettes.Record, RealTransport: srv.Client().Transport})
 			require.NoError(t, err)
 			raw, err := ollamaChat(t.Context(), rec.Client(), req)
 			require.NoError(t, err)
 			require.NoError(t, rec.Close())
 			synctest.Test(t, func(t *testing.T) {
-				c, err := cassettes.Open(path, cassettes.Options{AllowUnused: tt.miss != ""})
+				c, err := cassettes.Open(path, cassettes.Config{AllowUnused: tt.miss != ""})
 				require.NoError(t, err)
 				got, err := ollamaClientChat(t.Context(), c.Client(), "Summarise: lodash 4.17.20.")
 				if tt.miss == "" {

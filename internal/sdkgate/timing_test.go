@@ -122,7 +122,7 @@ func TestSDKStreamTiming(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "stream.yaml")
-			rec, err := cassettes.Open(path, cassettes.Options{Mode: cassettes.Record, RealTransport: fakellm.New(fakellm.Config{ChunkSize: 8}).Transport()})
+			rec, err := cassettes.Open(path, cassettes.Config{Mode: cassettes.Record, RealTransport: fakellm.New(fakellm.Config{ChunkSize: 8}).Transport()})
 			require.NoError(t, err)
 			recorded := 0
 			require.NoError(t, tt.stream(t.Context(), rec.Client(), func() { recorded++ }))
@@ -131,7 +131,7 @@ func TestSDKStreamTiming(t *testing.T) {
 			require.GreaterOrEqual(t, frames, 4, "a stream of several frames")
 
 			synctest.Test(t, func(t *testing.T) {
-				c, err := cassettes.Open(path, cassettes.Options{})
+				c, err := cassettes.Open(path, cassettes.Config{})
 				require.NoError(t, err)
 				start := time.Now()
 				var at []time.Duration

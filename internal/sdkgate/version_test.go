@@ -72,7 +72,7 @@ func TestAnthropicVersionChange(t *testing.T) {
 	// Through the SDK at its default options (its retries cost no wall
 	// time in a bubble).
 	synctest.Test(t, func(t *testing.T) {
-		c, err := cassettes.Open(path, cassettes.Options{AllowUnused: true, Hint: "rerecord-review"})
+		c, err := cassettes.Open(path, cassettes.Config{AllowUnused: true, Hint: "rerecord-review"})
 		require.NoError(t, err)
 		_, err = reviewCalls(t.Context(), c.Client())
 		var me *cassettes.MissError

@@ -1,5 +1,5 @@
 // Package tape encodes events.Event values as the records of
-// internal/eventrec, one at a time (replay bundles store them framed) or
+// internal/eventrec, one at a time (bundles store them framed) or
 // back to back as a tape (a harness child process sends its run's tape to
 // the parent this way).
 //

@@ -1,5 +1,5 @@
 // Package tapetest provides event tapes for the tests and benchmarks of
-// the packages that store and replay them (replay, and the replay
+// the packages that store and fold them (bundle, and the fold
 // benchmarks of fallback): runs shaped like the fallback pipeline's
 // (Realistic) and long tapes of fixed-size payloads (Synthetic).
 //

@@ -33,7 +33,7 @@ var ErrKind = errors.New("tapetest: empty kind")
 
 // Realistic records one run shaped like the fallback pipeline's tape (its
 // payload fields and typical sizes; the prompt is large enough to be
-// stored as a replay blob), eight events under the kinds k, each the
+// stored as a bundle blob), eight events under the kinds k, each the
 // child of the previous one, through a Recorder with a fixed clock and ID
 // source so the nondeterministic fields are set. scenario picks the
 // advisory; variant changes the clock, the IDs and the completion, so two
@@ -48,7 +48,7 @@ func Realistic(k Kinds, scenario, variant int) ([]events.Event, error) {
 	pkg := packages[scenario]
 	clock := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC).Add(time.Duration(variant) * time.Second)
 	id := 0
-	rec := events.NewRecorder(events.Options{
+	rec := events.NewRecorder(events.Config{
 		Clock: func() time.Time { clock = clock.Add(1733 * time.Microsecond); return clock },
 		NewID: func() string { id++; return fmt.Sprintf("audit-%d-%04d", variant, id) },
 	})

@@ -46,7 +46,7 @@ func FuzzLoad(f *testing.F) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		c, err := cassettes.Open(path, cassettes.Options{AllowUnused: true})
+		c, err := cassettes.Open(path, cassettes.Config{AllowUnused: true})
 		if err != nil {
 			var ce *cassettes.CassetteError
 			if !errors.As(err, &ce) || ce.Path != path {
@@ -85,7 +85,7 @@ func FuzzManifest(f *testing.F) {
 			}
 			return
 		}
-		verr := cassettes.Verify(dir, cassettes.VerifyOptions{})
+		verr := cassettes.Verify(dir, cassettes.VerifyConfig{})
 		if len(m.Cassettes) == 0 && verr != nil {
 			t.Fatalf("an empty valid manifest fails Verify: %v", verr)
 		}

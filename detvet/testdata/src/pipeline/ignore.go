@@ -8,7 +8,7 @@ func ignoredAbove() time.Time {
 }
 
 func ignoredSameLine() time.Time {
-	return time.Now() //detvet:ignore wired to events.Options.Clock only outside replay // tn
+	return time.Now() //detvet:ignore wired to events.Config.Clock only outside replay // tn
 }
 
 func bareIgnore() time.Time {

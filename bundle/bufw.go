@@ -1,0 +1,8 @@
+package bundle
+
+import (
+	"bufio"
+	"io"
+)
+
+func newBufWriter(w io.Writer) *bufio.Writer { return bufio.NewWriterSize(w, 256<<10) }

@@ -1,0 +1,5 @@
+//go:build !race
+
+package bundle
+
+const raceEnabled = false

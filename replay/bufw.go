@@ -1,8 +1,0 @@
-package replay
-
-import (
-	"bufio"
-	"io"
-)
-
-func newBufWriter(w io.Writer) *bufio.Writer { return bufio.NewWriterSize(w, 256<<10) }

@@ -1,9 +1,0 @@
-package replay
-
-// Names the external tests use.
-var (
-	CompareRuns  = compareRuns
-	ErrTooLarge  = errTooLarge
-	ErrTruncated = errTruncated
-	MergeTapes   = mergeTapes
-)

@@ -18,7 +18,7 @@ import (
 // schema1.jsonl was written by the harness's -gate.ledger before a gate's
 // outcome had one definition (gate.Outcome): verdicts with zero chain
 // digests, an error class, components, evidence, revision and CI job, a
-// replay and a retention. schema2.jsonl was written by gate-merge -ledger
+// rerun and a retention. schema2.jsonl was written by gate-merge -ledger
 // from the result files of real gates: the whole outcome, with
 // explanations, commands and classes in full.
 func TestCommittedLedgers(t *testing.T) {

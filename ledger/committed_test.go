@@ -18,13 +18,14 @@ import (
 // schema1.jsonl was written by the harness's -gate.ledger before a gate's
 // outcome had one definition (gate.Outcome): verdicts with zero chain
 // digests, an error class, components, evidence, revision and CI job, a
-// rerun and a retention. schema2.jsonl was written by gate-merge -ledger
+// rerun and a retention; schema1-reruns.jsonl, by the same code, three
+// verdicts and their reruns. schema2.jsonl was written by gate-merge -ledger
 // from the result files of real gates: the whole outcome, with
 // explanations, commands and classes in full.
 func TestCommittedLedgers(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "*.jsonl"))
 	require.NoError(t, err)
-	require.Len(t, files, 2, "schema1.jsonl and schema2.jsonl")
+	require.Len(t, files, 3, "schema1.jsonl, schema1-reruns.jsonl and schema2.jsonl")
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			t.Parallel()

@@ -8,18 +8,22 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestREADMEExample: the gated test the module's README shows is the code
-// ExampleCheck holds, line for line, so the README's example compiles.
+// TestREADMEExample: the gated test the module's README and the package
+// documentation show is the code ExampleCheck holds, line for line, so
+// both compile.
 func TestREADMEExample(t *testing.T) {
 	t.Parallel()
-	readme, err := os.ReadFile("../README.md")
-	require.NoError(t, err)
-	example, err := os.ReadFile("example_test.go")
-	require.NoError(t, err)
-
-	block := checkCall(t, "README.md", string(readme))
-	held := checkCall(t, "example_test.go", string(example))
-	require.Equal(t, block, held, "README.md's example and ExampleCheck in harness/example_test.go differ: keep them the same code")
+	read := func(name string) string {
+		b, err := os.ReadFile(name)
+		require.NoError(t, err)
+		return string(b)
+	}
+	held := checkCall(t, "example_test.go", read("example_test.go"))
+	require.Equal(t, checkCall(t, "README.md", read("../README.md")), held,
+		"README.md's example and ExampleCheck in harness/example_test.go differ: keep them the same code")
+	doc := strings.ReplaceAll(read("doc.go"), "\n//", "\n")
+	require.Equal(t, checkCall(t, "doc.go", doc), held,
+		"the package documentation's example and ExampleCheck in harness/example_test.go differ: keep them the same code")
 }
 
 // checkCall returns the lines of the first harness.Check call in text, from

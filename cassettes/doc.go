@@ -23,9 +23,12 @@
 //	-cassettes.record=REGEXP   re-record the cassettes whose path matches
 //	-cassettes.record-missing  record the cassettes that do not exist yet
 //
-// A cassette they select is opened in Record mode; plain go test always
-// replays. [Config].Mode: [Record] records unconditionally. Recording sends requests through
-// Config.RealTransport (http.DefaultTransport when nil) with go-vcr's
+// They exist only in test binaries that link this package, so name the
+// packages whose tests open cassettes (go test ./summarise
+// -cassettes.record-missing): go test ./... passes the flag to every test
+// binary, and one that does not link the package fails on it. A cassette
+// they select is opened in Record mode; plain go test always replays. [Config].Mode: [Record] records unconditionally. Recording sends requests through
+// [Config.RealTransport] (http.DefaultTransport when nil) with go-vcr's
 // recorder in ModeRecordOnly, and [Cassette.Close] saves. [Redirect] makes a transport
 // that sends requests for the API's root to a local fake or a proxy while
 // the cassette records the URL the client used, so it replays against the
@@ -56,7 +59,7 @@
 // package before the flags (go test stops reading packages at the first
 // flag it does not know):
 // cd MODULE && go test ./pkg -run '^TestX$' -count=1 '-cassettes.record=name\.yaml$'.
-// Config.Hint replaces that command (see Misses).
+// [Config.Hint] replaces that command (see Misses).
 //
 // # A refresh's test runs
 //
@@ -71,7 +74,7 @@
 //	                                FILE: the cassette's absolute path,
 //	                                the path as opened, whether it exists,
 //	                                the hosts its requests went to, and
-//	                                the API roots [Redirect] was given in
+//	                                the API roots Redirect was given in
 //	                                the process by then
 //	CODEGENIE_CASSETTES_STAGE=DIR   a recording (by the record switch, or
 //	                                in Record mode) of a cassette of the
@@ -156,7 +159,7 @@
 // then it is servable again, so a retry after a cancelled read is served
 // the response again, as the live API would answer a retried request. By
 // default Close reports interactions never served ([ErrUnusedInteractions]);
-// Config.AllowUnused turns that off.
+// [Config.AllowUnused] turns that off.
 //
 // The cassette's content is parsed, checked, digested, scanned and indexed
 // once per process (cached by the blake3 of the file's bytes, so an edited
@@ -217,7 +220,7 @@
 // meant to be: same method, then same URL, then agreeing meaningful
 // headers, then the fewest differing JSON fields, then the fewest
 // differing bytes of the canonical bodies (outside their common prefix
-// and suffix), then file order. MissError.Change identifies the change
+// and suffix), then file order. [MissError.Change] identifies the change
 // whatever request carries it, so the misses of several requests that one
 // change to the code explains can be told to be one.
 //
@@ -304,7 +307,7 @@
 // [Timing]), paces the frames: each Read that begins frame i waits until
 // offset i after the request was replayed, or until the request's context
 // is done or the body is closed. A frame, or a response delayed by
-// Config.Latency, that is due at or after the request's deadline is not
+// [Config.Latency], that is due at or after the request's deadline is not
 // delivered: the request ends with its deadline, also when the two fall at
 // the same instant of a bubble's fake clock. The default, [TimingAuto],
 // paces inside a testing/synctest
@@ -383,7 +386,7 @@
 // unescaped. Nothing is written (Close returns an error naming the line
 // and the kind of secret, never any of its bytes) if either holds any of:
 //
-//   - Config.APIKey, when it is at least 8 bytes long;
+//   - [Config.APIKey], when it is at least 8 bytes long;
 //   - a credential header (Authorization, Proxy-Authorization, X-Api-Key,
 //     Api-Key, Cookie, Set-Cookie) whose value is not a placeholder (a value
 //     with no letter or digit, or one that says redacted, filtered, removed
@@ -432,6 +435,15 @@
 // one header of our own a request can hold is Codegenie-Lane (see
 // Identical requests).
 //
+// Cassettes other go-vcr users recorded replay through the official
+// SDKs with their default options, whatever their recorder left: headers
+// in another case, a charset on JSON, keys as "[FILTERED]", bodies
+// re-encoded (see Matching). A response recorded without a Content-Type
+// (some recorders delete every header) is served with the type its body
+// evidently has: JSON, a server-sent-events stream or NDJSON; the body
+// alone decides. [Cassette.Notes] says so once per cassette, and [OpenT]
+// logs it.
+//
 // # Cassette digest (cassette_id)
 //
 // The cassette_id ([Digest]) is the blake3-256 of the cassette's decoded
@@ -472,7 +484,7 @@
 // replay's outcome never depends on the clock, and nothing re-records on
 // its own.
 //
-// Open in Replay mode verifies the cassette against Config.Manifest, or
+// Open in Replay mode verifies the cassette against [Config.Manifest], or
 // manifest.json in the cassette's directory when there is one: a digest
 // that differs (a digest mismatch: the file was changed other than by
 // recording) or a missing entry is an error. The

@@ -23,9 +23,12 @@
 //     threshold (time.Since(start) > budget, time.Until(d) < 0, a
 //     time.Time's After or Before of the clock) when what the branch
 //     decides reaches an output: which side it takes depends on how long
-//     the work before it took, not on the inputs. The fix is to bound the
-//     work by a count, or by a context deadline checked at blocking calls,
-//     or to inject the clock. A branch that only logs is not reported, nor
+//     the work before it took, not on the inputs. The gate cannot see it:
+//     in its testing/synctest bubbles time moves only when every
+//     goroutine blocks, so a branch on the time CPU work took takes the
+//     same side in every run and passes, while production takes the
+//     other. The fix is to bound the work by a count, or by a context
+//     deadline checked at blocking calls, or to inject the clock. A branch that only logs is not reported, nor
 //     one in a function that itself sleeps, waits on a timer or ticker,
 //     receives or selects: there the elapsed time is the waiting's, which
 //     a gate's replayed latency varies, and the gate sees both sides.

@@ -1,7 +1,7 @@
 // Package gate is the determinism gate's CI plumbing and the one
 // definition of its outcome: the [Outcome] of a gate for one scenario
-// (its [Verdict], [Class]es, run key, digests, [Causes], evidence and
-// [Command]s), which harness.Report, a result file ([Result]) and a
+// (its [Verdict], classes ([Class]), run key, digests, [Causes], evidence
+// and commands ([Command])), which harness.Report, a result file ([Result]) and a
 // ledger entry (ledger.Entry) each embed; the result files a gate writes
 // under -gate.results; the merge of the shards of a CI matrix
 // ([MergeResults]), its summary ([WriteSummary]) and its explanation of

@@ -141,8 +141,9 @@ type Config struct {
 	// 0.5 and 2 that differs between runs and calls, so a timeout, deadline
 	// or elapsed-time cap that production could hit is hit in some runs,
 	// and a measured latency that reaches the output differs between runs.
-	// Outside a bubble responses are served at once: the harness never
-	// sleeps in real time.
+	// A Latency that returns recorded replays the recorded timing
+	// exactly. Outside a bubble responses are served at once: the harness
+	// never sleeps in real time.
 	Latency func(run, call int, recorded time.Duration) time.Duration
 	// ArtifactDir is where the evidence of a failure is written. In Check,
 	// "" means -gate.evidence, else t.ArtifactDir() under go test

@@ -31,22 +31,27 @@ func pipeline(band string) harness.Scenario {
 }
 
 // The first green test in a user's module: one call, one function, one
-// recorded cassette.
+// recorded cassette. The module's README shows this code.
 func ExampleCheck() {
-	_ = func(t *testing.T) {
+	TestSummariseIsDeterministic := func(t *testing.T) {
 		harness.Check(t, "summarise", func(ctx context.Context, run *harness.Run) ([]byte, error) {
-			client, err := run.Client("testdata/summarise.yaml")
+			client, err := run.Client("testdata/summarise.yaml") // replays, opened for this run alone
 			if err != nil {
 				return nil, err
 			}
-			return mySummariser(ctx, client, "the input") // the code under test
+			return summarise(ctx, client, run.Recorder()) // your pipeline: output bytes, one event per step
 		})
 	}
+	_ = TestSummariseIsDeterministic
 }
 
-// mySummariser stands for the user's pipeline.
-func mySummariser(ctx context.Context, client *http.Client, input string) ([]byte, error) {
-	return []byte(input), nil
+// summarise stands for the user's pipeline: it asks through client and
+// records one event per step.
+func summarise(ctx context.Context, client *http.Client, rec *events.Recorder) ([]byte, error) {
+	if _, err := rec.Emit("summary.asked", map[string]string{"model": "m"}); err != nil {
+		return nil, err
+	}
+	return []byte("a summary"), nil
 }
 
 func ExampleConfig_Check() {

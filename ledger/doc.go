@@ -7,7 +7,7 @@
 // at evidence bundles, they do not hold them. It knows nothing of the
 // harness: an [Entry] is plain data any gate can fill (its outcome is a
 // gate.Outcome, the definition a gate's report and result file share),
-// and re-evaluation goes through the [Evaluator] interface (cmd/ledger's
+// and re-evaluation goes through [RerunConfig.Evaluate] (cmd/ledger's
 // runs the entry's Go test through the gate). A gate's verdicts reach a
 // ledger from its result files: cmd/gate-merge -ledger appends them.
 //

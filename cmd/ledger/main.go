@@ -13,7 +13,15 @@
 //	ledger install                         create the PostgreSQL schema and roles
 //
 // Every command takes -ledger DSN (default $CODEGENIE_LEDGER): a file path
-// for the embedded store, or a postgres:// URL.
+// for the embedded store, or a postgres:// URL. Verdicts are appended by
+// gate-merge -ledger DSN RESULTS_DIR, never by a test process.
+//
+// rerun runs each entry's test in the module at -dir (default the current
+// directory), as go test PACKAGE -run '^Test$/^sub$' -count=1, and compares
+// the outcome with the entry's when its run key is unchanged (verdict,
+// output and chain digests); an entry whose key moved is not comparable,
+// and the components that moved are named. Each rerun is appended as an
+// entry pointing at the one it reran.
 //
 // Exit status: 0 on success; 1 when the ledger does not verify, a strict
 // rerun diverged, or anything fails; 2 for usage errors. Messages go to

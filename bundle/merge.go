@@ -12,7 +12,6 @@ import (
 	"github.com/codegenie/codegenie/internal/excerpt"
 	"github.com/codegenie/codegenie/internal/hint"
 	"github.com/codegenie/codegenie/internal/pindiff"
-	"github.com/codegenie/codegenie/internal/shell"
 	"github.com/codegenie/codegenie/internal/tape"
 )
 
@@ -42,7 +41,7 @@ func mergeBundles(bundles []*Bundle, paths []string) (*Bundle, error) {
 	}
 	name := func(in int) string {
 		if paths != nil {
-			return shell.Quote(paths[in])
+			return hint.Quote(paths[in])
 		}
 		return fmt.Sprintf("input %d", in)
 	}

@@ -25,7 +25,7 @@ func TestCommandsLinkNoPipeline(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ name, library string }{
 		{"bundle", "bundle"},
-		{"gate-merge", "harness"},
+		{"gate-merge", "gate"},
 		{"refresh-cassettes", "cassettes/refresh"},
 		{"ledger", "ledger"},
 		{"detvet", "detvet"},

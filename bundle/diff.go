@@ -11,7 +11,7 @@ import (
 	"github.com/codegenie/codegenie/events"
 	"github.com/codegenie/codegenie/internal/excerpt"
 	"github.com/codegenie/codegenie/internal/hint"
-	"github.com/codegenie/codegenie/internal/pindiff"
+	"github.com/codegenie/codegenie/internal/jsondiff"
 )
 
 // RunRef names one run of a bundle on disk: the bundle at Path and its run
@@ -178,8 +178,8 @@ func compareRuns(pathA string, metaA Metadata, a *Run, pathB string, metaB Metad
 			ChainDigest: events.Chain(r.Events, events.Nondeterministic), OutputDigest: events.Sum(r.Output), OutputSize: len(r.Output)}
 	}
 	d := &DiffReport{A: side(pathA, metaA, a), B: side(pathB, metaB, b), Stripped: events.Nondeterministic.String()}
-	d.MetadataDiff = pindiff.Lines(metaA.fields(), metaB.fields())
-	d.PinDiff = pindiff.Lines(a.Pin, b.Pin)
+	d.MetadataDiff = jsondiff.PinLines(metaA.fields(), metaB.fields())
+	d.PinDiff = jsondiff.PinLines(a.Pin, b.Pin)
 	d.Divergence = events.Compare(a.Events, b.Events, events.Nondeterministic)
 	d.Output = compareOutputs(a.Output, b.Output)
 	d.ErrorDiffers = a.Error != b.Error
@@ -224,7 +224,7 @@ func (d *DiffReport) Text(w io.Writer) error {
 	}{{"metadata", d.MetadataDiff}, {"pins", d.PinDiff}} {
 		if len(l.lines) > 0 {
 			fmt.Fprintf(&sb, "%s differ (a != b):\n", l.what)
-			for _, line := range l.lines { // pindiff quotes what needs it
+			for _, line := range l.lines { // jsondiff.PinLines quotes what needs it
 				fmt.Fprintf(&sb, "   %s\n", line)
 			}
 		}

@@ -11,8 +11,7 @@ import (
 	"github.com/codegenie/codegenie/events"
 	"github.com/codegenie/codegenie/internal/excerpt"
 	"github.com/codegenie/codegenie/internal/hint"
-	"github.com/codegenie/codegenie/internal/pindiff"
-	"github.com/codegenie/codegenie/internal/shell"
+	"github.com/codegenie/codegenie/internal/jsondiff"
 	"github.com/codegenie/codegenie/internal/tape"
 )
 
@@ -42,7 +41,7 @@ func mergeBundles(bundles []*Bundle, paths []string) (*Bundle, error) {
 	}
 	name := func(in int) string {
 		if paths != nil {
-			return shell.Quote(paths[in])
+			return hint.Quote(paths[in])
 		}
 		return fmt.Sprintf("input %d", in)
 	}
@@ -50,7 +49,7 @@ func mergeBundles(bundles []*Bundle, paths []string) (*Bundle, error) {
 	var all []copyOf
 	for i, b := range bundles {
 		if b.Metadata != out.Metadata {
-			return nil, wrapf(ErrConflict, "the metadata of %s differs from that of %s: %s", name(i), name(0), strings.Join(pindiff.Lines(out.Metadata.fields(), b.Metadata.fields()), "; "))
+			return nil, wrapf(ErrConflict, "the metadata of %s differs from that of %s: %s", name(i), name(0), strings.Join(jsondiff.PinLines(out.Metadata.fields(), b.Metadata.fields()), "; "))
 		}
 		for j := range b.Runs {
 			all = append(all, copyOf{&b.Runs[j], i})
@@ -119,7 +118,7 @@ func infoDiff(a, b *Run) string {
 	case !bytes.Equal(a.Output, b.Output):
 		return fmt.Sprintf("outputs (%s, %s)", events.Sum(a.Output), events.Sum(b.Output))
 	}
-	return fmt.Sprintf("pins (%s)", strings.Join(pindiff.Lines(a.Pin, b.Pin), "; "))
+	return fmt.Sprintf("pins (%s)", strings.Join(jsondiff.PinLines(a.Pin, b.Pin), "; "))
 }
 
 // mergeTapes merges tapes of one run from several lanes or shards into

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/codegenie/codegenie/internal/hint"
-	"github.com/codegenie/codegenie/internal/shell"
 )
 
 // The record switch: flags of test binaries only (see the package
@@ -61,7 +60,7 @@ func rerecordHint(path string, cfg Config) string {
 	if c := rerecordCommand(path, cfg); c != "" {
 		return c
 	}
-	return "the go test command of the test that opens " + filepath.Base(path) + ", with " + shell.Quote(recordSelector(path)) + ", in that test's package"
+	return "the go test command of the test that opens " + filepath.Base(path) + ", with " + hint.Quote(recordSelector(path)) + ", in that test's package"
 }
 
 // rerecordCommand is the command that re-records the cassette at path:

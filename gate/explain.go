@@ -9,7 +9,6 @@ import (
 
 	"github.com/codegenie/codegenie/internal/excerpt"
 	"github.com/codegenie/codegenie/internal/hint"
-	"github.com/codegenie/codegenie/internal/markdown"
 )
 
 // explanation is what a merge says of a result that did not pass: the
@@ -76,20 +75,20 @@ func (r Result) ExplainMarkdown(w io.Writer) error {
 	}
 	x := r.explain()
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "### %s %s\n\ntest %s, package %s", markdown.Code(x.verdict), markdown.Code(x.scenario), markdown.Code(x.test), markdown.Code(x.pkg))
+	fmt.Fprintf(&sb, "### %s %s\n\ntest %s, package %s", excerpt.MarkdownCode(x.verdict), excerpt.MarkdownCode(x.scenario), excerpt.MarkdownCode(x.test), excerpt.MarkdownCode(x.pkg))
 	if x.shard != "" {
-		fmt.Fprintf(&sb, ", shard %s", markdown.Code(x.shard))
+		fmt.Fprintf(&sb, ", shard %s", excerpt.MarkdownCode(x.shard))
 	}
 	sb.WriteString("\n\n")
-	sb.WriteString(markdown.Fence(x.text, "text"))
+	sb.WriteString(excerpt.MarkdownFence(x.text, "text"))
 	if x.crashFile != "" {
-		fmt.Fprintf(&sb, "\ncrash output %s:\n\n%s", markdown.Code(x.crashFile), markdown.Fence(x.crash, "text"))
+		fmt.Fprintf(&sb, "\ncrash output %s:\n\n%s", excerpt.MarkdownCode(x.crashFile), excerpt.MarkdownFence(x.crash, "text"))
 	}
 	if x.evidence != "" {
-		fmt.Fprintf(&sb, "\nevidence: %s (report.txt and report.json beside it)\n", markdown.Code(x.evidence))
+		fmt.Fprintf(&sb, "\nevidence: %s (report.txt and report.json beside it)\n", excerpt.MarkdownCode(x.evidence))
 	}
 	for _, c := range x.commands {
-		fmt.Fprintf(&sb, "\n%s, %s:\n\n%s", c.what, c.where, markdown.Fence(c.line, "sh"))
+		fmt.Fprintf(&sb, "\n%s, %s:\n\n%s", c.what, c.where, excerpt.MarkdownFence(c.line, "sh"))
 	}
 	_, err := io.WriteString(w, sb.String())
 	return err

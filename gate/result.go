@@ -15,7 +15,6 @@ import (
 	"github.com/codegenie/codegenie/internal/atomicfile"
 	"github.com/codegenie/codegenie/internal/gateflags"
 	"github.com/codegenie/codegenie/internal/hint"
-	"github.com/codegenie/codegenie/internal/safename"
 )
 
 // resultFormat is the format name of a result file.
@@ -165,7 +164,7 @@ func (r Result) identity() events.Digest {
 // scenario, so two gates never share a file.
 func (r Result) Path(dir string) string {
 	id := events.Sum([]byte(r.ImportPath + "\x00" + r.Test + "\x00" + r.Scenario)).String()[:16]
-	return filepath.Join(dir, safename.Of(r.Scenario)+"-"+id+".json")
+	return filepath.Join(dir, hint.SafeName(r.Scenario)+"-"+id+".json")
 }
 
 // Save writes r into dir (created if needed) as its result file

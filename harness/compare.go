@@ -4,7 +4,7 @@ import (
 	"github.com/codegenie/codegenie/bundle"
 	"github.com/codegenie/codegenie/events"
 	"github.com/codegenie/codegenie/internal/excerpt"
-	"github.com/codegenie/codegenie/internal/pindiff"
+	"github.com/codegenie/codegenie/internal/jsondiff"
 )
 
 // compare builds the comparison of the kept runs (normally the first) of
@@ -31,7 +31,7 @@ func compare(rc *resolved, a, b *group) *Divergence {
 	if a.ChainDigest != b.ChainDigest {
 		d.Event = events.Compare(x.tape, y.tape, rc.strip)
 	}
-	d.PinDiff = pindiff.Lines(x.pin, y.pin)
+	d.PinDiff = jsondiff.PinLines(x.pin, y.pin)
 	if ra, rb, ok := requestsDiffer(x.requests, y.requests); ok {
 		d.RequestVaries = true
 		d.RequestDiff = requestDiff(ra, rb, rc.Cassette.APIKey)

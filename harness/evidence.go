@@ -17,7 +17,6 @@ import (
 	"github.com/codegenie/codegenie/internal/atomicfile"
 	"github.com/codegenie/codegenie/internal/gateflags"
 	"github.com/codegenie/codegenie/internal/hint"
-	"github.com/codegenie/codegenie/internal/safename"
 )
 
 // testEvidenceDir is where Check keeps the evidence of the test t when
@@ -97,14 +96,14 @@ func gateName(n int) string { return fmt.Sprintf("gate-%06d", n) }
 // flags gf.
 func evidenceHome(t testing.TB, gf gateflags.Settings) string {
 	_, pkg := packageOf()
-	key := safename.Of(pkg + " " + t.Name() + " @" + roots().seen)
+	key := hint.SafeName(pkg + " " + t.Name() + " @" + roots().seen)
 	switch {
 	case gf.Evidence != "":
 		return filepath.Join(gf.Evidence, key)
 	case gf.Results != "":
 		// A results folder is one checkout's: its evidence names no
 		// path of the machine.
-		return filepath.Join(gf.Results, resultsEvidence, safename.Of(pkg+" "+t.Name()))
+		return filepath.Join(gf.Results, resultsEvidence, hint.SafeName(pkg+" "+t.Name()))
 	}
 	//detvet:ignore the default home of evidence bundles is the user's cache directory by design
 	base, err := os.UserCacheDir()
@@ -134,7 +133,7 @@ func evidenceDir(rc *resolved, e env, scenario string) (string, error) {
 		}
 		base = d
 	}
-	dir := filepath.Join(base, safename.Of(scenario))
+	dir := filepath.Join(base, hint.SafeName(scenario))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("harness: evidence directory: %w", err)
 	}
@@ -213,7 +212,7 @@ func writeBundle(dir, scenario string, classes []*group) (string, map[*group]str
 	if len(b.Runs) == 0 {
 		return "", ids, nil
 	}
-	p := filepath.Join(dir, safename.Of(scenario)+bundle.FileExt)
+	p := filepath.Join(dir, hint.SafeName(scenario)+bundle.FileExt)
 	// The bundle in this directory is an earlier gate's of the same
 	// scenario: replace it.
 	if err := (bundle.Config{Force: true}).WriteFile(context.Background(), p, b); err != nil {

@@ -13,7 +13,6 @@ import (
 	"github.com/codegenie/codegenie/cassettes"
 	"github.com/codegenie/codegenie/gate"
 	"github.com/codegenie/codegenie/internal/hint"
-	"github.com/codegenie/codegenie/internal/shell"
 )
 
 // defaultReproCommand returns the go test command that reruns exactly the test t
@@ -80,7 +79,7 @@ func reRecordCommand(rc *resolved, rep *Report, paths []string) (gate.Command, b
 		c := *rc.repro
 		c.Purpose = hint.PurposeReRecord
 		if len(c.Argv) == 3 && c.Argv[0] == "sh" && c.Argv[1] == "-c" {
-			c.Argv = []string{"sh", "-c", c.Argv[2] + " " + shell.Quote(sel)}
+			c.Argv = []string{"sh", "-c", c.Argv[2] + " " + hint.Quote(sel)}
 		} else {
 			c.Argv = append(slices.Clip(c.Argv), sel)
 		}

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/codegenie/codegenie/gate"
-	"github.com/codegenie/codegenie/internal/ciinfo"
 	"github.com/codegenie/codegenie/internal/excerpt"
 	"github.com/codegenie/codegenie/internal/ledgerdb"
 	"github.com/codegenie/codegenie/ledger"
@@ -51,7 +50,7 @@ func appendWithin(ctx context.Context, dsn string, rs []gate.Result, getenv func
 		if !hasVerdict(r) {
 			continue
 		}
-		e := ledger.Entry{Outcome: r.Resolved(), Revision: ciinfo.Revision(getenv), CIJob: ciinfo.CIJob(getenv)}
+		e := ledger.Entry{Outcome: r.Resolved(), Revision: ledgerdb.Revision(getenv), CIJob: ledgerdb.CIJob(getenv)}
 		actx, cancel := context.WithTimeout(ctx, bound)
 		_, err := st.Append(actx, e)
 		timedOut := ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded)

@@ -59,7 +59,7 @@ import (
 	"strings"
 
 	"github.com/codegenie/codegenie/gate"
-	"github.com/codegenie/codegenie/internal/markdown"
+	"github.com/codegenie/codegenie/internal/excerpt"
 	_ "github.com/codegenie/codegenie/ledger/postgres" // -ledger postgres://...
 )
 
@@ -184,7 +184,7 @@ func render(merged []gate.Result, mergeErr error) (text, md string, err error) {
 		if err := gate.WriteSummary(&tb, merged); err != nil {
 			return "", "", err
 		}
-		mb.WriteString(markdown.Fence(tb.String(), "text"))
+		mb.WriteString(excerpt.MarkdownFence(tb.String(), "text"))
 	}
 	for _, r := range merged {
 		if r.OK() {
@@ -200,7 +200,7 @@ func render(merged []gate.Result, mergeErr error) (text, md string, err error) {
 		}
 	}
 	if mergeErr != nil {
-		fmt.Fprintf(&mb, "\nthe merge failed:\n\n%s", markdown.Fence(mergeErr.Error(), "text"))
+		fmt.Fprintf(&mb, "\nthe merge failed:\n\n%s", excerpt.MarkdownFence(mergeErr.Error(), "text"))
 	}
 	return tb.String(), mb.String(), nil
 }

@@ -14,7 +14,7 @@ import (
 	"strings"
 
 	"github.com/codegenie/codegenie/internal/atomicfile"
-	"github.com/codegenie/codegenie/internal/ciinfo"
+	"github.com/codegenie/codegenie/internal/ledgerdb"
 	"github.com/codegenie/codegenie/ledger"
 )
 
@@ -58,7 +58,7 @@ func (a app) rerun(ctx context.Context, args []string, stdout, stderr io.Writer)
 	rep, err := s.Rerun(ctx, ledger.RerunConfig{
 		From: *from, To: *to, Evaluate: a.evaluator(*dir, stderr),
 		Revision: cmp.Or(*revision, a.revision(ctx, *dir)),
-		CIJob:    cmp.Or(*ciJob, ciinfo.CIJob(a.getenv)),
+		CIJob:    cmp.Or(*ciJob, ledgerdb.CIJob(a.getenv)),
 	})
 	if err != nil {
 		return err
@@ -102,7 +102,7 @@ func checkReplaceable(path string) error {
 // gitRevision is the revision of the running build, else of the git
 // checkout at dir ("+dirty" when it has changes), else "".
 func gitRevision(ctx context.Context, dir string) string {
-	if r := ciinfo.BuildRevision(); r != "" {
+	if r := ledgerdb.BuildRevision(); r != "" {
 		return r
 	}
 	out, err := exec.CommandContext(ctx, "git", "-C", dir, "rev-parse", "HEAD").Output()

@@ -1,10 +1,6 @@
 package hint
 
-import (
-	"strings"
-
-	"github.com/codegenie/codegenie/internal/shell"
-)
+import "strings"
 
 // Command is one command a message tells people to run: what it is for,
 // its words, and the directory it runs in ("" for wherever the reader
@@ -29,11 +25,8 @@ func (c Command) String() string {
 	if c.Dir == "" {
 		return line
 	}
-	return "cd " + shell.Quote(c.Dir) + " && " + line
+	return "cd " + Quote(c.Dir) + " && " + line
 }
-
-// Join quotes each word of argv for a shell and joins them with spaces.
-func Join(argv []string) string { return shell.Join(argv...) }
 
 // Line returns the Command for a shell line someone configured (a
 // reproduce or re-record command given as text), run in dir: its words
@@ -47,7 +40,7 @@ func Line(purpose, line, dir string) Command {
 }
 
 // split splits a line of words separated by spaces, each made of plain
-// characters (those shell.Quote leaves unquoted), single-quoted strings
+// characters (those Quote leaves unquoted), single-quoted strings
 // and backslash-escaped single quotes; ok is false for anything else
 // (an expansion, an operator, a double quote, a newline).
 func split(line string) (argv []string, ok bool) {
@@ -72,7 +65,7 @@ func split(line string) (argv []string, ok bool) {
 				w.Reset()
 				inWord = false
 			}
-		case shell.Quote(string(ch)) == string(ch):
+		case Quote(string(ch)) == string(ch):
 			w.WriteByte(ch)
 			inWord = true
 		default:

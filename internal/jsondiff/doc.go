@@ -1,9 +1,17 @@
-// Package jsondiff lists where two JSON documents differ, one line per
-// differing leaf, in a deterministic order (object keys sorted), for
-// failure messages: the gate's payload field diff, a cassette miss's
-// request body diff, the steward's review. Edits reduces each differing
-// leaf to the change itself (for strings, the words that differ), so one
-// change made in several documents reads, and compares, as one.
+// Package jsondiff lists where two values differ, one line per
+// difference, in a deterministic order, for failure messages:
+//
+//   - [Lines]: two JSON documents, one line per differing leaf, object
+//     keys sorted (the gate's payload field diff, a cassette miss's
+//     request body diff, the steward's review);
+//   - [PinLines]: two sets of named strings, one line per differing name,
+//     names sorted (a run's pins in the gate's report, a bundle's metadata
+//     and pins in bundle diff and bundle merge): the one pin diff of the
+//     module.
+//
+// Edits reduces each differing leaf to the change itself (for strings, the
+// words that differ), so one change made in several documents reads, and
+// compares, as one.
 //
 // It walks decoded values itself rather than using kr/pretty.Diff, which
 // visits map keys in Go map order (its output would differ from run to

@@ -2,7 +2,8 @@
 // section headings, the instruction lines and the labels that the User text
 // of package prompt is made of. The prompt builder writes them and
 // internal/promptparse reads them back, so both sides spell each line from
-// one place.
+// one place. It is a package of its own because internal/promptparse
+// imports prompt: the lines live below both.
 //
 // The format itself (the order of the sections, quoting, the fenced blocks
 // and their info strings) is specified in the documentation of package

@@ -13,4 +13,8 @@
 // none of its packages defines, and a refresh runs the tests of packages
 // that only link cassettes through another package. A user never sets
 // them; the refresh does, and documents them in package cassettes.
+//
+// It is a package of its own because both sides import it: package
+// cassettes in the test binaries and package cassettes/refresh, which
+// imports cassettes, in the refresh.
 package refreshenv

@@ -1,4 +1,4 @@
-package pindiff_test
+package jsondiff_test
 
 import (
 	"fmt"
@@ -6,10 +6,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/codegenie/codegenie/internal/pindiff"
+	"github.com/codegenie/codegenie/internal/jsondiff"
 )
 
-func TestLines(t *testing.T) {
+func TestPinLines(t *testing.T) {
 	tests := []struct {
 		name string
 		a, b map[string]string
@@ -27,28 +27,28 @@ func TestLines(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			require.Equal(t, tt.want, pindiff.Lines(tt.a, tt.b))
+			require.Equal(t, tt.want, jsondiff.PinLines(tt.a, tt.b))
 		})
 	}
 }
 
-// TestLinesOrder: many differing names come out in the same order on
+// TestPinLinesOrder: many differing names come out in the same order on
 // every call, whatever order the maps iterate in.
-func TestLinesOrder(t *testing.T) {
+func TestPinLinesOrder(t *testing.T) {
 	a, b := map[string]string{}, map[string]string{}
 	for i := range 50 {
 		a[fmt.Sprint("pin", i)], b[fmt.Sprint("pin", i)] = "a", "b"
 	}
-	first := pindiff.Lines(a, b)
+	first := jsondiff.PinLines(a, b)
 	for range 20 {
-		require.Equal(t, first, pindiff.Lines(a, b))
+		require.Equal(t, first, jsondiff.PinLines(a, b))
 	}
 }
 
-func ExampleLines() {
+func ExamplePinLines() {
 	a := map[string]string{"model": "gpt-4o", "cassette_id": "c-1", "prompt": "v3"}
 	b := map[string]string{"model": "gpt-4o-mini", "cassette_id": "c-2", "prompt": "v3", "store": "s1"}
-	for _, l := range pindiff.Lines(a, b) {
+	for _, l := range jsondiff.PinLines(a, b) {
 		fmt.Println(l)
 	}
 	// Output:

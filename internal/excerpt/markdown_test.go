@@ -1,4 +1,4 @@
-package markdown
+package excerpt
 
 import (
 	"testing"
@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestCode(t *testing.T) {
+func TestMarkdownCode(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ name, in, want string }{
 		{"plain", "gate-0/x.bundle.zst", "`gate-0/x.bundle.zst`"},
@@ -17,12 +17,12 @@ func TestCode(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			require.Equal(t, tt.want, Code(tt.in))
+			require.Equal(t, tt.want, MarkdownCode(tt.in))
 		})
 	}
 }
 
-func TestFence(t *testing.T) {
+func TestMarkdownFence(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ name, in, lang, want string }{
 		{"plain", "a\nb\n", "text", "```text\na\nb\n```\n"},
@@ -31,7 +31,7 @@ func TestFence(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			require.Equal(t, tt.want, Fence(tt.in, tt.lang))
+			require.Equal(t, tt.want, MarkdownFence(tt.in, tt.lang))
 		})
 	}
 }

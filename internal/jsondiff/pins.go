@@ -1,4 +1,4 @@
-package pindiff
+package jsondiff
 
 import (
 	"fmt"
@@ -6,11 +6,12 @@ import (
 	"slices"
 )
 
-// Lines lists the names whose values differ between a and b, sorted by
+// PinLines lists where two sets of named strings (a run's pins, a
+// bundle's metadata) differ: the names whose values differ, sorted by
 // name, one line each: `name: "a" != "b"`, with "(not pinned)" for a
 // name only one side holds. Values are quoted with Go's escapes, so no
 // line holds a raw control byte. Equal sets give no lines.
-func Lines(a, b map[string]string) []string {
+func PinLines(a, b map[string]string) []string {
 	names := slices.Sorted(maps.Keys(a))
 	for n := range b {
 		if _, ok := a[n]; !ok {
@@ -24,19 +25,19 @@ func Lines(a, b map[string]string) []string {
 		vb, okb := b[n]
 		switch {
 		case oka && okb && va != vb:
-			out = append(out, fmt.Sprintf("%s: %q != %q", name(n), va, vb))
+			out = append(out, fmt.Sprintf("%s: %q != %q", pinName(n), va, vb))
 		case oka && !okb:
-			out = append(out, fmt.Sprintf("%s: %q != (not pinned)", name(n), va))
+			out = append(out, fmt.Sprintf("%s: %q != (not pinned)", pinName(n), va))
 		case !oka && okb:
-			out = append(out, fmt.Sprintf("%s: (not pinned) != %q", name(n), vb))
+			out = append(out, fmt.Sprintf("%s: (not pinned) != %q", pinName(n), vb))
 		}
 	}
 	return out
 }
 
-// name returns n as it is when it is printable without spaces, colons or
-// quotes, else quoted.
-func name(n string) string {
+// pinName returns n as it is when it is printable without spaces, colons
+// or quotes, else quoted.
+func pinName(n string) string {
 	q := fmt.Sprintf("%q", n)
 	if n == "" || q[1:len(q)-1] != n {
 		return q

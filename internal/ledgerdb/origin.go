@@ -1,4 +1,4 @@
-package ciinfo
+package ledgerdb
 
 import (
 	"runtime/debug"

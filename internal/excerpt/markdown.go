@@ -1,12 +1,12 @@
-package markdown
+package excerpt
 
 import "strings"
 
-// Code returns s as a code span: between runs of backticks one longer
-// than the longest run in s, padded with spaces when s starts or ends
-// with a backtick. A newline in s becomes a space (a code span is one
-// line).
-func Code(s string) string {
+// MarkdownCode returns s as a Markdown code span: between runs of
+// backticks one longer than the longest run in s, padded with spaces when
+// s starts or ends with a backtick. A newline in s becomes a space (a code
+// span is one line).
+func MarkdownCode(s string) string {
 	s = strings.ReplaceAll(s, "\n", " ")
 	ticks := strings.Repeat("`", longestRun(s)+1)
 	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
@@ -15,10 +15,11 @@ func Code(s string) string {
 	return ticks + s + ticks
 }
 
-// Fence returns text as a fenced code block of language lang ("" for
-// none), ending in a newline: the fence is three backticks, or one more
-// than the longest run of backticks in text, so nothing in text closes it.
-func Fence(text, lang string) string {
+// MarkdownFence returns text as a Markdown fenced code block of language
+// lang ("" for none), ending in a newline: the fence is three backticks,
+// or one more than the longest run of backticks in text, so nothing in
+// text closes it.
+func MarkdownFence(text, lang string) string {
 	fence := strings.Repeat("`", max(3, longestRun(text)+1))
 	return fence + lang + "\n" + strings.TrimRight(text, "\n") + "\n" + fence + "\n"
 }

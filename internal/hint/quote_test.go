@@ -1,4 +1,4 @@
-package shell
+package hint
 
 import (
 	"os/exec"
@@ -34,5 +34,5 @@ func TestQuoteRoundTripsThroughSh(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, w, string(out))
 	}
-	require.Equal(t, "'a b' c", Join("a b", "c"))
+	require.Equal(t, "'a b' c", Join([]string{"a b", "c"}))
 }

@@ -1,4 +1,4 @@
-package shell
+package hint
 
 import "strings"
 
@@ -16,10 +16,10 @@ func unsafe(r rune) bool {
 	return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+=:,@%", r))
 }
 
-// Join quotes each word and joins them with spaces.
-func Join(words ...string) string {
-	q := make([]string, len(words))
-	for i, w := range words {
+// Join quotes each word of argv for a shell and joins them with spaces.
+func Join(argv []string) string {
+	q := make([]string, len(argv))
+	for i, w := range argv {
 		q[i] = Quote(w)
 	}
 	return strings.Join(q, " ")

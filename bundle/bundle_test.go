@@ -47,7 +47,7 @@ func TestRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	evs := realisticRun(t, 0)
 	withSnap := single(evs)
-	snap, err := MakeSnapshot(&withSnap.Runs[0], 4, newTally())
+	snap, err := withSnap.Runs[0].Snapshot(4, newTally())
 	require.NoError(t, err)
 	withSnap.Snapshot = snap
 	// Edge cases earlier rapid failures found: a time at the Unix epoch,

@@ -25,8 +25,8 @@
 // [Run] values and their [Metadata]; [Config.Open] streams one back
 // through a [Reader], [Config.Load] reads it whole, and [Config.Verify]
 // checks every file and record without keeping the events.
-// [MakeSnapshot] stores one run's state after a logical time, from which
-// [Reconstruct] folds the rest of the run through a [Folder];
+// [Run.Snapshot] stores one run's state after a logical time, from which
+// [Snapshot.Resume] folds the rest of the run through a [Folder];
 // [Config.FoldTo] folds a run of a bundle on disk, through the caller's
 // fold the bundle's snapshot names, or the caller's first, or the
 // generic fold (per event kind: the count and the last event's seq,

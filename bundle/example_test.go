@@ -212,26 +212,21 @@ func ExampleConfig_Load() {
 	// Output: true MaxPayloadBytes true
 }
 
-func ExampleReconstruct() {
-	var c counter
-	_ = bundle.Reconstruct(tape("x"), &c, nil)
-	fmt.Println(c.At, c.Kinds["prompt"])
-	// Output: 5 1
-}
-
-func ExampleMakeSnapshot() {
+func ExampleRun_Snapshot() {
 	r := run("run-000", "x")
-	snap, _ := bundle.MakeSnapshot(&r, 2, &counter{})
+	snap, _ := r.Snapshot(2, &counter{})
 	fmt.Println(snap.Run, snap.At, snap.Records, snap.Fold, string(snap.State))
 	// Output: run-000 2 2 example/counter/1 {"at":2,"kinds":{"classify":1,"start":1}}
 }
 
-func ExampleReconstruct_snapshot() {
+func ExampleSnapshot_Resume() {
 	r := run("run-000", "x")
-	snap, _ := bundle.MakeSnapshot(&r, 3, &counter{})
+	snap, _ := r.Snapshot(3, &counter{})
 	var partial, full counter
-	_ = bundle.Reconstruct(r.Events, &partial, snap)
-	_ = bundle.Reconstruct(r.Events, &full, nil)
+	_ = snap.Resume(r.Events, &partial)
+	for _, e := range r.Events {
+		_ = full.Apply(e)
+	}
 	fmt.Println(partial.At == full.At, len(partial.Kinds) == len(full.Kinds))
 	// Output: true true
 }
@@ -241,7 +236,7 @@ func ExampleConfig_FoldTo() {
 	dir := tempDir()
 	defer os.RemoveAll(dir)
 	r := run("run-000", "+lodash 4.17.21")
-	snap, _ := bundle.MakeSnapshot(&r, 2, &counter{})
+	snap, _ := r.Snapshot(2, &counter{})
 	p := filepath.Join(dir, "run.bundle.zst")
 	_ = cfg.WriteFile(context.Background(), p, &bundle.Bundle{Metadata: meta(), Runs: []bundle.Run{r}, Snapshot: snap})
 	var c counter // checked against the snapshot on the way

@@ -28,10 +28,10 @@ type Folder interface {
 	FoldName() string
 }
 
-// MakeSnapshot returns the snapshot of run r after every event with
+// Snapshot returns the snapshot of run r after every event with
 // Seq <= at, as f, a fresh fold, computes it; at must be the Seq of an
 // event of r.
-func MakeSnapshot(r *Run, at uint64, f Folder) (*Snapshot, error) {
+func (r *Run) Snapshot(at uint64, f Folder) (*Snapshot, error) {
 	n := 0
 	for n < len(r.Events) && r.Events[n].Seq <= at {
 		n++
@@ -39,7 +39,7 @@ func MakeSnapshot(r *Run, at uint64, f Folder) (*Snapshot, error) {
 	if n == 0 || r.Events[n-1].Seq != at {
 		return nil, wrapf(errRequired, "snapshot of run %s at seq %d: no event has that seq", excerpt.Quote(r.ID), at)
 	}
-	if err := Reconstruct(r.Events[:n], f, nil); err != nil {
+	if err := fold(r.Events[:n], f, nil); err != nil {
 		return nil, err
 	}
 	state, err := events.Canonical(f)
@@ -49,14 +49,19 @@ func MakeSnapshot(r *Run, at uint64, f Folder) (*Snapshot, error) {
 	return &Snapshot{Run: r.ID, At: at, Records: uint64(n), Chain: events.Chain(r.Events[:n], 0), Fold: f.FoldName(), State: state}, nil
 }
 
-// Reconstruct applies evs in order to f, a fresh fold. With a snapshot
-// it folds partially: it first sets f to the snapshot's state and then
-// applies only the events of evs after it (Seq > snap.At); evs may be the
-// run's whole tape or just its tail. It reaches the state folding the
-// whole tape reaches (a property test checks this for a fold that
-// snapshots faithfully). It trusts the snapshot: Config.FoldTo checks a
-// bundle's snapshot against its records.
-func Reconstruct(evs []events.Event, f Folder, snap *Snapshot) error {
+// Resume folds a run on from the snapshot: it sets f, a fresh fold,
+// to the snapshot's state and then applies, in order, only the events of
+// evs after it (Seq > s.At); evs may be the run's whole tape or just its
+// tail. It reaches the state folding the whole tape reaches (a property
+// test checks this for a fold that snapshots faithfully). It trusts the
+// snapshot: Config.FoldTo checks a bundle's snapshot against its records.
+func (s *Snapshot) Resume(evs []events.Event, f Folder) error {
+	return fold(evs, f, s)
+}
+
+// fold applies evs in order to f, a fresh fold; with a snapshot, as
+// Snapshot.Resume.
+func fold(evs []events.Event, f Folder, snap *Snapshot) error {
 	var at uint64
 	if snap != nil {
 		if snap.Fold != f.FoldName() {

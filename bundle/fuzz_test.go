@@ -121,7 +121,7 @@ func fuzzSeeds(t testing.TB) (entries, files []*Bundle) {
 	t.Helper()
 	meta := Metadata{Scenario: "s"}
 	small := Run{ID: "r", Events: fuzzTape(2, 3), Output: []byte("o")}
-	snap, err := MakeSnapshot(&small, 1, newTally())
+	snap, err := small.Snapshot(1, newTally())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,7 +58,7 @@ func TestGenericFold(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := &kindFold{}
-			require.NoError(t, Reconstruct(tt.evs, f, nil))
+			require.NoError(t, fold(tt.evs, f, nil))
 			require.Equal(t, tt.evs[len(tt.evs)-1].Seq, f.At)
 			require.Equal(t, uint64(len(tt.evs)), f.Applied)
 			require.Equal(t, tt.other, f.Other)
@@ -107,7 +107,7 @@ func (f *namedFold) Apply(events.Event) error { f.Applied++; return nil }
 func TestFoldToChoosesByName(t *testing.T) {
 	evs := realisticRun(t, 0)
 	b := single(evs)
-	snap, err := MakeSnapshot(&b.Runs[0], evs[1].Seq, &namedFold{name: "test/named/1"})
+	snap, err := b.Runs[0].Snapshot(evs[1].Seq, &namedFold{name: "test/named/1"})
 	require.NoError(t, err)
 	b.Snapshot = snap
 	withSnap, _ := writeBoth(t, b)

@@ -167,7 +167,7 @@ func (p *plan) seal() error {
 
 // checkSnapshotOf checks that a snapshot fits the run it names: its
 // records, last seq and chain head (its state is the fold's business:
-// MakeSnapshot, FoldTo).
+// Run.Snapshot, FoldTo).
 func checkSnapshotOf(s *Snapshot, runs []Run) error {
 	i, ok := slices.BinarySearchFunc(runs, s.Run, func(r Run, id string) int { return cmp.Compare(r.ID, id) })
 	if !ok {
@@ -179,7 +179,7 @@ func checkSnapshotOf(s *Snapshot, runs []Run) error {
 	case n == 0 || n > uint64(len(evs)):
 		return wrapf(errMalformed, "the snapshot covers %d records of run %q, which has %d", n, s.Run, len(evs))
 	case evs[n-1].Seq != s.At || (n < uint64(len(evs)) && evs[n].Seq <= s.At):
-		return wrapf(errMalformed, "the snapshot at seq %d does not end after record %d of run %q (build it with MakeSnapshot)", s.At, n, s.Run)
+		return wrapf(errMalformed, "the snapshot at seq %d does not end after record %d of run %q (build it with Run.Snapshot)", s.At, n, s.Run)
 	case events.Chain(evs[:n], 0) != s.Chain:
 		return wrapf(errChain, "the snapshot's chain %s is not the chain of the first %d records of run %q", s.Chain, n, s.Run)
 	}

@@ -196,11 +196,11 @@ func TestPropertyPartialFold(t *testing.T) {
 			newFold = func() Folder { return &kindFold{} }
 		}
 		full := newFold()
-		if err := Reconstruct(r.Events, full, nil); err != nil {
+		if err := fold(r.Events, full, nil); err != nil {
 			t.Fatalf("reconstruct: %v", err)
 		}
 		at := r.Events[rapid.IntRange(0, len(r.Events)-1).Draw(t, "boundary")].Seq
-		snap, err := MakeSnapshot(&r, at, newFold())
+		snap, err := r.Snapshot(at, newFold())
 		if err != nil {
 			t.Fatalf("snapshot: %v", err)
 		}
@@ -217,7 +217,7 @@ func TestPropertyPartialFold(t *testing.T) {
 			tail = r.Events
 		}
 		part := newFold()
-		if err := Reconstruct(tail, part, &back); err != nil {
+		if err := back.Resume(tail, part); err != nil {
 			t.Fatalf("partial: %v", err)
 		}
 		want, err := events.Canonical(full)
@@ -250,7 +250,7 @@ func TestPropertySnapshotBundle(t *testing.T) {
 		}
 		r := &b.Runs[rapid.SampledFrom(withEvents).Draw(t, "run")]
 		at := r.Events[rapid.IntRange(0, len(r.Events)-1).Draw(t, "boundary")].Seq
-		snap, err := MakeSnapshot(r, at, newTally())
+		snap, err := r.Snapshot(at, newTally())
 		if err != nil {
 			t.Fatalf("snapshot: %v", err)
 		}
@@ -282,7 +282,7 @@ func TestSnapshotInjectionRejected(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			b := single(realisticRun(t, 0))
-			snap, err := MakeSnapshot(&b.Runs[0], 4, tt.fresh())
+			snap, err := b.Runs[0].Snapshot(4, tt.fresh())
 			require.NoError(t, err)
 			b.Snapshot = snap
 			dir, _ := writeBoth(t, b)

@@ -19,7 +19,7 @@ import (
 // Defaults for a zero Config.
 const (
 	defaultIterations = 50
-	DefaultFloor      = 20
+	defaultFloor      = 20
 	// defaultProcesses is the number of runs Check makes in child
 	// processes of the test binary when Config.Processes is 0.
 	defaultProcesses = 4
@@ -52,7 +52,7 @@ func DefaultAllowlist() []AllowEntry {
 }
 
 // Config configures a gate run; its methods Check and Iterate run one.
-// The zero value is ready to use: 50 runs, a floor of DefaultFloor,
+// The zero value is ready to use: 50 runs, a floor of 20 runs,
 // no time budget, DefaultAllowlist, 4 runs in child
 // processes (Check only), the default GOMAXPROCS schedule and the test's
 // artifact directory.
@@ -60,7 +60,7 @@ type Config struct {
 	// Iterations is the number of runs to make; 0 means 50.
 	Iterations int
 	// Floor is the minimum number of runs for a verdict; 0 means
-	// DefaultFloor. Fewer runs (because the budget ran out or the context
+	// 20. Fewer runs (because the budget ran out or the context
 	// was cancelled) is a failure, never a pass.
 	Floor int
 	// Budget caps the wall time of the runs; 0 means none. When it is
@@ -221,7 +221,7 @@ func (c Config) resolve() (resolved, error) {
 		r.Iterations = defaultIterations
 	}
 	if r.Floor == 0 {
-		r.Floor = DefaultFloor
+		r.Floor = defaultFloor
 	}
 	if r.Processes == 0 {
 		r.Processes = defaultProcesses
@@ -231,7 +231,7 @@ func (c Config) resolve() (resolved, error) {
 	case r.Iterations < 0:
 		return r, fmt.Errorf("%w: Iterations is %d; set it to a positive count or 0 for %d", errInvalidConfig, c.Iterations, defaultIterations)
 	case r.Floor < 1:
-		return r, fmt.Errorf("%w: Floor is %d; set it to at least 1 or 0 for %d", errInvalidConfig, c.Floor, DefaultFloor)
+		return r, fmt.Errorf("%w: Floor is %d; set it to at least 1 or 0 for %d", errInvalidConfig, c.Floor, defaultFloor)
 	case r.Iterations < r.Floor:
 		return r, fmt.Errorf("%w: Iterations (%d) is below Floor (%d); a run count under the floor can never pass, raise Iterations", errInvalidConfig, r.Iterations, r.Floor)
 	case r.Budget < 0:

@@ -197,7 +197,7 @@ func TestStateFoldsWithoutThePipeline(t *testing.T) {
 		require.NoError(t, bundle.Config{}.WriteFile(ctx, p, &bundle.Bundle{Metadata: meta(), Runs: []bundle.Run{r}, Snapshot: s}))
 		return p
 	}
-	pipelineSnap, err := bundle.MakeSnapshot(&r, 2, &pipelineFold{})
+	pipelineSnap, err := r.Snapshot(2, &pipelineFold{})
 	require.NoError(t, err)
 	generic, err := bundle.Config{}.FoldTo(ctx, bundle.RunRef{Path: without}, 2)
 	require.NoError(t, err)

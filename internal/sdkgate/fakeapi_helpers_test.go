@@ -106,7 +106,7 @@ func fakeAPIGate(t *testing.T, name, path string, p fakeAPIPipeline, want []byte
 // first location of the request diff; nothing suggests re-recording.
 func fakeAPIMapOrder(t *testing.T, name, path string, buggy fakeAPIPipeline, field string) {
 	t.Helper()
-	rep, err := harness.Config{Iterations: harness.DefaultFloor, ArtifactDir: t.TempDir()}.Iterate(t.Context(), name, fakeAPIScenario(path, buggy))
+	rep, err := harness.Config{Iterations: 20, Floor: 20, ArtifactDir: t.TempDir()}.Iterate(t.Context(), name, fakeAPIScenario(path, buggy))
 	require.ErrorIs(t, err, harness.ErrNondeterministic, "%s", rep)
 	require.Equal(t, gate.Nondeterministic, rep.Verdict)
 	require.NotNil(t, rep.Divergence)

@@ -73,8 +73,8 @@ type Entry struct {
 	// RerunOf is the seq of the entry a rerun entry re-evaluated, and
 	// Rerun what the re-evaluation found. Their stored members keep schema
 	// 1's names, replays and replay.
-	RerunOf uint64   `json:"replays,omitempty"`
-	Rerun   *Outcome `json:"replay,omitempty"`
+	RerunOf uint64        `json:"replays,omitempty"`
+	Rerun   *RerunFinding `json:"replay,omitempty"`
 	// Admin is the administrative act of an admin entry.
 	Admin *Admin `json:"admin,omitempty"`
 

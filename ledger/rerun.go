@@ -11,7 +11,7 @@ import (
 	"slices"
 )
 
-// The statuses of a rerun entry (Outcome.Status).
+// The statuses of a rerun entry (RerunFinding.Status).
 const (
 	statusSame          = "same"
 	statusDiverged      = "diverged"
@@ -20,8 +20,8 @@ const (
 	statusSkipped       = "skipped"
 )
 
-// Outcome is what rerunning an entry found; a rerun entry records it.
-type Outcome struct {
+// RerunFinding is what rerunning an entry found; a rerun entry records it.
+type RerunFinding struct {
 	// Status is one of:
 	//   - "same": same key, same verdict and digests;
 	//   - "diverged": same key, but the verdict or a digest differs
@@ -60,7 +60,7 @@ type RerunItem struct {
 	CurrentOutput   string `json:"current_output_digest,omitempty"`
 	RecordedChain   string `json:"recorded_chain_digest,omitempty"`
 	CurrentChain    string `json:"current_chain_digest,omitempty"`
-	Outcome
+	RerunFinding
 	// RerunSeq is the seq of the rerun entry appended for this item.
 	RerunSeq uint64 `json:"rerun_seq,omitempty"`
 }
@@ -151,12 +151,12 @@ func rerunOne(ctx context.Context, s *Store, cfg RerunConfig, e Entry) (RerunIte
 	}
 	if err != nil {
 		cur = Entry{}
-		item.Outcome = Outcome{Status: statusError, Error: err.Error()}
+		item.RerunFinding = RerunFinding{Status: statusError, Error: err.Error()}
 	} else {
 		item.CurrentVerdict, item.CurrentKey, item.CurrentOutput, item.CurrentChain = string(cur.Verdict), cur.Key, cur.OutputDigest, cur.ChainDigest
-		item.Outcome = compare(e, cur)
+		item.RerunFinding = compare(e, cur)
 	}
-	out := item.Outcome
+	out := item.RerunFinding
 	// What the rerun found, for what the entry names.
 	rec := Entry{Kind: kindRerun, Outcome: cur.Outcome, Path: e.Path, Revision: cfg.Revision, CIJob: cfg.CIJob, RerunOf: e.Seq, Rerun: &out}
 	rec.Scenario, rec.Test, rec.Package = e.Scenario, e.Test, e.Package
@@ -169,13 +169,13 @@ func rerunOne(ctx context.Context, s *Store, cfg RerunConfig, e Entry) (RerunIte
 }
 
 // compare says how the current evaluation relates to the recorded one.
-func compare(rec, cur Entry) Outcome {
+func compare(rec, cur Entry) RerunFinding {
 	if rec.Key != cur.Key {
 		moved := movedComponents(rec.Components, cur.Components)
 		if len(moved) == 0 {
 			moved = []string{"key"}
 		}
-		return Outcome{Status: statusNotComparable, Moved: moved}
+		return RerunFinding{Status: statusNotComparable, Moved: moved}
 	}
 	var differs []string
 	if rec.Verdict != cur.Verdict {
@@ -188,9 +188,9 @@ func compare(rec, cur Entry) Outcome {
 		differs = append(differs, "chain_digest")
 	}
 	if len(differs) > 0 {
-		return Outcome{Status: statusDiverged, Differs: differs}
+		return RerunFinding{Status: statusDiverged, Differs: differs}
 	}
-	return Outcome{Status: statusSame}
+	return RerunFinding{Status: statusSame}
 }
 
 // movedComponents returns the sorted names whose values differ between a

@@ -113,20 +113,45 @@ func (h *refreshHooks) noteOpen(path string) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	o.Redirects = slices.Sorted(maps.Keys(h.redirects))
-	line, err := json.Marshal(o)
+	return h.appendLine(o)
+}
+
+// noteMiss appends, while listing, the Missed line of a miss of the
+// cassette at path.
+func (h *refreshHooks) noteMiss(path string, e *MissError) error {
+	if h.list == "" {
+		return nil
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return err
+	}
+	m := refreshenv.Missed{Missed: abs}
+	if e.APIVersion {
+		m.VersionChange = e.VersionChange()
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.appendLine(m)
+}
+
+// appendLine appends v as a line of JSON to the listing file; h.mu is
+// held.
+func (h *refreshHooks) appendLine(v any) error {
+	line, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
 	f, err := os.OpenFile(h.list, os.O_WRONLY|os.O_APPEND|os.O_CREATE, filePerm)
 	if err != nil {
-		return fmt.Errorf("listing the cassette for a refresh: %w", err)
+		return fmt.Errorf("writing a refresh's listing: %w", err)
 	}
 	_, werr := f.Write(append(line, '\n'))
 	if err := f.Close(); werr == nil {
 		werr = err
 	}
 	if werr != nil {
-		return fmt.Errorf("listing the cassette for a refresh: %w", werr)
+		return fmt.Errorf("writing a refresh's listing: %w", werr)
 	}
 	return nil
 }

@@ -4,7 +4,8 @@
 // binaries only, and the lines a listing run writes.
 //
 //	CODEGENIE_CASSETTES_LIST=FILE   every cassettes.Open appends one
-//	                                Opened line (JSON) to FILE
+//	                                Opened line (JSON) to FILE, and
+//	                                every miss in replay a Missed line
 //	CODEGENIE_CASSETTES_STAGE=DIR   recordings are saved to, and replays
 //	                                read from when it exists, the staged
 //	                                copy DIR/<path from the module root>

@@ -1,0 +1,54 @@
+package cassettes
+
+import (
+	"bufio"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/codegenie/codegenie/internal/refreshenv"
+)
+
+// TestRefreshListsMisses: in a test binary a refresh runs with a listing
+// file, every miss appends a line with the cassette's absolute path and,
+// for a request that differs from its recording only in the API version
+// its SDK sends, that change; a request changed otherwise has none.
+func TestRefreshListsMisses(t *testing.T) {
+	root := t.TempDir()
+	list := filepath.Join(t.TempDir(), "list.jsonl")
+	withRefreshRun(t, &refreshHooks{list: list, root: root})
+	srv := echoServer(t)
+	v1 := http.Header{"Anthropic-Version": {"2023-06-01"}, "Content-Type": {"application/json"}}
+	v2 := http.Header{"Anthropic-Version": {"2026-10-21"}, "Content-Type": {"application/json"}}
+	path := recordPlain(t, root, "version", srv, []plainReq{
+		{method: "POST", path: "/v1/messages", body: `{"n":1}`, header: v1},
+		{method: "POST", path: "/v1/messages", body: `{"n":2}`, header: v1},
+	})
+	c, err := Open(path, Config{AllowUnused: true})
+	require.NoError(t, err)
+	missOf(t, c, srv.URL, plainReq{method: "POST", path: "/v1/messages", body: `{"n":1}`, header: v2})
+	missOf(t, c, srv.URL, plainReq{method: "POST", path: "/v1/messages", body: `{"n":3}`, header: v2})
+	require.NoError(t, c.Close())
+
+	f, err := os.Open(list)
+	require.NoError(t, err)
+	defer f.Close()
+	var got []refreshenv.Missed
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var m refreshenv.Missed
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &m))
+		if m.Missed != "" {
+			got = append(got, m)
+		}
+	}
+	require.NoError(t, sc.Err())
+	require.Equal(t, []refreshenv.Missed{
+		{Missed: path, VersionChange: `header Anthropic-Version "2023-06-01" != "2026-10-21"`},
+		{Missed: path},
+	}, got)
+}

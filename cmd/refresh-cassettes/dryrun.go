@@ -16,8 +16,9 @@ import (
 
 // dryRun lists the cassettes a refresh would record: each with the test
 // that records it (and how: through a local fake, or against the live
-// API), the hosts it calls, the other tests that open it, and what its
-// manifest says.
+// API), the hosts it calls, the other tests that open it, what its
+// manifest says, and whether its tests missed in replay while they were
+// run to find it (stale when the SDK's API version alone changed).
 func dryRun(cfg refresh.Config, o *options, found []refresh.Cassette, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "refresh-cassettes: would record %d cassettes (the tests of %s%s):\n", len(found), o.pkgs, selection(o))
 	mans := map[string]*manifest.Manifest{}
@@ -42,9 +43,28 @@ func dryRun(cfg refresh.Config, o *options, found []refresh.Cassette, stdout io.
 			return err
 		}
 		fmt.Fprintf(stdout, "    state:       %s\n", state)
+		switch {
+		case len(c.VersionChanges) > 0:
+			fmt.Fprintf(stdout, "    stale:       its SDK's API version changed since it was recorded (every request of its tests that missed in replay differs only in that): %s\n", versionChanges(c.VersionChanges))
+		case c.Missed:
+			fmt.Fprintln(stdout, "    misses:      a request of its tests found no recorded interaction in replay; run the test to see why")
+		}
 	}
 	fmt.Fprintln(stdout, "\nrefresh-cassettes: -dry-run: nothing was recorded or changed")
 	return nil
+}
+
+// maxVersionChangesShown bounds the version changes a cassette's stale
+// line lists.
+const maxVersionChangesShown = 5
+
+// versionChanges joins a cassette's VersionChanges for its stale line.
+func versionChanges(changes []string) string {
+	if len(changes) > maxVersionChangesShown {
+		more := len(changes) - maxVersionChangesShown
+		changes = append(changes[:maxVersionChangesShown:maxVersionChangesShown], fmt.Sprintf("and %d more", more))
+	}
+	return strings.Join(changes, "; ")
 }
 
 // othersThan lists the tests but the recording one that open c.

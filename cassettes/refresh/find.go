@@ -68,7 +68,8 @@ type opening struct {
 // selects) alone, with CODEGENIE_CASSETTES_LIST set, so that every
 // cassettes.Open says which cassette it opened (see A refresh's test runs
 // in package cassettes). A test may fail, as one whose cassette does not
-// exist yet does: the cassettes it opened are still found. Cassettes
+// exist yet does: the cassettes it opened are still found, and those
+// it missed in replay say so (Cassette.Missed, VersionChanges). Cassettes
 // outside the module (a test's temporary directory) are left out, and so
 // are those Config.Cassettes or Config.Expired does not select. The
 // result is sorted by path; it is empty, with no error, when nothing is

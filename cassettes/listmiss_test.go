@@ -13,6 +13,23 @@ import (
 	"github.com/codegenie/codegenie/internal/refreshenv"
 )
 
+// listed decodes each line of the listing file list as a T.
+func listed[T any](t testing.TB, list string) []T {
+	t.Helper()
+	f, err := os.Open(list)
+	require.NoError(t, err)
+	defer f.Close()
+	var out []T
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var v T
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &v))
+		out = append(out, v)
+	}
+	require.NoError(t, sc.Err())
+	return out
+}
+
 // TestRefreshListsMisses: in a test binary a refresh runs with a listing
 // file, every miss appends a line with the cassette's absolute path and,
 // for a request that differs from its recording only in the API version
@@ -34,19 +51,12 @@ func TestRefreshListsMisses(t *testing.T) {
 	missOf(t, c, srv.URL, plainReq{method: "POST", path: "/v1/messages", body: `{"n":3}`, header: v2})
 	require.NoError(t, c.Close())
 
-	f, err := os.Open(list)
-	require.NoError(t, err)
-	defer f.Close()
 	var got []refreshenv.Missed
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		var m refreshenv.Missed
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &m))
+	for _, m := range listed[refreshenv.Missed](t, list) {
 		if m.Missed != "" {
 			got = append(got, m)
 		}
 	}
-	require.NoError(t, sc.Err())
 	require.Equal(t, []refreshenv.Missed{
 		{Missed: path, VersionChange: `header Anthropic-Version "2023-06-01" != "2026-10-21"`},
 		{Missed: path},

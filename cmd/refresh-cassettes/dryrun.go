@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/codegenie/codegenie/cassettes/refresh"
+	"github.com/codegenie/codegenie/internal/hint"
 	"github.com/codegenie/codegenie/internal/manifest"
 	"github.com/codegenie/codegenie/internal/refreshenv"
 )
@@ -50,8 +51,46 @@ func dryRun(cfg refresh.Config, o *options, found []refresh.Cassette, stdout io.
 			fmt.Fprintln(stdout, "    misses:      a request of its tests found no recorded interaction in replay; run the test to see why")
 		}
 	}
+	if cmd := rerecordStale(o, found); cmd != "" {
+		fmt.Fprintf(stdout, "\nrefresh-cassettes: re-record the cassettes stale because their SDK's API version changed with:\n\t%s\n", cmd)
+	}
 	fmt.Fprintln(stdout, "\nrefresh-cassettes: -dry-run: nothing was recorded or changed")
 	return nil
+}
+
+// rerecordStale is the command that re-records the cassettes of found
+// stale because their SDK's API version changed, with the tests o
+// selected; "" when there are none.
+func rerecordStale(o *options, found []refresh.Cassette) string {
+	var args []string
+	if o.pkgs != "./..." {
+		args = append(args, "-pkg", o.pkgs)
+	}
+	if o.run != "" {
+		args = append(args, "-run", o.run)
+	}
+	n := len(args)
+	for _, c := range found {
+		if len(c.VersionChanges) > 0 {
+			args = append(args, literalPattern(c.Path))
+		}
+	}
+	if len(args) == n {
+		return ""
+	}
+	return hint.Tool("refresh-cassettes", args...)
+}
+
+// literalPattern is a CASSETTE pattern that matches the path p alone.
+func literalPattern(p string) string {
+	var b strings.Builder
+	for _, r := range p {
+		if strings.ContainsRune(`*?[\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // maxVersionChangesShown bounds the version changes a cassette's stale

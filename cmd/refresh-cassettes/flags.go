@@ -33,7 +33,8 @@ history entry. CASSETTE arguments select cassettes by their path from
 the module root (path.Match; "DIR/..." selects everything under DIR).
 -dry-run marks a cassette stale when every request of its tests that
 missed in replay differed only in the API version its SDK sends (an SDK
-upgrade), naming the change.
+upgrade), naming the change, and prints the command that re-records
+those.
 
 Exit status: 0 success, 1 failure, 2 usage error, 3 -check found drift.
 `

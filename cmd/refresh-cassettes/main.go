@@ -60,7 +60,8 @@
 // version segment or beta parameter of the URL), when every miss
 // differed from its recording only in the API version its SDK sends
 // (the SDK was upgraded since the recording, and a new API version can
-// change the answer); "misses" otherwise.
+// change the answer); "misses" otherwise. It ends with the command that
+// re-records the stale ones.
 //
 // A refresh that changed nothing leaves every file byte for byte as it
 // was: timing measured again that is only noise keeps the recorded one

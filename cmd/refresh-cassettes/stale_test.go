@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -30,8 +31,10 @@ func cassetteBlock(t testing.TB, out, name string) string {
 // changed, from what to what, once; the OpenAI cassette, which replays,
 // is not listed as stale; nothing in the module changes. A cassette
 // whose requests changed otherwise is listed as missing in replay, not
-// as a version change.
+// as a version change. The command -dry-run prints re-records the
+// stale cassette.
 func TestDryRunNamesAPIVersionChange(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and tests a separate module")
 	}
@@ -66,6 +69,22 @@ func TestDryRunNamesAPIVersionChange(t *testing.T) {
 	require.NotContains(t, sum, "stale:")
 	require.NotContains(t, sum, "misses:")
 
+	// The command it prints re-records the stale cassette alone, and
+	// then nothing is stale.
+	const tool = "go run github.com/codegenie/codegenie/cmd/refresh-cassettes"
+	require.Contains(t, out, "refresh-cassettes: re-record the cassettes stale because their SDK's API version changed with:\n\t"+tool+" review/testdata/review.yaml\n")
+	out, code = sh(false, bin+" review/testdata/review.yaml 2>/dev/null")
+	require.Zero(t, code, out)
+	require.Contains(t, out, "refresh-cassettes: applied 1 cassettes:\n  review/testdata/review.yaml\n")
+	b, err = os.ReadFile(review)
+	require.NoError(t, err)
+	require.Equal(t, sent, string(version.FindSubmatch(b)[2]), "re-recorded with the version the SDK sends")
+	out, code = sh(false, bin+" -dry-run 2>/dev/null")
+	require.Zero(t, code, out)
+	require.NotContains(t, out, "stale:")
+	require.NotContains(t, out, "misses:")
+	require.NotContains(t, out, "re-record")
+
 	// A request change is a miss, not a version change.
 	src := filepath.Join(dir, "summarise", "summarise.go")
 	b, err = os.ReadFile(src)
@@ -76,4 +95,29 @@ func TestDryRunNamesAPIVersionChange(t *testing.T) {
 	sum = cassetteBlock(t, out, "summarise/testdata/summarise.yaml")
 	require.Contains(t, sum, "    misses:      a request of its tests found no recorded interaction in replay")
 	require.NotContains(t, sum, "stale:")
+}
+
+// TestLiteralPattern: the pattern -dry-run's command names a stale
+// cassette by matches its path and no other, whatever characters the
+// path holds that path.Match reads as a pattern.
+func TestLiteralPattern(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ name, path, other string }{
+		{"plain", "review/testdata/review.yaml", "review/testdata/review2.yaml"},
+		{"a star", "a/testdata/x*.yaml", "a/testdata/xy.yaml"},
+		{"a question mark", "a/testdata/x?.yaml", "a/testdata/xy.yaml"},
+		{"a bracket", "a/testdata/[x].yaml", "a/testdata/x.yaml"},
+		{"a backslash", `a/testdata/x\y.yaml`, "a/testdata/xy.yaml"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := literalPattern(tt.path)
+			ok, err := path.Match(p, tt.path)
+			require.NoError(t, err)
+			require.True(t, ok, p)
+			ok, err = path.Match(p, tt.other)
+			require.NoError(t, err)
+			require.False(t, ok, p)
+		})
+	}
 }

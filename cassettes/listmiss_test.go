@@ -33,7 +33,8 @@ func listed[T any](t testing.TB, list string) []T {
 // TestRefreshListsMisses: in a test binary a refresh runs with a listing
 // file, every miss appends a line with the cassette's absolute path and,
 // for a request that differs from its recording only in the API version
-// its SDK sends, that change; a request changed otherwise has none.
+// its SDK sends, that change; a request changed otherwise has none. A
+// line already written is not written again.
 func TestRefreshListsMisses(t *testing.T) {
 	root := t.TempDir()
 	list := filepath.Join(t.TempDir(), "list.jsonl")
@@ -47,8 +48,14 @@ func TestRefreshListsMisses(t *testing.T) {
 	})
 	c, err := Open(path, Config{AllowUnused: true})
 	require.NoError(t, err)
-	missOf(t, c, srv.URL, plainReq{method: "POST", path: "/v1/messages", body: `{"n":1}`, header: v2})
-	missOf(t, c, srv.URL, plainReq{method: "POST", path: "/v1/messages", body: `{"n":3}`, header: v2})
+	for _, r := range []plainReq{
+		{method: "POST", path: "/v1/messages", body: `{"n":1}`, header: v2},
+		{method: "POST", path: "/v1/messages", body: `{"n":3}`, header: v2},
+		{method: "POST", path: "/v1/messages", body: `{"n":2}`, header: v2},
+		{method: "POST", path: "/v1/messages", body: `{"n":4}`, header: v2},
+	} {
+		missOf(t, c, srv.URL, r)
+	}
 	require.NoError(t, c.Close())
 
 	var got []refreshenv.Missed

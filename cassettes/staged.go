@@ -29,7 +29,8 @@ type refreshHooks struct {
 	list, stage, root string
 
 	mu        sync.Mutex
-	redirects map[string]bool // API roots Redirect was given, while listing
+	redirects map[string]bool            // API roots Redirect was given, while listing
+	missed    map[refreshenv.Missed]bool // the Missed lines written
 }
 
 func readRefreshRun() *refreshHooks {
@@ -117,7 +118,8 @@ func (h *refreshHooks) noteOpen(path string) error {
 }
 
 // noteMiss appends, while listing, the Missed line of a miss of the
-// cassette at path.
+// cassette at path, unless an earlier miss wrote the same line: a test
+// that misses often lists each kind of miss once.
 func (h *refreshHooks) noteMiss(path string, e *MissError) error {
 	if h.list == "" {
 		return nil
@@ -132,7 +134,17 @@ func (h *refreshHooks) noteMiss(path string, e *MissError) error {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.appendLine(m)
+	if h.missed[m] {
+		return nil
+	}
+	if err := h.appendLine(m); err != nil {
+		return err
+	}
+	if h.missed == nil {
+		h.missed = map[refreshenv.Missed]bool{}
+	}
+	h.missed[m] = true
+	return nil
 }
 
 // appendLine appends v as a line of JSON to the listing file; h.mu is

@@ -17,8 +17,8 @@ const usageLine = "usage: refresh-cassettes [-pkg PATTERNS] [-run REGEX] [-expir
 // the user's module, and an example.
 const helpText = `refresh-cassettes re-records the cassettes of the Go module it runs in,
 through the tests that own them, reviews what changed, replays the new
-cassettes through the same tests, and applies them. Run it from your
-module's root:
+cassettes through the same tests, and applies those that changed. Run it
+from your module's root:
 
 	go run github.com/codegenie/codegenie/cmd/refresh-cassettes -dry-run
 	go run github.com/codegenie/codegenie/cmd/refresh-cassettes -review review/

@@ -75,7 +75,12 @@
 //	                                the path as opened, whether it exists,
 //	                                the hosts its requests went to, and
 //	                                the API roots Redirect was given in
-//	                                the process by then
+//	                                the process by then; and a miss in
+//	                                replay a line with the cassette's
+//	                                path and, when the request differed
+//	                                only in the API version its SDK sends
+//	                                (MissError.APIVersion), the change
+//	                                (a line once, however often it misses)
 //	CODEGENIE_CASSETTES_STAGE=DIR   a recording (by the record switch, or
 //	                                in Record mode) of a cassette of the
 //	                                module is saved to DIR/<its path from

@@ -2,6 +2,7 @@ package cassettes
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -209,7 +210,11 @@ func (c *Cassette) miss(cr *canonRequest, candidates []int) error {
 		e.change = changeOf(e)
 	}
 	c.noteMiss(e)
-	return newErr(c.path, e.Line, "replay", e)
+	err := newErr(c.path, e.Line, "replay", e)
+	if lerr := refreshRun.noteMiss(c.path, e); lerr != nil {
+		return errors.Join(err, lerr)
+	}
+	return err
 }
 
 // changeOf is the Change of a miss told against its nearest interaction.

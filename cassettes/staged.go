@@ -29,7 +29,8 @@ type refreshHooks struct {
 	list, stage, root string
 
 	mu        sync.Mutex
-	redirects map[string]bool // API roots Redirect was given, while listing
+	redirects map[string]bool            // API roots Redirect was given, while listing
+	missed    map[refreshenv.Missed]bool // the Missed lines written
 }
 
 func readRefreshRun() *refreshHooks {
@@ -113,20 +114,56 @@ func (h *refreshHooks) noteOpen(path string) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	o.Redirects = slices.Sorted(maps.Keys(h.redirects))
-	line, err := json.Marshal(o)
+	return h.appendLine(o)
+}
+
+// noteMiss appends, while listing, the Missed line of a miss of the
+// cassette at path, unless an earlier miss wrote the same line: a test
+// that misses often lists each kind of miss once.
+func (h *refreshHooks) noteMiss(path string, e *MissError) error {
+	if h.list == "" {
+		return nil
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return err
+	}
+	m := refreshenv.Missed{Missed: abs}
+	if e.APIVersion {
+		m.VersionChange = e.VersionChange()
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.missed[m] {
+		return nil
+	}
+	if err := h.appendLine(m); err != nil {
+		return err
+	}
+	if h.missed == nil {
+		h.missed = map[refreshenv.Missed]bool{}
+	}
+	h.missed[m] = true
+	return nil
+}
+
+// appendLine appends v as a line of JSON to the listing file; h.mu is
+// held.
+func (h *refreshHooks) appendLine(v any) error {
+	line, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
 	f, err := os.OpenFile(h.list, os.O_WRONLY|os.O_APPEND|os.O_CREATE, filePerm)
 	if err != nil {
-		return fmt.Errorf("listing the cassette for a refresh: %w", err)
+		return fmt.Errorf("writing a refresh's listing: %w", err)
 	}
 	_, werr := f.Write(append(line, '\n'))
 	if err := f.Close(); werr == nil {
 		werr = err
 	}
 	if werr != nil {
-		return fmt.Errorf("listing the cassette for a refresh: %w", werr)
+		return fmt.Errorf("writing a refresh's listing: %w", werr)
 	}
 	return nil
 }

@@ -1,8 +1,6 @@
 package cassettes
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -112,16 +110,7 @@ func TestRefreshListsOpens(t *testing.T) {
 	_, err = Open(missing, Config{})
 	require.ErrorIs(t, err, ErrCassetteNotFound)
 
-	f, err := os.Open(list)
-	require.NoError(t, err)
-	defer f.Close()
-	var got []refreshenv.Opened
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		var o refreshenv.Opened
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &o))
-		got = append(got, o)
-	}
+	got := listed[refreshenv.Opened](t, list)
 	host := srv.Listener.Addr().String()
 	require.Equal(t, []refreshenv.Opened{
 		{Path: path, Opened: filepath.ToSlash(path), Exists: true, Hosts: []string{host}, Redirects: []string{"https://api.anthropic.com"}},

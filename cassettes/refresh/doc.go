@@ -24,7 +24,11 @@
 // Find builds the test binary of each package whose tests link package
 // cassettes and runs each top-level test alone with
 // CODEGENIE_CASSETTES_LIST set: every cassettes.Open appends what it
-// opened (see A refresh's test runs in package cassettes). Running the
+// opened, and every miss in replay its cassette and, when the request
+// differed only in the API version its SDK sends, the change (see A
+// refresh's test runs in package cassettes). A cassette its tests
+// missed is Missed, and stale for an SDK upgrade when it has
+// VersionChanges. Running the
 // tests, rather than reading a manifest, finds every cassette a test
 // opens, with or without a manifest, and the test that owns it: the one
 // the record switch must run to record it through the team's own code

@@ -42,6 +42,17 @@ type Cassette struct {
 	// fake or a proxy with cassettes.Redirect. Empty: it records against
 	// the live API, with the keys its test reads from the environment.
 	Redirects []string `json:"redirects,omitempty"`
+	// Missed says a request its tests sent while they were run to find
+	// it found no recorded interaction (a cassettes.MissError): the
+	// cassette no longer serves them. VersionChanges, when every such
+	// miss differed from its recording only in the API version its SDK
+	// sends (MissError.APIVersion), lists those changes
+	// (MissError.VersionChange), sorted, once each: the SDK was upgraded
+	// since the recording, and a new API version can change the answer,
+	// so the cassette is stale and recording it again brings it up to
+	// date.
+	Missed         bool     `json:"missed,omitempty"`
+	VersionChanges []string `json:"version_changes,omitempty"`
 }
 
 // opening is one Open a listing run saw: by which test, of which
@@ -57,7 +68,8 @@ type opening struct {
 // selects) alone, with CODEGENIE_CASSETTES_LIST set, so that every
 // cassettes.Open says which cassette it opened (see A refresh's test runs
 // in package cassettes). A test may fail, as one whose cassette does not
-// exist yet does: the cassettes it opened are still found. Cassettes
+// exist yet does: the cassettes it opened are still found, and those
+// it missed in replay say so (Cassette.Missed, VersionChanges). Cassettes
 // outside the module (a test's temporary directory) are left out, and so
 // are those Config.Cassettes or Config.Expired does not select. The
 // result is sorted by path; it is empty, with no error, when nothing is
@@ -84,6 +96,7 @@ func (c Config) Find(ctx context.Context) ([]Cassette, error) {
 func (r *resolved) find(ctx context.Context, pkgs []*testPackage, work string) ([]Cassette, error) {
 	list := filepath.Join(work, "opened.jsonl")
 	var opens []opening
+	var misses []refreshenv.Missed
 	for _, p := range pkgs {
 		if ok, err := r.build(ctx, p, work); err != nil || !ok {
 			if err != nil {
@@ -104,55 +117,62 @@ func (r *resolved) find(ctx context.Context, pkgs []*testPackage, work string) (
 			if err != nil && !errors.Is(err, errTestFailed) {
 				return nil, fmt.Errorf("refresh: running %s %s: %w\n%s", p.ImportPath, n, err, tail(out))
 			}
-			got, err := readListing(list)
+			got, missed, err := readListing(list)
 			if err != nil {
 				return nil, fmt.Errorf("refresh: %s %s: %w", p.ImportPath, n, err)
 			}
 			for _, o := range got {
 				opens = append(opens, opening{p.ImportPath, n, o})
 			}
+			misses = append(misses, missed...)
 		}
 	}
 	found := r.collate(opens)
+	r.noteMisses(found, misses)
 	return r.selected(found)
 }
 
 // maxListing bounds a listing file read back.
 const maxListing = 64 << 20
 
-// readListing reads the Opened lines of a listing run.
-func readListing(path string) ([]refreshenv.Opened, error) {
+// readListing reads the Opened and the Missed lines of a listing run.
+func readListing(path string) ([]refreshenv.Opened, []refreshenv.Missed, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
 	if fi, err := f.Stat(); err != nil || fi.Size() > maxListing {
-		return nil, fmt.Errorf("the listing %s is larger than %d bytes", path, maxListing)
+		return nil, nil, fmt.Errorf("the listing %s is larger than %d bytes", path, maxListing)
 	}
-	var out []refreshenv.Opened
+	var opens []refreshenv.Opened
+	var misses []refreshenv.Missed
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
-		var o refreshenv.Opened
-		if err := json.Unmarshal(sc.Bytes(), &o); err != nil {
-			return nil, fmt.Errorf("the listing %s has a line that is not an Open: %v", path, err)
+		var l struct {
+			refreshenv.Opened
+			refreshenv.Missed
 		}
-		out = append(out, o)
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			return nil, nil, fmt.Errorf("the listing %s has a line that is neither an Open nor a miss: %v", path, err)
+		}
+		if l.Missed.Missed != "" {
+			misses = append(misses, l.Missed)
+			continue
+		}
+		opens = append(opens, l.Opened)
 	}
-	return out, sc.Err()
+	return opens, misses, sc.Err()
 }
 
 // collate makes one Cassette per file of the module that was opened.
 func (r *resolved) collate(opens []opening) []Cassette {
 	by := map[string][]opening{}
 	for _, o := range opens {
-		rel, err := filepath.Rel(r.root, o.Path)
-		if err != nil || !filepath.IsLocal(rel) || !strings.HasSuffix(rel, ".yaml") {
-			continue
+		if rel, ok := r.rel(o.Path); ok {
+			by[rel] = append(by[rel], o)
 		}
-		rel = filepath.ToSlash(rel)
-		by[rel] = append(by[rel], o)
 	}
 	var out []Cassette
 	for rel, ops := range by {
@@ -184,6 +204,45 @@ func (r *resolved) collate(opens []opening) []Cassette {
 	}
 	slices.SortFunc(out, func(a, b Cassette) int { return strings.Compare(a.Path, b.Path) })
 	return out
+}
+
+// rel is the path from the module root (slash-separated) of the
+// cassette at the absolute path abs; ok is false for a file outside the
+// module or not named *.yaml.
+func (r *resolved) rel(abs string) (string, bool) {
+	rel, err := filepath.Rel(r.root, abs)
+	if err != nil || !filepath.IsLocal(rel) || !strings.HasSuffix(rel, ".yaml") {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
+}
+
+// noteMisses sets Missed and VersionChanges of the cassettes of found
+// (sorted by path) that misses tell of.
+func (r *resolved) noteMisses(found []Cassette, misses []refreshenv.Missed) {
+	changes := map[string]map[string]bool{} // by path; nil after a miss not only in the API version
+	for _, m := range misses {
+		rel, ok := r.rel(m.Missed)
+		if !ok {
+			continue
+		}
+		seen, missed := changes[rel]
+		switch {
+		case m.VersionChange == "":
+			changes[rel] = nil
+		case !missed:
+			changes[rel] = map[string]bool{m.VersionChange: true}
+		case seen != nil:
+			seen[m.VersionChange] = true
+		}
+	}
+	for i := range found {
+		seen, missed := changes[found[i].Path]
+		found[i].Missed = missed
+		if seen != nil {
+			found[i].VersionChanges = slices.Sorted(maps.Keys(seen))
+		}
+	}
 }
 
 // selected keeps the cassettes Config.Cassettes and Config.Expired

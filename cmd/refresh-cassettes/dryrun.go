@@ -10,14 +10,16 @@ import (
 	"strings"
 
 	"github.com/codegenie/codegenie/cassettes/refresh"
+	"github.com/codegenie/codegenie/internal/hint"
 	"github.com/codegenie/codegenie/internal/manifest"
 	"github.com/codegenie/codegenie/internal/refreshenv"
 )
 
 // dryRun lists the cassettes a refresh would record: each with the test
 // that records it (and how: through a local fake, or against the live
-// API), the hosts it calls, the other tests that open it, and what its
-// manifest says.
+// API), the hosts it calls, the other tests that open it, what its
+// manifest says, and whether its tests missed in replay while they were
+// run to find it (stale when the SDK's API version alone changed).
 func dryRun(cfg refresh.Config, o *options, found []refresh.Cassette, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "refresh-cassettes: would record %d cassettes (the tests of %s%s):\n", len(found), o.pkgs, selection(o))
 	mans := map[string]*manifest.Manifest{}
@@ -42,9 +44,66 @@ func dryRun(cfg refresh.Config, o *options, found []refresh.Cassette, stdout io.
 			return err
 		}
 		fmt.Fprintf(stdout, "    state:       %s\n", state)
+		switch {
+		case len(c.VersionChanges) > 0:
+			fmt.Fprintf(stdout, "    stale:       its SDK's API version changed since it was recorded (every request of its tests that missed in replay differs only in that): %s\n", versionChanges(c.VersionChanges))
+		case c.Missed:
+			fmt.Fprintln(stdout, "    misses:      a request of its tests found no recorded interaction in replay; run the test to see why")
+		}
+	}
+	if cmd := rerecordStale(o, found); cmd != "" {
+		fmt.Fprintf(stdout, "\nrefresh-cassettes: re-record the cassettes stale because their SDK's API version changed with:\n\t%s\n", cmd)
 	}
 	fmt.Fprintln(stdout, "\nrefresh-cassettes: -dry-run: nothing was recorded or changed")
 	return nil
+}
+
+// rerecordStale is the command that re-records the cassettes of found
+// stale because their SDK's API version changed, with the tests o
+// selected; "" when there are none.
+func rerecordStale(o *options, found []refresh.Cassette) string {
+	var args []string
+	if o.pkgs != "./..." {
+		args = append(args, "-pkg", o.pkgs)
+	}
+	if o.run != "" {
+		args = append(args, "-run", o.run)
+	}
+	n := len(args)
+	for _, c := range found {
+		if len(c.VersionChanges) > 0 {
+			args = append(args, literalPattern(c.Path))
+		}
+	}
+	if len(args) == n {
+		return ""
+	}
+	return hint.Tool("refresh-cassettes", args...)
+}
+
+// literalPattern is a CASSETTE pattern that matches the path p alone.
+func literalPattern(p string) string {
+	var b strings.Builder
+	for _, r := range p {
+		if strings.ContainsRune(`*?[\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// maxVersionChangesShown bounds the version changes a cassette's stale
+// line lists.
+const maxVersionChangesShown = 5
+
+// versionChanges joins a cassette's VersionChanges for its stale line.
+func versionChanges(changes []string) string {
+	if len(changes) > maxVersionChangesShown {
+		more := len(changes) - maxVersionChangesShown
+		changes = append(changes[:maxVersionChangesShown:maxVersionChangesShown], fmt.Sprintf("and %d more", more))
+	}
+	return strings.Join(changes, "; ")
 }
 
 // othersThan lists the tests but the recording one that open c.

@@ -17,8 +17,8 @@ const usageLine = "usage: refresh-cassettes [-pkg PATTERNS] [-run REGEX] [-expir
 // the user's module, and an example.
 const helpText = `refresh-cassettes re-records the cassettes of the Go module it runs in,
 through the tests that own them, reviews what changed, replays the new
-cassettes through the same tests, and applies them. Run it from your
-module's root:
+cassettes through the same tests, and applies those that changed. Run it
+from your module's root:
 
 	go run github.com/codegenie/codegenie/cmd/refresh-cassettes -dry-run
 	go run github.com/codegenie/codegenie/cmd/refresh-cassettes -review review/
@@ -31,6 +31,10 @@ the review (answer diffs, tool calls, stop reasons, tokens, cost, drift
 class), and applies what changed, atomically, with the manifest's
 history entry. CASSETTE arguments select cassettes by their path from
 the module root (path.Match; "DIR/..." selects everything under DIR).
+-dry-run marks a cassette stale when every request of its tests that
+missed in replay differed only in the API version its SDK sends (an SDK
+upgrade), naming the change, and prints the command that re-records
+those.
 
 Exit status: 0 success, 1 failure, 2 usage error, 3 -check found drift.
 `
@@ -61,8 +65,8 @@ func parseFlags(args []string) (*options, error) {
 	fl.StringVar(&o.pkgs, "pkg", "./...", "the packages whose tests run, comma-separated `patterns`")
 	fl.StringVar(&o.run, "run", "", "only the tests whose top-level name matches `regexp`")
 	fl.BoolVar(&o.expired, "expired", false, "only the cassettes past their maximum age")
-	fl.BoolVar(&o.dryRun, "dry-run", false, "list the cassettes, the tests that own them and the hosts they call; change nothing")
-	fl.BoolVar(&o.check, "check", false, "record, review and replay; apply nothing (exit 3 when something drifted)")
+	fl.BoolVar(&o.dryRun, "dry-run", false, "list the cassettes, the tests that own them, the hosts they call, and those stale because their SDK's API version changed; record and change nothing")
+	fl.BoolVar(&o.check, "check", false, "record and review, and replay when nothing drifted; apply nothing (exit 3 when something drifted)")
 	fl.BoolVar(&o.force, "force", false, "replace cassettes a manifest pins (needs -reason)")
 	fl.StringVar(&o.reason, "reason", "", "why the cassettes change: `text` kept in the manifest history")
 	fl.StringVar(&o.reviewDir, "review", "", "also write review.md and review.json into `dir`")

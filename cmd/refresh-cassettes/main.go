@@ -35,10 +35,12 @@
 //	                 (default ./...)
 //	-run REGEX       only the tests whose top-level name matches
 //	-expired         only the cassettes past their maximum age
-//	-dry-run         list the cassettes, the tests that own them and the
-//	                 hosts they call; record and change nothing
-//	-check           record, review and replay; apply nothing (exit 3 when
-//	                 something drifted)
+//	-dry-run         list the cassettes, the tests that own them, the
+//	                 hosts they call, and those stale because their SDK's
+//	                 API version changed (see below); record and change
+//	                 nothing
+//	-check           record and review, and replay when nothing drifted;
+//	                 apply nothing (exit 3 when something drifted)
 //	-force           replace cassettes a manifest pins (needs -reason)
 //	-reason TEXT     why they change; kept in the manifest history
 //	-review DIR      also write review.md and review.json into DIR (the
@@ -52,6 +54,15 @@
 //	                 them, and exit
 //	-dir DIR         with -recover: only this cassette directory
 //
+// -dry-run runs the tests as the refresh does to find the cassettes, in
+// replay, and lists beside each cassette whose tests missed: "stale",
+// naming the change (header Anthropic-Version "2023-06-01" != "...", a
+// version segment or beta parameter of the URL), when every miss
+// differed from its recording only in the API version its SDK sends
+// (the SDK was upgraded since the recording, and a new API version can
+// change the answer); "misses" otherwise. It ends with the command that
+// re-records the stale ones.
+//
 // A refresh that changed nothing leaves every file byte for byte as it
 // was: timing measured again that is only noise keeps the recorded one
 // (see Re-recording and timing in package cassettes).
@@ -60,8 +71,9 @@
 //
 // 0 success (with -check: nothing drifted), 1 failure (the message says
 // what, if anything, was changed), 2 usage error, 3 with -check:
-// something drifted (the review says what). A scheduled job runs -check,
-// or -expired, and opens an issue on 3.
+// something drifted (the review says what). A scheduled job runs -check
+// (with -expired, only on the cassettes past their maximum age) and
+// opens an issue on 3.
 //
 // The review goes to standard output, so a CI job can post it on the pull
 // request; progress goes to standard error.

@@ -4,7 +4,9 @@
 // binaries only, and the lines a listing run writes.
 //
 //	CODEGENIE_CASSETTES_LIST=FILE   every cassettes.Open appends one
-//	                                Opened line (JSON) to FILE
+//	                                Opened line (JSON) to FILE, and a
+//	                                miss in replay a Missed line (each
+//	                                line once)
 //	CODEGENIE_CASSETTES_STAGE=DIR   recordings are saved to, and replays
 //	                                read from when it exists, the staged
 //	                                copy DIR/<path from the module root>

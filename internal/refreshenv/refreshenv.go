@@ -30,6 +30,18 @@ type Opened struct {
 	Redirects []string `json:"redirects,omitempty"`
 }
 
+// Missed is a line of a listing that tells of a replayed request that
+// no recorded interaction of a cassette served (a cassettes.MissError).
+// A line is an Opened or a Missed: a Missed has "missed".
+type Missed struct {
+	// Missed is the cassette's absolute path.
+	Missed string `json:"missed"`
+	// VersionChange is what changed when the request differed from its
+	// recording only in the API version its SDK sends (the miss's
+	// VersionChange); "" for any other miss.
+	VersionChange string `json:"version_change,omitempty"`
+}
+
 // maxModuleDepth bounds the walk up to a go.mod.
 const maxModuleDepth = 64
 

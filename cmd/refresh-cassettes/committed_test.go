@@ -26,6 +26,9 @@ func fixturesRefresh() refresh.Config {
 // difference means the pipeline's requests changed and the cassettes (and
 // the goldens) are stale.
 func TestCommittedCassettes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the tests of ./fixtures")
+	}
 	committed := filepath.Join(repoRoot, "cassettes", "testdata")
 	m, err := manifest.Read(filepath.Join(committed, manifest.Name))
 	require.NoError(t, err)
@@ -64,6 +67,9 @@ func TestCommittedCassettes(t *testing.T) {
 // the same test (which compares each run with a direct run against the
 // fake), and changes no file.
 func TestRecordThenReplay(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the tests of ./fixtures")
+	}
 	committed := filepath.Join(repoRoot, "cassettes", "testdata")
 	before := tree(t, committed)
 	stdout, stderr, code := runCmd(t, repoRoot, "-pkg", "./fixtures", "-run", "^TestCassettes$", "-check")

@@ -85,6 +85,7 @@ func pinnedBundle(t *testing.T, dir, name string) string {
 // TestReplayDiffDeterministic: replay diff of runs that differ in three
 // pins prints the same bytes in 20 processes, as text and as JSON.
 func TestReplayDiffDeterministic(t *testing.T) {
+	needCommands(t)
 	dir := t.TempDir()
 	pinnedBundle(t, dir, "runs.bundle.zst")
 	for _, args := range [][]string{
@@ -103,6 +104,7 @@ func TestReplayDiffDeterministic(t *testing.T) {
 // same inputs in two processes (other GOMAXPROCS, other map seeds), on
 // its main paths and its error paths.
 func TestOutputDeterministic(t *testing.T) {
+	needCommands(t)
 	dir := t.TempDir()
 	pinnedBundle(t, dir, "runs.bundle.zst")
 	results := resultDirs(t, dir)
@@ -202,6 +204,7 @@ func Keys(m map[string]int) string {
 // error paths, for a good ledger, a tampered one and one with a torn last
 // line. Commands that change the ledger get a fresh copy per process.
 func TestLedgerOutputDeterministic(t *testing.T) {
+	needCommands(t)
 	dir := t.TempDir()
 	seedLedger(t, filepath.Join(dir, "good.jsonl"), "npm", "go", "npm", "pypi", "go")
 	bad := filepath.Join(dir, "bad.jsonl")

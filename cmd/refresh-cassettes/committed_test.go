@@ -29,6 +29,7 @@ func TestCommittedCassettes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the tests of ./fixtures")
 	}
+	t.Parallel()
 	committed := filepath.Join(repoRoot, "cassettes", "testdata")
 	m, err := manifest.Read(filepath.Join(committed, manifest.Name))
 	require.NoError(t, err)
@@ -65,7 +66,9 @@ func TestCommittedCassettes(t *testing.T) {
 // fixtures records every committed cassette again through its owning
 // test, reviews it (no drift), replays the re-recorded cassettes through
 // the same test (which compares each run with a direct run against the
-// fake), and changes no file.
+// fake), and changes no file. It is not parallel: it and
+// TestCommittedCassettes each hold the lock of cassettes/testdata while
+// they record.
 func TestRecordThenReplay(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the tests of ./fixtures")

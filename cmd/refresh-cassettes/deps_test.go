@@ -12,6 +12,7 @@ import (
 // cassettes/refresh; it links no LLM SDK and none of the sample
 // pipeline's packages (a team's module runs it against its own).
 func TestLinksNoSDKAndNoPipeline(t *testing.T) {
+	t.Parallel()
 	out, err := exec.CommandContext(t.Context(), "go", "list", "-deps", ".").Output()
 	require.NoError(t, err)
 	deps := strings.Fields(string(out))

@@ -86,6 +86,7 @@ func pinnedBundle(t *testing.T, dir, name string) string {
 // pins prints the same bytes in 20 processes, as text and as JSON.
 func TestReplayDiffDeterministic(t *testing.T) {
 	needCommands(t)
+	t.Parallel()
 	dir := t.TempDir()
 	pinnedBundle(t, dir, "runs.bundle.zst")
 	for _, args := range [][]string{
@@ -105,6 +106,7 @@ func TestReplayDiffDeterministic(t *testing.T) {
 // its main paths and its error paths.
 func TestOutputDeterministic(t *testing.T) {
 	needCommands(t)
+	t.Parallel()
 	dir := t.TempDir()
 	pinnedBundle(t, dir, "runs.bundle.zst")
 	results := resultDirs(t, dir)
@@ -205,6 +207,7 @@ func Keys(m map[string]int) string {
 // line. Commands that change the ledger get a fresh copy per process.
 func TestLedgerOutputDeterministic(t *testing.T) {
 	needCommands(t)
+	t.Parallel()
 	dir := t.TempDir()
 	seedLedger(t, filepath.Join(dir, "good.jsonl"), "npm", "go", "npm", "pypi", "go")
 	bad := filepath.Join(dir, "bad.jsonl")

@@ -26,6 +26,7 @@ import (
 //	                           three events, the output TEXT, pin model=TEXT
 func TestScripts(t *testing.T) {
 	needCommands(t)
+	t.Parallel()
 	testscript.Run(t, testscript.Params{
 		Dir:                 filepath.Join("testdata", "script"),
 		RequireExplicitExec: true,

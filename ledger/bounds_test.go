@@ -21,6 +21,7 @@ import (
 // problems, warnings and schema versions, each message at most
 // MaxMessageBytes, and counts the rest; the text and the error stay short.
 func TestVerifyReportIsBounded(t *testing.T) {
+	t.Parallel()
 	const junk = 3 * ledger.MaxReported
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "{\"schema\":1,\"seq\":1,\"kind\":\"verdict\",\"scenario\":\"s\",\"verdict\":%q}\n", strings.Repeat("V", 100<<10))

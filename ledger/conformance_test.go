@@ -2,7 +2,9 @@ package ledger_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -34,22 +36,65 @@ func embeddedBackend() backend {
 	}}
 }
 
-// postgresBackend starts one server for all subtests; each ledger is a new
-// database installed by the superuser and used through log-in roles that
-// are members of the application and admin roles.
+// server is the one PostgreSQL server of this test binary, started by
+// the first test that asks for it and stopped by TestMain: every ledger
+// on it is a database of its own, so tests share nothing through it.
+var server struct {
+	once      sync.Once
+	srv       *pgtest.Server
+	err       error
+	rolesOnce sync.Once
+	roles     error
+	dbs       atomic.Int64
+	// install serialises the making of databases: on a new cluster,
+	// Installs into two databases at once both create the cluster's
+	// roles, and the second fails with a unique violation.
+	install sync.Mutex
+}
+
+// sharedServer returns the package's server, starting it at the first
+// call. Without the server binaries it skips t, or fails it when
+// pgtest.Required.
+func sharedServer(t *testing.T) *pgtest.Server {
+	t.Helper()
+	server.once.Do(func() {
+		//detvet:ignore the role the server runs as, from the environment as pgtest.Start reads it
+		server.srv, server.err = pgtest.StartServer(context.Background(), pgtest.Config{User: os.Getenv("CODEGENIE_PGTEST_USER")})
+	})
+	if errors.Is(server.err, pgtest.ErrNoServer) && !pgtest.Required() {
+		t.Skipf("%v (CI=true makes this a failure)", server.err)
+	}
+	require.NoError(t, server.err)
+	return server.srv
+}
+
+// stopSharedServer stops the package's server if a test started it.
+func stopSharedServer() error {
+	if server.srv == nil {
+		return nil
+	}
+	return server.srv.Stop()
+}
+
+// postgresBackend makes ledgers on the package's server; each ledger is a
+// new database installed by the superuser and used through log-in roles
+// that are members of the application and admin roles.
 func postgresBackend(t *testing.T) (backend, *pgtest.Server) {
-	srv := pgtest.Start(t)
+	srv := sharedServer(t)
 	ctx := context.Background()
-	var n atomic.Int64
-	var once sync.Once
 	return backend{name: "postgres", fresh: func(t *testing.T) (string, string) {
-		db := fmt.Sprintf("ledger_%d", n.Add(1))
+		db := fmt.Sprintf("ledger_%d", server.dbs.Add(1))
+		server.install.Lock()
+		defer server.install.Unlock()
 		require.NoError(t, srv.Exec(ctx, "postgres", "CREATE DATABASE "+db))
 		require.NoError(t, postgres.Install(ctx, srv.DSN(pgtest.Superuser, db)))
-		once.Do(func() {
-			require.NoError(t, srv.Exec(ctx, "postgres", "CREATE ROLE ci_app LOGIN IN ROLE "+postgres.AppRole))
-			require.NoError(t, srv.Exec(ctx, "postgres", "CREATE ROLE ci_admin LOGIN IN ROLE "+postgres.AdminRole))
+		// The first install made the roles the log-in roles join.
+		server.rolesOnce.Do(func() {
+			server.roles = errors.Join(
+				srv.Exec(ctx, "postgres", "CREATE ROLE ci_app LOGIN IN ROLE "+postgres.AppRole),
+				srv.Exec(ctx, "postgres", "CREATE ROLE ci_admin LOGIN IN ROLE "+postgres.AdminRole))
 		})
+		require.NoError(t, server.roles)
 		return srv.DSN("ci_app", db), srv.DSN("ci_admin", db)
 	}}, srv
 }
@@ -107,6 +152,7 @@ func all(t *testing.T, s *ledger.Store) []ledger.Entry {
 }
 
 func TestConformance(t *testing.T) {
+	t.Parallel()
 	t.Run("embedded", func(t *testing.T) { conformance(t, embeddedBackend()) })
 	t.Run("postgres", func(t *testing.T) {
 		b, _ := postgresBackend(t)

@@ -28,6 +28,7 @@ func TestOpenPostgresNotLinked(t *testing.T) {
 // TestCoreLinksNoDatabaseDriver: the ledger package, and so every gated
 // test that imports harness, links no database driver.
 func TestCoreLinksNoDatabaseDriver(t *testing.T) {
+	t.Parallel()
 	out, err := exec.Command("go", "list", "-deps", ".").CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	for _, dep := range strings.Fields(string(out)) {

@@ -16,6 +16,7 @@ import (
 )
 
 func TestLastLine(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("x", 10000)
 	tests := []struct {
 		name, content, want, err string
@@ -49,6 +50,7 @@ func TestLastLine(t *testing.T) {
 // full) is undone before the lock is released, so the ledger stays
 // appendable and every earlier entry is kept.
 func TestFailedAppendLeavesNoPartialLine(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "ledger.jsonl")
 	s, err := openFile(path, time.Now)

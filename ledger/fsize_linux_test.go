@@ -17,6 +17,7 @@ import (
 // RLIMIT_FSIZE part-way (EFBIG, in a child process so the limit binds
 // only there) fails, and leaves the file as it was.
 func TestFileSizeLimitLeavesTheLedgerAppendable(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	if path := os.Getenv("LEDGER_TEST_FSIZE"); path != "" {
 		fi, err := os.Stat(path)

@@ -17,6 +17,7 @@ import (
 // link's target is neither created nor changed, and the ledger is left as
 // it was.
 func TestEmbeddedStoreRefusesLinks(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		suffix string // of the planted path after the ledger's

@@ -29,6 +29,7 @@ func storeRaw(t *testing.T, b backend, dsn string, line []byte, seq uint64, prev
 // (and so Rerun, which evaluates nothing) stops naming its seq and the
 // field, and Verify reports it.
 func TestUnsafeNamesRefused(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, field string
 		edit        func(m map[string]any)

@@ -65,6 +65,7 @@ func newerLedger(t *testing.T, body []byte) string {
 // TestFlakesCountsWhatANewerWriterWrote: a sealed entry of a newer schema
 // with a verdict this version does not know is counted, not indexed.
 func TestFlakesCountsWhatANewerWriterWrote(t *testing.T) {
+	t.Parallel()
 	path := newerLedger(t, []byte(`{"schema":3,"kind":"verdict","scenario":"npm","path":"fallback","verdict":"QUARANTINED","recorded_at":"2026-03-01T12:00:00Z"}`))
 	s := open(t, path, &clock{})
 	rep := verifyOK(t, s)

@@ -62,6 +62,7 @@ const insertRow = "INSERT INTO codegenie_ledger (seq, prev, hash, kind, scenario
 // TestPostgresAppRoleCannotBreakTheChain: as the least-privileged role,
 // no INSERT makes the next honest append fail or the chain unverifiable.
 func TestPostgresAppRoleCannotBreakTheChain(t *testing.T) {
+	t.Parallel()
 	b, _ := postgresBackend(t)
 	dsn, _ := b.fresh(t)
 	s := open(t, dsn, &clock{})
@@ -119,6 +120,7 @@ func TestPostgresAppRoleCannotBreakTheChain(t *testing.T) {
 
 // TestPostgresFirstRow: on an empty table only seq 1 with no prev goes in.
 func TestPostgresFirstRow(t *testing.T) {
+	t.Parallel()
 	b, _ := postgresBackend(t)
 	dsn, _ := b.fresh(t)
 	body, h := forged(t, 2, "", "")
@@ -134,6 +136,7 @@ func TestPostgresFirstRow(t *testing.T) {
 // version's) is refused for appending, naming the command that upgrades
 // it; running Install again upgrades it in place, keeping the entries.
 func TestPostgresUpgrade(t *testing.T) {
+	t.Parallel()
 	b, srv := postgresBackend(t)
 	dsn, _ := b.fresh(t)
 	db := dsn[strings.LastIndexByte(dsn, '/')+1 : strings.IndexByte(dsn, '?')]

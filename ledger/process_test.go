@@ -17,6 +17,7 @@ import (
 // TestEmbeddedAcrossProcesses: appenders in separate processes (this test
 // binary rerun as a helper) serialise on the file lock.
 func TestEmbeddedAcrossProcesses(t *testing.T) {
+	t.Parallel()
 	if path := os.Getenv("LEDGER_TEST_APPEND"); path != "" {
 		n, _ := strconv.Atoi(os.Getenv("LEDGER_TEST_N"))
 		s, err := ledger.Open(context.Background(), path)

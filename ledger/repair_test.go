@@ -31,6 +31,7 @@ func appendRaw(t *testing.T, path string, b []byte) {
 // ledger repair; Repair drops the torn bytes only, logs them, and the
 // ledger is appendable again with every complete entry kept.
 func TestRepairDropsATornLine(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dsn, _ := embeddedBackend().fresh(t)
 	s := open(t, dsn, &clock{})
@@ -74,6 +75,7 @@ func TestRepairDropsATornLine(t *testing.T) {
 // TestRepairKeepsAWholeEntry: a last line cut only before its newline is a
 // complete entry; Repair keeps it and adds the newline.
 func TestRepairKeepsAWholeEntry(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dsn, _ := embeddedBackend().fresh(t)
 	s := open(t, dsn, &clock{})
@@ -96,6 +98,7 @@ func TestRepairKeepsAWholeEntry(t *testing.T) {
 // varying moments leave a ledger that is appendable, after Repair when
 // the kill tore a line, with every complete entry kept.
 func TestKilledAppendsEndAppendable(t *testing.T) {
+	t.Parallel()
 	if path := os.Getenv("LEDGER_TEST_KILL"); path != "" {
 		s, err := ledger.Open(context.Background(), path)
 		require.NoError(t, err)
@@ -142,6 +145,7 @@ func TestKilledAppendsEndAppendable(t *testing.T) {
 // canonical bytes match its hash) and chained (the seq and prev after the
 // line before, itself of any schema); any other torn line is dropped.
 func TestRepairCompletesAnySealedEntry(t *testing.T) {
+	t.Parallel()
 	newer := func(extra string) map[string]json.RawMessage {
 		return map[string]json.RawMessage{
 			"schema": json.RawMessage(`3`), "kind": json.RawMessage(`"verdict"`), "scenario": json.RawMessage(`"npm"`),

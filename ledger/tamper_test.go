@@ -39,6 +39,7 @@ func problemSeqs(t *testing.T, s *ledger.Store) []uint64 {
 // TestTamperEmbedded edits the embedded store's file behind its back;
 // Verify must name the right seq.
 func TestTamperEmbedded(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		edit func(lines [][]byte) [][]byte
@@ -103,6 +104,7 @@ func rehash(t *testing.T, line []byte) []byte {
 // TestEmbeddedRefusesToAppendAfterATornLine: a crash mid-append leaves a
 // line without its newline; appending after it would hide the damage.
 func TestEmbeddedRefusesToAppendAfterATornLine(t *testing.T) {
+	t.Parallel()
 	dsn, _ := embeddedBackend().fresh(t)
 	s := open(t, dsn, &clock{})
 	fill(t, s, 2)
@@ -121,6 +123,7 @@ func TestEmbeddedRefusesToAppendAfterATornLine(t *testing.T) {
 // role and, through its triggers, even from the owner; an edit made by a
 // superuser with the triggers disabled is found by Verify.
 func TestTamperPostgres(t *testing.T) {
+	t.Parallel()
 	b, srv := postgresBackend(t)
 	ctx := context.Background()
 	dsn, adminDSN := b.fresh(t)
@@ -190,6 +193,7 @@ func TestTamperPostgres(t *testing.T) {
 // Verify always fails, first at that entry's seq, and names no entry
 // before it and none after the next (whose prev may name the damage).
 func TestEmbeddedEveryFlippedByteIsFound(t *testing.T) {
+	t.Parallel()
 	dsn, _ := embeddedBackend().fresh(t)
 	s := open(t, dsn, &clock{})
 	fill(t, s, 5)

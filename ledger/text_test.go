@@ -24,6 +24,7 @@ import (
 // both stores, and the chain verifies. A retention reason gets the same
 // rule.
 func TestStoresKeepTheSameText(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		edit func(e *ledger.Entry)
@@ -87,6 +88,7 @@ func TestStoresKeepTheSameText(t *testing.T) {
 // class error holds NUL ("\u0000" in the file), still verifies and reads
 // back as it was written.
 func TestLedgerWithNULStillVerifies(t *testing.T) {
+	t.Parallel()
 	body := `{"schema":1,"kind":"verdict","scenario":"npm","verdict":"BROKEN","classes":[{"runs":1,"error":"x\u0000y"}],"recorded_at":"2026-03-01T12:00:00Z"}`
 	path := newerLedger(t, []byte(body))
 	s := open(t, path, &clock{})

@@ -26,6 +26,10 @@ func fixturesRefresh() refresh.Config {
 // difference means the pipeline's requests changed and the cassettes (and
 // the goldens) are stale.
 func TestCommittedCassettes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the tests of ./fixtures")
+	}
+	t.Parallel()
 	committed := filepath.Join(repoRoot, "cassettes", "testdata")
 	m, err := manifest.Read(filepath.Join(committed, manifest.Name))
 	require.NoError(t, err)
@@ -62,8 +66,13 @@ func TestCommittedCassettes(t *testing.T) {
 // fixtures records every committed cassette again through its owning
 // test, reviews it (no drift), replays the re-recorded cassettes through
 // the same test (which compares each run with a direct run against the
-// fake), and changes no file.
+// fake), and changes no file. It is not parallel: it and
+// TestCommittedCassettes each hold the lock of cassettes/testdata while
+// they record.
 func TestRecordThenReplay(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the tests of ./fixtures")
+	}
 	committed := filepath.Join(repoRoot, "cassettes", "testdata")
 	before := tree(t, committed)
 	stdout, stderr, code := runCmd(t, repoRoot, "-pkg", "./fixtures", "-run", "^TestCassettes$", "-check")

@@ -75,6 +75,7 @@ func TestAnyModule(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and tests a separate module")
 	}
+	t.Parallel()
 	dir, sh, bin := teamModule(t)
 	if runtime.GOOS == "windows" {
 		t.Skip("the module's commands run under sh")

@@ -61,6 +61,7 @@ func tree(t testing.TB, root string) map[string]string {
 }
 
 func TestUsageErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		args []string
@@ -89,6 +90,7 @@ func TestUsageErrors(t *testing.T) {
 // TestHelp: -h says what the command does in a user's module, with an
 // example, and lists every flag (testdata/help.golden).
 func TestHelp(t *testing.T) {
+	t.Parallel()
 	stdout, stderr, code := runCmd(t, t.TempDir(), "-h")
 	require.Equal(t, 0, code, stderr)
 	golden := filepath.Join("testdata", "help.golden")
@@ -102,6 +104,7 @@ func TestHelp(t *testing.T) {
 }
 
 func TestExitCode(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	require.Equal(t, 0, exitCode(nil, &b))
 	require.Equal(t, 1, exitCode(errors.New("boom"), &b))
@@ -133,6 +136,7 @@ func copyCommitted(t testing.TB) string {
 // saying so, and never claims the directory is consistent; in one that
 // verifies, it says it is consistent.
 func TestRecoverSaysWhatItFound(t *testing.T) {
+	t.Parallel()
 	dir := copyCommitted(t)
 	stdout, stderr, code := runCmd(t, t.TempDir(), "-recover", "-dir", dir)
 	require.Equal(t, 0, code, stderr)

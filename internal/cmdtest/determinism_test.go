@@ -85,6 +85,8 @@ func pinnedBundle(t *testing.T, dir, name string) string {
 // TestBundleDiffDeterministic: bundle diff of runs that differ in three
 // pins prints the same bytes in 20 processes, as text and as JSON.
 func TestBundleDiffDeterministic(t *testing.T) {
+	needCommands(t)
+	t.Parallel()
 	dir := t.TempDir()
 	pinnedBundle(t, dir, "runs.bundle.zst")
 	for _, args := range [][]string{
@@ -103,6 +105,8 @@ func TestBundleDiffDeterministic(t *testing.T) {
 // same inputs in two processes (other GOMAXPROCS, other map seeds), on
 // its main paths and its error paths.
 func TestOutputDeterministic(t *testing.T) {
+	needCommands(t)
+	t.Parallel()
 	dir := t.TempDir()
 	pinnedBundle(t, dir, "runs.bundle.zst")
 	results := resultDirs(t, dir)
@@ -204,6 +208,8 @@ func Keys(m map[string]int) string {
 // error paths, for a good ledger, a tampered one and one with a torn last
 // line. Commands that change the ledger get a fresh copy per process.
 func TestLedgerOutputDeterministic(t *testing.T) {
+	needCommands(t)
+	t.Parallel()
 	dir := t.TempDir()
 	seedLedger(t, filepath.Join(dir, "good.jsonl"), "npm", "go", "npm", "pypi", "go")
 	bad := filepath.Join(dir, "bad.jsonl")

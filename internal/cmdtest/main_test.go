@@ -1,6 +1,7 @@
 package cmdtest
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -15,8 +16,23 @@ var commands = []string{"bundle", "gate-merge", "refresh-cassettes", "ledger", "
 // bin is the directory holding the built commands.
 var bin string
 
+// TestMain builds the commands, except with -short (make race): every
+// test here runs them as processes, so the race detector has nothing of
+// theirs to watch, and each test skips (make test runs them).
 func TestMain(m *testing.M) {
+	flag.Parse()
+	if testing.Short() {
+		os.Exit(m.Run())
+	}
 	os.Exit(buildAndRun(m))
+}
+
+// needCommands skips t when the commands were not built (-short).
+func needCommands(t *testing.T) {
+	t.Helper()
+	if bin == "" {
+		t.Skip("runs the built commands; not built with -short")
+	}
 }
 
 func buildAndRun(m *testing.M) int {

@@ -25,6 +25,8 @@ import (
 //	                           in .zst) of one run per RUN=TEXT: a tape of
 //	                           three events, the output TEXT, pin model=TEXT
 func TestScripts(t *testing.T) {
+	needCommands(t)
+	t.Parallel()
 	testscript.Run(t, testscript.Params{
 		Dir:                 filepath.Join("testdata", "script"),
 		RequireExplicitExec: true,

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"syscall"
@@ -121,10 +122,31 @@ func (s *Server) init(ctx context.Context, bin string, cred *runAs) error {
 	}
 	cmd := s.command(ctx, cred, filepath.Join(bin, "initdb"), "-D", filepath.Join(s.Dir, "data"),
 		"-U", Superuser, "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync")
-	if out, err := cmd.CombinedOutput(); err != nil {
+	var out []byte
+	errc := make(chan error, 1)
+	onThread(func() {
+		var err error
+		out, err = cmd.CombinedOutput()
+		errc <- err
+	})
+	if err := <-errc; err != nil {
 		return fmt.Errorf("pgtest: initdb: %w\n%s", err, out)
 	}
 	return nil
+}
+
+// onThread runs f in a new goroutine locked to its thread until f
+// returns. A process started with a parent-death signal (sysProcAttr)
+// gets it when the thread that started it ends, not the test binary, and
+// a goroutine that ends locked to its thread ends it (harness's child
+// processes are started so): f starts a process, and waits for it, on a
+// thread that lives as long as the process.
+func onThread(f func()) {
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		f()
+	}()
 }
 
 func (s *Server) start(ctx context.Context, bin string, cred *runAs) error {
@@ -142,11 +164,19 @@ func (s *Server) start(ctx context.Context, bin string, cred *runAs) error {
 	cmd := s.command(context.Background(), cred, filepath.Join(bin, "postgres"), "-D", filepath.Join(s.Dir, "data"),
 		"-p", strconv.Itoa(port), "-k", s.Dir, "-c", "listen_addresses=127.0.0.1", "-F")
 	cmd.Stdout, cmd.Stderr = log, log
-	if err := cmd.Start(); err != nil {
+	started, done := make(chan error, 1), make(chan error, 1)
+	onThread(func() {
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		done <- cmd.Wait()
+	})
+	if err := <-started; err != nil {
 		return fmt.Errorf("pgtest: start postgres: %w", err)
 	}
-	s.cmd, s.Port, s.done = cmd, port, make(chan error, 1)
-	go func() { s.done <- cmd.Wait() }()
+	s.cmd, s.Port, s.done = cmd, port, done
 	if err := s.waitReady(ctx); err != nil {
 		s.halt()
 		s.cmd = nil

@@ -4,6 +4,7 @@ import (
 	"regexp/syntax"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
 
@@ -31,34 +32,43 @@ func allKeywords(rs *ruleset) []string { return rs.keywords.words }
 // without the keyword windows and anchors; and the reference finds
 // something for nearly every rule, so the comparison covers them.
 func TestEveryRuleScansAsTheWholeText(t *testing.T) {
+	t.Parallel()
 	rs, err := load()
 	require.NoError(t, err)
 	kws := allKeywords(rs)
+	var mu sync.Mutex
 	found := map[string]bool{}
 	checks := 0
-	for _, r := range rs.Rules {
-		if r.re == nil {
-			continue
-		}
-		checks++
-		t.Run(r.ID, func(t *testing.T) {
-			rapid.Check(t, func(t *rapid.T) {
-				secret := rapid.StringMatching(r.Regex).Draw(t, "secret")
-				text := genContext(t, "before", kws) + secret + genContext(t, "after", kws)
-				if rapid.Bool().Draw(t, "twice") {
-					text += genContext(t, "between", kws) + secret
-				}
-				want := scan(text, false)
-				require.Equal(t, want, scan(text, true), "%q", text)
-				requireAnchoredMatchesAsWhole(t, rs, text)
-				for _, f := range want {
-					if f.Rule == r.ID {
-						found[r.ID] = true
+	// The rules' checks run side by side; the group returns when all
+	// have.
+	t.Run("rules", func(t *testing.T) {
+		for _, r := range rs.Rules {
+			if r.re == nil {
+				continue
+			}
+			checks++
+			t.Run(r.ID, func(t *testing.T) {
+				t.Parallel()
+				rapid.Check(t, func(t *rapid.T) {
+					secret := rapid.StringMatching(r.Regex).Draw(t, "secret")
+					text := genContext(t, "before", kws) + secret + genContext(t, "after", kws)
+					if rapid.Bool().Draw(t, "twice") {
+						text += genContext(t, "between", kws) + secret
 					}
-				}
+					want := scan(text, false)
+					require.Equal(t, want, scan(text, true), "%q", text)
+					requireAnchoredMatchesAsWhole(t, rs, text)
+					for _, f := range want {
+						if f.Rule == r.ID {
+							mu.Lock()
+							found[r.ID] = true
+							mu.Unlock()
+						}
+					}
+				})
 			})
-		})
-	}
+		}
+	})
 	missing := []string{}
 	for _, r := range rs.Rules {
 		if r.re != nil && !found[r.ID] {
@@ -88,6 +98,7 @@ func requireAnchoredMatchesAsWhole(t require.TestingT, rs *ruleset, text string)
 // TestAnchorsCoverUnboundedRules: every rule whose matches have no length
 // bound runs only near its keywords.
 func TestAnchorsCoverUnboundedRules(t *testing.T) {
+	t.Parallel()
 	rs, err := load()
 	require.NoError(t, err)
 	for _, r := range rs.Rules {
@@ -98,6 +109,7 @@ func TestAnchorsCoverUnboundedRules(t *testing.T) {
 }
 
 func TestAnchorOf(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, expr string
 		words      []string
@@ -131,6 +143,7 @@ func TestAnchorOf(t *testing.T) {
 // TestHasFoldOnly: hasFoldOnly agrees with a rune-by-rune search, and
 // every rune of foldOnly is above ASCII (which it relies on).
 func TestHasFoldOnly(t *testing.T) {
+	t.Parallel()
 	for r := range foldOnly {
 		require.GreaterOrEqual(t, r, rune(utf8.RuneSelf), "%q", r)
 	}

@@ -38,6 +38,7 @@ var caught = []struct {
 }
 
 func TestScanCatches(t *testing.T) {
+	t.Parallel()
 	for _, tt := range caught {
 		t.Run(tt.name, func(t *testing.T) {
 			fs := Scan(tt.text)
@@ -59,6 +60,7 @@ func TestScanCatches(t *testing.T) {
 }
 
 func TestScanLeavesOrdinaryTextAlone(t *testing.T) {
+	t.Parallel()
 	for _, text := range []string{
 		`{"model":"claude-sonnet-4-5","max_tokens":1024,"messages":[{"role":"user","content":"fix lodash"}]}`,
 		"X-Api-Key: REDACTED\nAuthorization: REDACTED\n",
@@ -73,6 +75,7 @@ func TestScanLeavesOrdinaryTextAlone(t *testing.T) {
 }
 
 func TestMask(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, text, want string
 		literals         []string
@@ -90,6 +93,7 @@ func TestMask(t *testing.T) {
 }
 
 func TestRulesLoad(t *testing.T) {
+	t.Parallel()
 	rs := Rules()
 	var gl, ours int
 	for _, r := range rs {
@@ -151,6 +155,7 @@ func BenchmarkScanDenseKeywords(b *testing.B) {
 // TestWindowedScanFindsLongMatches: a match longer than the window around
 // its keyword is found whole.
 func TestWindowedScanFindsLongMatches(t *testing.T) {
+	t.Parallel()
 	key := "-----BEGIN RSA PRIVATE KEY-----\n" + strings.Repeat("MIIEpAIBAAKCAQEA1c7+9z5Pad7OejecsQ0bu3aozN3tihPmljnnudb9G3HECdnH\n", 20) + "-----END RSA PRIVATE KEY-----"
 	text := strings.Repeat("x", 1000) + key + strings.Repeat("y", 1000)
 	fs := Scan(text)
@@ -173,6 +178,7 @@ func FuzzWindowedScan(f *testing.F) {
 }
 
 func TestWindowedScanOnCommittedCassettes(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob(filepath.Join("..", "..", "testdata", "*.yaml"))
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
@@ -187,6 +193,7 @@ func TestWindowedScanOnCommittedCassettes(t *testing.T) {
 // Findings are in a total order: rules that match the same bytes come out
 // by rule id, whatever order the sort algorithm leaves ties in.
 func TestScanOrdersTiesByRule(t *testing.T) {
+	t.Parallel()
 	var text strings.Builder
 	for range 3 {
 		for _, c := range caught {

@@ -25,7 +25,7 @@ vet:
 # files, and the in-module and SDK APIs they use, which are the same on
 # every system) cannot differ by system; vetting them again would only
 # compile the LLM SDKs their tests use twice more.
-CROSS_VET := ./cassettes/... ./events/... ./harness/... ./replay/... ./ledger/... ./guard/... ./detvet/... ./cmd/... \
+CROSS_VET := ./cassettes/... ./events/... ./harness/... ./bundle/... ./gate/... ./ledger/... ./guard/... ./detvet/... ./cmd/... \
 	./internal/atomicfile ./internal/childproc ./internal/pgtest
 CROSS_FILES := {{.ImportPath}}:{{range .GoFiles}} {{.}}{{end}}{{range .TestGoFiles}} {{.}}{{end}}{{range .XTestGoFiles}} {{.}}{{end}}:{{range .Imports}} {{.}}{{end}}{{range .TestImports}} {{.}}{{end}}{{range .XTestImports}} {{.}}{{end}}
 

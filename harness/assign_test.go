@@ -93,6 +93,7 @@ func twoLanesFrom(path string, shift int) Scenario {
 // order: NONDETERMINISTIC, and the report names which lane got which
 // interaction in the kept run of each class, child processes included.
 func TestIdenticalConcurrentRequests(t *testing.T) {
+	t.Parallel()
 	path := recordSameTwice(t)
 	rep := Config{Iterations: 20, Processes: 2, ArtifactDir: t.TempDir()}.check(t, "identical", twoLanes(path), false)
 	require.Equal(t, gate.Nondeterministic, rep.Verdict, "%s", rep)
@@ -124,6 +125,7 @@ func TestIdenticalConcurrentRequests(t *testing.T) {
 // TestIdenticalConcurrentRequestsByLane: the same scenario with
 // Config.AssignByLane passes, in the test process and in child processes.
 func TestIdenticalConcurrentRequestsByLane(t *testing.T) {
+	t.Parallel()
 	path := recordSameTwice(t)
 	rep := Config{Iterations: 20, Processes: 2, ArtifactDir: t.TempDir(), AssignByLane: true}.check(t, "identical-by-lane", twoLanes(path), false)
 	require.Equal(t, gate.Pass, rep.Verdict, "%s", rep)
@@ -150,6 +152,7 @@ func recordSameTwice(t *testing.T) string {
 // whatever order the runs sent them in, with the API key masked in the
 // URL, and at most maxRequestDiff of them.
 func TestAssignmentDiff(t *testing.T) {
+	t.Parallel()
 	key := "sk-ant-api03-" + strings.Repeat("K", 40)
 	req := func(lane string, order, interaction int) sentRequest {
 		return sentRequest{Method: "POST", URL: "https://api.example.test/v1?key=" + key, Lane: lane, LaneOrder: order, Identical: 3, Interaction: interaction, Line: 10 * (interaction + 1)}

@@ -167,6 +167,7 @@ func TestSwallowedMissAnsweredAsResponse(t *testing.T) {
 // TestClientPerRun: each run gets a freshly opened cassette, so a pipeline
 // that calls once per run passes 50 runs of a one-interaction cassette.
 func TestClientPerRun(t *testing.T) {
+	t.Parallel()
 	cassette := recordCassette(t, t.TempDir(), "once", "hello")
 	var ids []string
 	rep := harness.Check(t, "per-run", func(ctx context.Context, run *harness.Run) ([]byte, error) {

@@ -103,6 +103,7 @@ func streamAccumulator(path string, perRead bool) Scenario {
 // and names the chunking as the cause, after making the differing run
 // again with and without it. No golden digest is involved.
 func TestChunkingCatchesPerReadParser(t *testing.T) {
+	t.Parallel()
 	path := recordAnthropicStream(t)
 	rep := Config{Iterations: 10, Floor: 10, Processes: -1}.check(t, "per-read-parser", streamAccumulator(path, true), false)
 	require.Equal(t, gate.Nondeterministic, rep.Verdict, "%s", rep)
@@ -129,6 +130,7 @@ func TestChunkingCatchesPerReadParser(t *testing.T) {
 // TestChunkingPassesLineReader: the same stream read line by line through
 // bufio passes under every plan.
 func TestChunkingPassesLineReader(t *testing.T) {
+	t.Parallel()
 	path := recordAnthropicStream(t)
 	rep := Config{Iterations: 10, Floor: 10, Processes: -1}.check(t, "line-reader", streamAccumulator(path, false), false)
 	require.Equal(t, gate.Pass, rep.Verdict, "%s", rep)
@@ -140,6 +142,7 @@ func TestChunkingPassesLineReader(t *testing.T) {
 // runs whatever the chunking is not traced to it: made again with its
 // bodies delivered as recorded, the first odd run still differs.
 func TestChunkingNotBlamedWrongly(t *testing.T) {
+	t.Parallel()
 	path := recordAnthropicStream(t)
 	read := streamAccumulator(path, false)
 	odd := func(ctx context.Context, run *Run) ([]byte, error) {
@@ -164,6 +167,7 @@ func TestChunkingNotBlamedWrongly(t *testing.T) {
 // recorded, so they agree with run 0, and the chunking of the runs in the
 // test process is still named as the cause.
 func TestChunkingWithChildren(t *testing.T) {
+	t.Parallel()
 	path := recordAnthropicStream(t)
 	rep := Config{Iterations: 8, Floor: 8, Processes: 2}.check(t, "per-read-parser-children", streamAccumulator(path, true), false)
 	if inChild() {

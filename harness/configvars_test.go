@@ -47,6 +47,7 @@ func sdkLikeScenario(ctx context.Context, run *Run) ([]byte, error) {
 // list the children set it, the request goes elsewhere, and the gate
 // fails naming it.
 func TestSDKConfigurationIsHeld(t *testing.T) {
+	t.Parallel()
 	if _, set := os.LookupEnv("OPENAI_BASE_URL"); set && !inChild() {
 		t.Skip("OPENAI_BASE_URL is set in this environment; the test needs it unset, as in CI")
 	}
@@ -67,6 +68,7 @@ func TestSDKConfigurationIsHeld(t *testing.T) {
 }
 
 func TestConfigVarsValidated(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name string
 		vars []ConfigVar

@@ -76,6 +76,7 @@ func processCoin(ctx context.Context, run *Run) ([]byte, error) {
 // was blamed in 5 of 6); the report says the state is random per process
 // or that the process itself matters.
 func TestProcessRandomStateBlamesNoPerturbation(t *testing.T) {
+	t.Parallel()
 	gates := 6
 	if raceEnabled {
 		gates = 2

@@ -98,6 +98,7 @@ func fanout(path string, n int, request func(run *Run, i int) []byte) Scenario {
 // every request (the system prompt) or in one (one file's question), for
 // fan-outs of 2, 3 and 8 requests, half of them streamed.
 func TestConcurrentMissIsOneChange(t *testing.T) {
+	t.Parallel()
 	for _, n := range []int{2, 3, 8} {
 		path := recordFanout(t, n)
 		for _, tt := range []struct {
@@ -135,6 +136,7 @@ func TestConcurrentMissIsOneChange(t *testing.T) {
 // differs from run to run (a timestamp), or a different set of changed
 // fields.
 func TestConcurrentMissVaries(t *testing.T) {
+	t.Parallel()
 	const n = 3
 	path := recordFanout(t, n)
 	tests := []struct {
@@ -169,6 +171,7 @@ func TestConcurrentMissVaries(t *testing.T) {
 // shows what the gate showed of each: the request and how it differs
 // from its recording, field by field.
 func TestBundleDiffShowsTheMisses(t *testing.T) {
+	t.Parallel()
 	path := recordFanout(t, 2)
 	s := fanout(path, 2, func(run *Run, i int) []byte {
 		return fanoutRequest(i, reviewSystem, map[string]any{"metadata": map[string]any{"user_id": fmt.Sprintf("run %d", run.Index())}})

@@ -46,6 +46,7 @@ func linear(band func(i int) string, out func(i int) string) harness.Scenario {
 func constant(s string) func(int) string { return func(int) string { return s } }
 
 func TestCheckPasses(t *testing.T) {
+	t.Parallel()
 	rep := harness.Check(t, "npm", linear(constant("accept"), constant("diff")))
 	require.True(t, rep.OK())
 	require.Equal(t, gate.Pass, rep.Verdict)
@@ -153,6 +154,7 @@ func TestPinsSplitClasses(t *testing.T) {
 }
 
 func TestKey(t *testing.T) {
+	t.Parallel()
 	require.Empty(t, harness.Key(nil))
 	k := harness.Key(map[string]string{"b": "2", "a": "1"})
 	require.Equal(t, events.Sum([]byte(`{"a":"1","b":"2"}`)).String(), k)
@@ -274,6 +276,7 @@ func TestGOMAXPROCSVariedAndRestored(t *testing.T) {
 }
 
 func TestFreshContextPerRun(t *testing.T) {
+	t.Parallel()
 	var ctxs []context.Context
 	harness.Config{Iterations: 20, Processes: -1}.Check(t, "ctx", func(ctx context.Context, run *harness.Run) ([]byte, error) {
 		require.NoError(t, ctx.Err())
@@ -286,6 +289,7 @@ func TestFreshContextPerRun(t *testing.T) {
 }
 
 func TestBubbleClockDiffersPerRun(t *testing.T) {
+	t.Parallel()
 	var times []time.Time
 	harness.Config{Iterations: 20, Processes: -1}.Check(t, "clock", func(ctx context.Context, run *harness.Run) ([]byte, error) {
 		times = append(times, time.Now())
@@ -328,6 +332,7 @@ func TestIterateWaitsForGoroutinesThatExitOnCancel(t *testing.T) {
 // scenario in a child process: a goroutine stuck in a synctest bubble can
 // never be released, and must not outlive this test.
 func TestCheckBubbleFailures(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("HARNESS_BUBBLE_CHILD") != "" {
 		return
 	}
@@ -348,6 +353,7 @@ func TestCheckBubbleFailures(t *testing.T) {
 }
 
 func TestBubbleChild(t *testing.T) {
+	t.Parallel()
 	mode := os.Getenv("HARNESS_BUBBLE_CHILD")
 	if mode == "" {
 		t.Skip("run by TestCheckBubbleFailures")
@@ -367,6 +373,7 @@ func TestBubbleChild(t *testing.T) {
 func stuckWorker(ch chan int) { <-ch }
 
 func TestReproCommand(t *testing.T) {
+	t.Parallel()
 	t.Run("sub test", func(t *testing.T) {
 		cmd := harness.ReproCommand(t)
 		require.True(t, strings.HasSuffix(cmd, ` && go test ./harness -run '^TestReproCommand$/^sub_test$' -count=1`), cmd)

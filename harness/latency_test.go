@@ -40,6 +40,7 @@ func timedHello(ctx context.Context, run *Run, path string) (string, time.Durati
 // measured latency of its LLM call into its output is caught in the test
 // process.
 func TestMeasuredLatencyIsCaught(t *testing.T) {
+	t.Parallel()
 	cassette := recordCassette(t, t.TempDir(), "latency", "hello")
 	s := func(ctx context.Context, run *Run) ([]byte, error) {
 		text, took, err := timedHello(ctx, run, cassette)
@@ -100,6 +101,7 @@ func TestLatencyNamedAsCause(t *testing.T) {
 }
 
 func TestDefaultLatency(t *testing.T) {
+	t.Parallel()
 	seen := map[time.Duration]bool{}
 	for run := range 50 {
 		d := defaultLatency(run, 0, 0)
@@ -277,6 +279,7 @@ func recordTook(t *testing.T, name string, took time.Duration, prompts ...string
 // some runs (as production could), so the gate does not pass; over calls
 // recorded at 1 s it never does, and the gate passes.
 func TestLatencyFromRecording(t *testing.T) {
+	t.Parallel()
 	prompts := []string{"plan", "act", "check"}
 	loop := func(path string) Scenario {
 		return func(ctx context.Context, run *Run) ([]byte, error) {

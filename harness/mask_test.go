@@ -20,6 +20,7 @@ import (
 // byte of the key reaches the report, its JSON, the bundle or the result
 // file, in the test process or from a child process.
 func TestURLKeyNeverLeaves(t *testing.T) {
+	t.Parallel()
 	const key = "AIzaSyD3kP9xQ2mN7vL4tR8wZ1cB6hJ0fG5sE2a"
 	dir := t.TempDir()
 	rep := Config{Iterations: 6, Floor: 5, Processes: 2, ArtifactDir: dir}.check(t, "url-key", func(ctx context.Context, run *Run) ([]byte, error) {

@@ -199,6 +199,7 @@ func TestAnotherModule(t *testing.T) {
 	if testing.Short() || harness.RaceEnabledForTest() {
 		t.Skip("builds and tests a separate module")
 	}
+	t.Parallel()
 	wd, err := os.Getwd()
 	require.NoError(t, err)
 	root := filepath.Dir(wd)

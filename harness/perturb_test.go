@@ -53,6 +53,7 @@ func createdMode() (string, error) {
 // process and is caught by the runs in child processes, which name that
 // perturbation alone as the cause. No golden digest is involved.
 func TestReprotestPerturbationsCatch(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		depends string
@@ -93,6 +94,7 @@ func TestReprotestPerturbationsCatch(t *testing.T) {
 // Windows) as configuration keeps every child's home, and the report
 // says so.
 func TestHeldHomeIsNotVaried(t *testing.T) {
+	t.Parallel()
 	main := "HOME"
 	if runtime.GOOS == "windows" {
 		main = "USERPROFILE"

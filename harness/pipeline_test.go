@@ -228,6 +228,7 @@ func score(a, b string) float64 {
 }
 
 func TestToyPipelineCleanIsDeterministic(t *testing.T) {
+	t.Parallel()
 	rc, err := Config{}.resolve()
 	require.NoError(t, err)
 	p := toyPipeline{}

@@ -45,6 +45,7 @@ func cannotVary(prefix string) string {
 // processes, which name what the output depends on. No golden digest is
 // involved.
 func TestProcessRunsCatch(t *testing.T) {
+	t.Parallel()
 	if _, set := os.LookupEnv(toyEnvVar); set && !inChild() {
 		t.Skipf("%s is set in this environment; the test needs it unset, as in CI", toyEnvVar)
 	}

@@ -259,6 +259,7 @@ func normaliseReport(s string, dirs map[string]string) string {
 // TestNormaliseReport: the placeholders replace the longest directory
 // first, and nothing else of a report.
 func TestNormaliseReport(t *testing.T) {
+	t.Parallel()
 	got := normaliseReport("cd /m && go run x /m/tmp/a.zst\ngoroutine 12 [chan receive]:\n\t/m/h.go:31 +0x1d\n", map[string]string{"/m": "$MODULE", "/m/tmp": "$ARTIFACTS", "": "never"})
 	require.Equal(t, "cd $MODULE && go run x $ARTIFACTS/a.zst\ngoroutine N [chan receive]:\n\t$MODULE/h.go:N +0x?\n", got)
 	require.Equal(t, "class 1 (run 0)", normaliseReport("class 1 (run 0)", nil))
@@ -268,6 +269,7 @@ func TestNormaliseReport(t *testing.T) {
 // a divergence still leads with the verdict, the reason and the command
 // to run next.
 func TestReportTextHeadline(t *testing.T) {
+	t.Parallel()
 	repro := gate.Command{Purpose: hint.PurposeReproduce, Argv: []string{"go", "test", "./p", "-run", "^TestX$", "-count=1"}}
 	tests := []struct {
 		name string
@@ -303,6 +305,7 @@ func TestReportTextHeadline(t *testing.T) {
 // says so in a few words, in the verdict line, the summary and the class
 // list, which names the first classes and report.json for the rest.
 func TestLongListsSummarised(t *testing.T) {
+	t.Parallel()
 	rep := Report{Outcome: gate.Outcome{Scenario: "s", Verdict: gate.Nondeterministic, Iterations: 50, Runs: 50, Floor: 20}}
 	for i := range 50 {
 		size := 1

@@ -14,6 +14,7 @@ import (
 // sorted before the call both runs made), nor one that lacks a whole
 // subtree (one differing field, but many differing bytes).
 func TestRequestsDifferPairsClosest(t *testing.T) {
+	t.Parallel()
 	req := func(url, body string) sentRequest {
 		return sentRequest{Digest: events.Sum([]byte(url + body)), Method: "POST", URL: url, Body: []byte(body)}
 	}

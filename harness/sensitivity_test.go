@@ -104,6 +104,7 @@ func TestAllRunsAreMade(t *testing.T) {
 }
 
 func TestFailFast(t *testing.T) {
+	t.Parallel()
 	rep := gateOnce(t, Config{FailFast: true}, toyPipeline{bug: "random"})
 	require.True(t, rep.FailedFast)
 	require.Equal(t, 2, rep.Runs)
@@ -116,6 +117,7 @@ func TestFailFast(t *testing.T) {
 // child processes with a perturbed environment: a clean pipeline must
 // never get a false verdict.
 func TestNoFalsePositives(t *testing.T) {
+	t.Parallel()
 	iters, procs := 1000, 10
 	if testing.Short() || raceEnabled {
 		iters, procs = 200, 4
@@ -131,6 +133,7 @@ func TestNoFalsePositives(t *testing.T) {
 
 // TestCheckWritesNoEvidenceOnPass: a passing gate leaves nothing behind.
 func TestCheckWritesNoEvidenceOnPass(t *testing.T) {
+	t.Parallel()
 	rep := Config{Processes: -1}.check(t, "clean-no-evidence", toyPipeline{}.run, false)
 	require.Equal(t, gate.Pass, rep.Verdict)
 	require.Empty(t, rep.Evidence)

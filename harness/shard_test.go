@@ -25,6 +25,7 @@ var shardSuite = []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot
 // TestShardSuite is run by TestShardedGateMatchesUnsharded in child
 // processes, once unsharded and once per shard.
 func TestShardSuite(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("HARNESS_SHARD_SUITE") == "" {
 		t.Skip("run by TestShardedGateMatchesUnsharded")
 	}
@@ -48,6 +49,7 @@ func TestShardSuite(t *testing.T) {
 // verdicts and the summary of the unsharded gate; without one shard the
 // merge fails.
 func TestShardedGateMatchesUnsharded(t *testing.T) {
+	t.Parallel()
 	runGate := func(shard string) string {
 		dir := t.TempDir()
 		cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestShardSuite$", "-test.v", "-gate.results="+dir)
@@ -140,6 +142,7 @@ func withoutFolder(rs []gate.Result) []gate.Result {
 // CI may hand every job, is not read: the gates run and write their
 // results, and the first Check notes how to append them.
 func TestGateLedger(t *testing.T) {
+	t.Parallel()
 	suite := func(t *testing.T, env string, args ...string) string {
 		cmd := exec.CommandContext(t.Context(), os.Args[0], append([]string{"-test.run=^TestShardSuite$", "-test.v"}, args...)...)
 		cmd.Env = append(os.Environ(), "HARNESS_SHARD_SUITE=1", "CODEGENIE_GATE_SHARD=0/2", env)
@@ -176,6 +179,7 @@ func TestGateLedger(t *testing.T) {
 }
 
 func TestBadShardFlag(t *testing.T) {
+	t.Parallel()
 	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestShardSuite$")
 	cmd.Env = append(os.Environ(), "HARNESS_SHARD_SUITE=1", "CODEGENIE_GATE_SHARD=3/3")
 	out, err := cmd.CombinedOutput()

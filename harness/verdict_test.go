@@ -30,6 +30,7 @@ const echoCassette = "testdata/echo.yaml"
 // verdict is NONDETERMINISTIC on the first gate, naming the field that
 // varies, and no re-record command appears anywhere in the report.
 func TestVaryingRequestIsNondeterministic(t *testing.T) {
+	t.Parallel()
 	rep := Config{Iterations: 20, Processes: 2, ArtifactDir: t.TempDir()}.check(t, "time-in-request", func(ctx context.Context, run *Run) ([]byte, error) {
 		client, err := run.Client(echoCassette)
 		if err != nil {
@@ -60,6 +61,7 @@ func TestVaryingRequestIsNondeterministic(t *testing.T) {
 // scenario opens the cassette by an absolute path and records the error
 // in its tape: BROKEN, with exactly one re-record command.
 func TestDeterministicChangeIsBroken(t *testing.T) {
+	t.Parallel()
 	rep := Config{Iterations: 20, Processes: 4}.check(t, "prompt-changed", func(ctx context.Context, run *Run) ([]byte, error) {
 		abs, err := filepath.Abs(echoCassette)
 		if err != nil {
@@ -152,6 +154,7 @@ func TestOpenForkJoined(t *testing.T) {
 // cache directory, outside the source tree, the same for every run of
 // the test and another for another test.
 func TestEvidenceHome(t *testing.T) {
+	t.Parallel()
 	cache, err := os.UserCacheDir()
 	if err != nil {
 		t.Skip("no user cache directory:", err)
@@ -172,6 +175,7 @@ func TestEvidenceHome(t *testing.T) {
 // TestClaimGateDir: each failing gate gets a directory of its own, and
 // only the newest keptGates stay.
 func TestClaimGateDir(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(home, "gate-notes.txt"), []byte("not ours"), 0o644))
 	var got []string

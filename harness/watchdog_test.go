@@ -99,6 +99,7 @@ func TestHungRunIterate(t *testing.T) {
 // TestRunLimitBeforeDeadline: the bound ends before go test's -timeout,
 // so the report is written before the test binary is killed.
 func TestRunLimitBeforeDeadline(t *testing.T) {
+	t.Parallel()
 	rc := &resolved{Config: Config{RunTimeout: time.Hour}}
 	limit, why := runLimit(rc, time.Now().Add(time.Minute))
 	require.Less(t, limit, time.Minute-deadlineMargin+time.Second)
@@ -117,6 +118,7 @@ func TestRunLimitBeforeDeadline(t *testing.T) {
 // runtime is still firing timers: a select between the outcome and the
 // limit's timer took the outcome in 10 to 13 of these 100 bubbles.
 func TestWatchdogRunEndingAtItsLimit(t *testing.T) {
+	t.Parallel()
 	const limit = 500 * time.Millisecond
 	for _, tt := range []struct {
 		name   string

@@ -14,7 +14,8 @@ import (
 // of a CPU-bound fan-out, with the GOMAXPROCS schedule limited to the core
 // count, 1..2, against the default schedule, 1..max(8, NumCPU), and
 // requires the default to catch them in nearly every gate when the
-// machine lets goroutines run in parallel at all. The rates are logged
+// machine lets goroutines run in parallel, and about as often as the
+// core-count schedule when a loaded machine lets them less. The rates are logged
 // (go test -v -run TestScheduleCatchRate).
 func TestScheduleCatchRate(t *testing.T) {
 	gates := 100
@@ -46,6 +47,14 @@ func TestScheduleCatchRate(t *testing.T) {
 			t.Logf("%s: the machine gave these gates no parallelism; not judged", bug)
 			continue
 		}
-		require.GreaterOrEqual(t, def, gates*80/100, "%s: the default schedule catches it in (nearly) every gate", bug)
+		// On a machine that lets goroutines run in parallel, the 1..2
+		// schedule catches the bug in nearly every gate, and the default
+		// must catch it in at least 80%. On a loaded machine both catch
+		// less (the 1..2 schedule 68 to 99 gates of 100 with two busy
+		// loops on both cores); the default must then catch it about as
+		// often: within 15 gates of 100 of the 1..2 schedule, over three
+		// standard deviations of the difference of two such counts.
+		want := min(gates*80/100, two-gates*15/100)
+		require.GreaterOrEqual(t, def, want, "%s: the default schedule catches it in (nearly) every gate the core-count schedule catches (%d)", bug, two)
 	}
 }

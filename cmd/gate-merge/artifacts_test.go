@@ -92,6 +92,15 @@ func TestDownloadedArtifacts(t *testing.T) {
 	write("go.sum", string(sum))
 	write("gated_test.go", gatedTest)
 
+	// What loading the module's tests reads (its modules, and go.mod
+	// files of versions our own module's build never needs) is fetched
+	// once, online, so that a new machine's empty module cache does; the
+	// rest runs offline.
+	graph := exec.CommandContext(t.Context(), "go", "list", "-deps", "-test", "./...")
+	graph.Dir, graph.Env = mod, append(os.Environ(), "GOFLAGS=-mod=mod")
+	graphOut, err := graph.CombinedOutput()
+	require.NoError(t, err, "listing the gated module's graph:\n%s", graphOut)
+
 	// The children get their own home and cache, and the go command's
 	// own directories and settings.
 	home, cache := t.TempDir(), t.TempDir()
